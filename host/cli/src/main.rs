@@ -1,0 +1,33 @@
+//! `collwire` — the command line.
+
+mod decode;
+mod demo;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "collwire",
+    version,
+    about = "Collective operations offloaded to programmable logic in the network path"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Follow one 4-rank f64 SUM allreduce from the driver's request frames to the golden
+    /// model's result bits for every algorithm.
+    Demo(demo::Args),
+    /// Decode a frame or datagram given in hex (whitespace and colons ignored).
+    Decode(decode::Args),
+}
+
+fn main() -> anyhow::Result<()> {
+    match Cli::parse().command {
+        Command::Demo(args) => demo::run(&args),
+        Command::Decode(args) => decode::run(&args),
+    }
+}

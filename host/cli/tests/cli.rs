@@ -1,0 +1,68 @@
+//! The command line, run as a user runs it.
+
+use assert_cmd::Command;
+
+fn collwire() -> Command {
+    Command::cargo_bin("collwire").unwrap()
+}
+
+#[test]
+fn demo_shows_requests_and_golden_results() {
+    let out = collwire()
+        .arg("demo")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!(
+        out.matches("request op_id=1 allreduce recursive-doubling f64 sum")
+            .count(),
+        4,
+        "{out}"
+    );
+    // ring gives 0 for the first element, the others 1 (see docs/protocol.md).
+    assert!(
+        out.contains("ring                0x0000000000000000"),
+        "{out}"
+    );
+    assert!(
+        out.contains("recursive-doubling  0x3ff0000000000000"),
+        "{out}"
+    );
+    assert!(!out.contains("identical on all 4 ranks: false"), "{out}");
+}
+
+#[test]
+fn decode_reports_fields_and_errors() {
+    // Header of docs/protocol.md's worked example, as a datagram.
+    let ok = "c7 10 12 34 01 50 be ef 00 08 00 05 00 00 02 00 00 01 00 03 00 01 0000000000000000";
+    let out = collwire()
+        .args(["decode", "--datagram", ok])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.contains(
+            "request op_id=4660 allreduce recursive-doubling f64 sum comm=48879 size=8 rank=5"
+        ),
+        "{out}"
+    );
+    let out = collwire()
+        .args(["decode", "--datagram", "c7 20"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(
+        String::from_utf8(out)
+            .unwrap()
+            .contains("malformed offload datagram: datagram too short: 2 bytes")
+    );
+    collwire().args(["decode", "abc"]).assert().failure();
+}
