@@ -16,7 +16,7 @@ impl Layout {
         if size == 0 {
             return Err(Error::ZeroCommSize);
         }
-        if ranks_per_host == 0 || size % u16::from(ranks_per_host) != 0 {
+        if ranks_per_host == 0 || !size.is_multiple_of(u16::from(ranks_per_host)) {
             return Err(Error::BadRanksPerHost {
                 ranks_per_host,
                 comm_size: size,
@@ -57,7 +57,7 @@ impl Layout {
 pub fn torus_shape(boards: usize) -> (usize, usize) {
     let rows = (1..=boards)
         .take_while(|r| r * r <= boards)
-        .filter(|r| boards % r == 0)
+        .filter(|r| boards.is_multiple_of(*r))
         .last()
         .unwrap_or(1);
     (rows, boards.max(1) / rows)

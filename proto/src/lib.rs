@@ -50,4 +50,4 @@ pub const HEADER_FRAME_OFFSET: usize = ETH_HEADER_LEN + IPV4_HEADER_LEN + UDP_HE
 pub const PAYLOAD_FRAME_OFFSET: usize = HEADER_FRAME_OFFSET + HEADER_LEN;
 
 const _: () = assert!(PAYLOAD_FRAME_OFFSET == 64);
-const _: () = assert!(PAYLOAD_FRAME_OFFSET % 32 == 0);
+const _: () = assert!(PAYLOAD_FRAME_OFFSET.is_multiple_of(32));

@@ -204,7 +204,7 @@ pub fn write_lane(bytes: &mut [u8], size: usize, i: usize, v: u64) {
 pub fn combine(datatype: Datatype, op: ReduceOp, lhs: &[u8], rhs: &[u8]) -> Result<Vec<u8>, Error> {
     let f = lane_fn(datatype, op)?;
     let size = datatype.size();
-    if lhs.len() != rhs.len() || lhs.len() % size != 0 {
+    if lhs.len() != rhs.len() || !lhs.len().is_multiple_of(size) {
         return Err(Error::OperandLength {
             lhs: lhs.len(),
             rhs: rhs.len(),

@@ -261,15 +261,7 @@ impl OffloadRepr {
                 op: self.op,
             });
         }
-        if self.comm_size == 0 {
-            return Err(Error::ZeroCommSize);
-        }
-        if self.ranks_per_host == 0 || self.comm_size % u16::from(self.ranks_per_host) != 0 {
-            return Err(Error::BadRanksPerHost {
-                ranks_per_host: self.ranks_per_host,
-                comm_size: self.comm_size,
-            });
-        }
+        crate::Layout::new(self.comm_size, self.ranks_per_host)?;
         if self.rank >= self.comm_size {
             return Err(Error::RankOutOfRange {
                 rank: self.rank,
@@ -293,13 +285,13 @@ impl OffloadRepr {
             _ if !self.collective.carries_data() => Some(self.collective.name()),
             _ => None,
         };
-        if let Some(what) = no_data {
-            if self.elem_count != 0 {
-                return Err(Error::UnexpectedData {
-                    what,
-                    elem_count: self.elem_count,
-                });
-            }
+        if let Some(what) = no_data
+            && self.elem_count != 0
+        {
+            return Err(Error::UnexpectedData {
+                what,
+                elem_count: self.elem_count,
+            });
         }
         if self.msg_type == MessageType::Error {
             if payload_len != ERROR_PAYLOAD_LEN {

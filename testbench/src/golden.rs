@@ -104,14 +104,14 @@ pub mod schedule {
         }
     }
 
+    /// For one tree distance d: each parent's value covering boards [i, i + d), indexed by i.
+    type RangesBefore<T> = (usize, Vec<Option<T>>);
+
     /// Binomial reduce tree rooted at board 0: at distance d = 1, 2, 4, … board i (a multiple
     /// of 2d) absorbs board i + d as the right operand. Returns the root's total and, per
     /// distance, each parent's value just *before* absorbing the child at that distance (the
     /// range [i, i + d)), which the scan's down-sweep needs.
-    fn tree_up<T: Clone>(
-        boards: &[T],
-        f: &impl Fn(&T, &T) -> T,
-    ) -> (T, Vec<(usize, Vec<Option<T>>)>) {
+    fn tree_up<T: Clone>(boards: &[T], f: &impl Fn(&T, &T) -> T) -> (T, Vec<RangesBefore<T>>) {
         let b = boards.len();
         let mut acc: Vec<T> = boards.to_vec();
         let mut before = Vec::new();
