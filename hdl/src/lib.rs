@@ -1,0 +1,7 @@
+//! # collwire-hdl — the hardware, in rust-hdl
+//!
+//! * [`fp_add`]: pipelined IEEE 754 binary32/binary64 adders for the CIPE's floating-point SUM.
+//! * [`emit`]: Verilog with meaningful module names, and the list of designs.
+
+pub mod emit;
+pub mod fp_add;

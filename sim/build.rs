@@ -1,0 +1,233 @@
+//! Verilates every design of `collwire_hdl::emit::designs()` and generates, per design, a C++
+//! shim (new/free/eval, one setter/getter per port) and a safe Rust wrapper around it.
+//! See ../shared notes: the `verilated` crate does not build against Verilator 5.
+
+use std::env;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::PathBuf;
+use std::process::Command;
+
+struct Port {
+    name: String,
+    width: usize,
+    input: bool,
+}
+
+/// Ports of the top module, from rust-hdl's `input wire [N:0] x;` / `output reg x;` lines.
+fn ports(verilog: &str, module: &str) -> Vec<Port> {
+    let body = verilog
+        .split(&format!("module {module}("))
+        .nth(1)
+        .expect("top module");
+    let body = body.split("endmodule").next().unwrap();
+    let mut out = Vec::new();
+    for line in body.lines().map(str::trim) {
+        let input = line.starts_with("input ");
+        if !input && !line.starts_with("output ") {
+            continue;
+        }
+        let decl = line.trim_end_matches(';');
+        let name = decl.split_whitespace().last().unwrap().to_string();
+        let width = match (decl.find('['), decl.find(':')) {
+            (Some(l), Some(c)) => decl[l + 1..c].trim().parse::<usize>().unwrap() + 1,
+            _ => 1,
+        };
+        out.push(Port { name, width, input });
+    }
+    out
+}
+
+fn run(cmd: &mut Command) {
+    let status = cmd.status().unwrap_or_else(|e| {
+        panic!("cannot run {cmd:?}: {e} (run scripts/setup to install Verilator)")
+    });
+    assert!(status.success(), "{cmd:?} failed");
+}
+
+fn camel(name: &str) -> String {
+    name.trim_start_matches("collwire_")
+        .split('_')
+        .map(|p| {
+            let mut c = p.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+fn shim(name: &str, ports: &[Port]) -> String {
+    let class = format!("V{name}");
+    let mut s = format!(
+        "#include \"{class}.h\"\n#include \"verilated.h\"\n#include <cstdint>\nextern \"C\" {{\n\
+         void* {name}_new() {{ return new {class}; }}\n\
+         void {name}_free(void* p) {{ auto m = static_cast<{class}*>(p); m->final(); delete m; }}\n\
+         void {name}_eval(void* p) {{ static_cast<{class}*>(p)->eval(); }}\n"
+    );
+    for p in ports {
+        let n = &p.name;
+        if p.width <= 64 {
+            if p.input {
+                writeln!(s, "void {name}_set_{n}(void* p, uint64_t v) {{ static_cast<{class}*>(p)->{n} = v; }}").unwrap();
+            }
+            writeln!(
+                s,
+                "uint64_t {name}_get_{n}(void* p) {{ return static_cast<{class}*>(p)->{n}; }}"
+            )
+            .unwrap();
+        } else {
+            let words = p.width.div_ceil(32);
+            if p.input {
+                writeln!(s, "void {name}_set_{n}(void* p, const uint32_t* w) {{ auto m = static_cast<{class}*>(p); for (int i = 0; i < {words}; i++) m->{n}[i] = w[i]; }}").unwrap();
+            }
+            writeln!(s, "void {name}_get_{n}(void* p, uint32_t* w) {{ auto m = static_cast<{class}*>(p); for (int i = 0; i < {words}; i++) w[i] = m->{n}[i]; }}").unwrap();
+        }
+    }
+    s + "}\n"
+}
+
+fn wrapper(name: &str, ports: &[Port]) -> String {
+    let ty = camel(name);
+    let mut ext = String::new();
+    let mut methods = String::new();
+    for p in ports {
+        let n = &p.name;
+        if p.width <= 64 {
+            if p.input {
+                writeln!(ext, "    fn {name}_set_{n}(p: *mut c_void, v: u64);").unwrap();
+                writeln!(methods, "    /// Drives input `{n}` ({} bits).\n    pub fn set_{n}(&mut self, v: u64) {{ unsafe {{ {name}_set_{n}(self.ptr, v) }} }}", p.width).unwrap();
+            }
+            writeln!(ext, "    fn {name}_get_{n}(p: *mut c_void) -> u64;").unwrap();
+            writeln!(methods, "    /// Reads port `{n}` ({} bits).\n    pub fn {n}(&self) -> u64 {{ unsafe {{ {name}_get_{n}(self.ptr) }} }}", p.width).unwrap();
+        } else {
+            let words = p.width.div_ceil(32);
+            if p.input {
+                writeln!(ext, "    fn {name}_set_{n}(p: *mut c_void, w: *const u32);").unwrap();
+                writeln!(methods, "    /// Drives input `{n}` ({} bits) from {words} little-endian 32-bit words.\n    pub fn set_{n}(&mut self, w: &[u32; {words}]) {{ unsafe {{ {name}_set_{n}(self.ptr, w.as_ptr()) }} }}", p.width).unwrap();
+            }
+            writeln!(ext, "    fn {name}_get_{n}(p: *mut c_void, w: *mut u32);").unwrap();
+            writeln!(methods, "    /// Reads port `{n}` ({} bits) as {words} little-endian 32-bit words.\n    pub fn {n}(&self) -> [u32; {words}] {{ let mut w = [0u32; {words}]; unsafe {{ {name}_get_{n}(self.ptr, w.as_mut_ptr()) }}; w }}", p.width).unwrap();
+        }
+    }
+    let has_clock = ports.iter().any(|p| p.name == "clock" && p.input);
+    let tick = if has_clock {
+        "    /// One clock cycle: settle the inputs with the clock low, then a rising edge.\n    \
+         pub fn tick(&mut self) { self.set_clock(0); self.eval(); self.set_clock(1); self.eval(); }\n"
+    } else {
+        ""
+    };
+    format!(
+        "unsafe extern \"C\" {{\n    fn {name}_new() -> *mut c_void;\n    fn {name}_free(p: *mut c_void);\n    fn {name}_eval(p: *mut c_void);\n{ext}}}\n\n\
+         /// Verilator model of Verilog module `{name}`.\npub struct {ty} {{ ptr: *mut c_void }}\n\n\
+         impl Default for {ty} {{ fn default() -> Self {{ Self::new() }} }}\n\n\
+         impl {ty} {{\n    /// Verilog module name.\n    pub const MODULE: &'static str = \"{name}\";\n\
+         \n    pub fn new() -> Self {{ Self {{ ptr: unsafe {{ {name}_new() }} }} }}\n\
+         \n    /// Evaluates the model after inputs changed.\n    pub fn eval(&mut self) {{ unsafe {{ {name}_eval(self.ptr) }} }}\n{tick}{methods}}}\n\n\
+         impl Drop for {ty} {{ fn drop(&mut self) {{ unsafe {{ {name}_free(self.ptr) }} }} }}\n\n\
+         // SAFETY: the model is plain C++ state with no thread affinity.\nunsafe impl Send for {ty} {{}}\n\n"
+    )
+}
+
+fn verilator_include() -> PathBuf {
+    let out = Command::new("verilator")
+        .arg("--getenv")
+        .arg("VERILATOR_ROOT")
+        .output();
+    let root = out
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    PathBuf::from(root.unwrap_or_else(|| "/usr/share/verilator".into())).join("include")
+}
+
+fn main() {
+    let out = PathBuf::from(env::var("OUT_DIR").unwrap());
+    let include = verilator_include();
+    let mut rust = String::from("use std::ffi::c_void;\n\n");
+    let mut shims = Vec::new();
+    let mut archives = Vec::new();
+    for design in collwire_hdl::emit::designs() {
+        let name = design.name;
+        let dir = out.join(name);
+        fs::create_dir_all(&dir).unwrap();
+        let vfile = dir.join(format!("{name}.v"));
+        let changed = fs::read_to_string(&vfile).ok().as_deref() != Some(design.verilog.as_str());
+        if changed {
+            fs::write(&vfile, &design.verilog).unwrap();
+        }
+        let archive = dir.join(format!("V{name}__ALL.a"));
+        if changed || !archive.exists() {
+            run(Command::new("verilator")
+                .args([
+                    "--cc",
+                    "--build",
+                    "-j",
+                    "2",
+                    "-O3",
+                    "--x-assign",
+                    "fast",
+                    "--x-initial",
+                    "fast",
+                ])
+                .args([
+                    "-Wno-WIDTH",
+                    "-Wno-fatal",
+                    "--top-module",
+                    name,
+                    "--prefix",
+                    &format!("V{name}"),
+                ])
+                .args(["-CFLAGS", "-fPIC -O2", "-Mdir"])
+                .arg(&dir)
+                .arg(&vfile));
+        }
+        let p = ports(&design.verilog, name);
+        let shim_file = dir.join(format!("{name}_shim.cpp"));
+        fs::write(&shim_file, shim(name, &p)).unwrap();
+        shims.push((shim_file, dir.clone()));
+        rust += &wrapper(name, &p);
+        archives.push((dir, format!("V{name}__ALL.a")));
+    }
+    fs::write(out.join("models.rs"), rust).unwrap();
+
+    // Link order: shims, then the model archives they call, then the runtime both call.
+    let mut b = cc::Build::new();
+    b.cpp(true)
+        .include(&include)
+        .include(include.join("vltstd"))
+        .flag("-std=gnu++17")
+        .flag("-faligned-new");
+    b.flag_if_supported("-Wno-unused-parameter").opt_level(2);
+    for (file, dir) in &shims {
+        b.file(file).include(dir);
+    }
+    b.compile("collwire_shims");
+    for (dir, archive) in &archives {
+        println!("cargo:rustc-link-search=native={}", dir.display());
+        println!("cargo:rustc-link-lib=static:+verbatim={archive}");
+    }
+    let mut rt = cc::Build::new();
+    rt.cpp(true)
+        .include(&include)
+        .include(include.join("vltstd"))
+        .flag("-std=gnu++17")
+        .flag("-faligned-new");
+    rt.flag_if_supported("-Wno-unused-parameter").opt_level(2);
+    for d in [
+        "VM_COVERAGE=0",
+        "VM_SC=0",
+        "VM_TRACE=0",
+        "VM_TRACE_FST=0",
+        "VM_TRACE_VCD=0",
+    ] {
+        let (k, v) = d.split_once('=').unwrap();
+        rt.define(k, v);
+    }
+    rt.file(include.join("verilated.cpp"))
+        .file(include.join("verilated_threads.cpp"));
+    rt.compile("collwire_verilated_rt");
+    println!("cargo:rustc-link-lib=stdc++");
+    println!("cargo:rustc-link-lib=pthread");
+    println!("cargo:rerun-if-changed=build.rs");
+}

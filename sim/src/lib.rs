@@ -1,0 +1,15 @@
+//! # collwire-sim — the hardware, run by Verilator
+//!
+//! * [`models`]: one generated wrapper per design of `collwire_hdl::emit::designs()`: `new`,
+//!   `eval`, `tick` (one clock cycle), `set_<input>` and `<port>()` accessors. Ports wider than
+//!   64 bits are exchanged as little-endian arrays of 32-bit words.
+//! * [`fpu_check`]: streams operands through the Verilated adders and compares every result bit
+//!   for bit with the protocol's reduction semantics.
+
+pub mod fpu_check;
+
+/// Generated Verilator model wrappers.
+#[allow(clippy::all, missing_docs)]
+pub mod models {
+    include!(concat!(env!("OUT_DIR"), "/models.rs"));
+}
