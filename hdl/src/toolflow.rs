@@ -1,0 +1,185 @@
+//! Runs the external Verilog tools on emitted designs: Verilator lint and Yosys synthesis for
+//! Xilinx 7-series, with latch detection, resource counts and combinational depth.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::emit::Design;
+
+/// Why a tool run failed.
+#[derive(Debug)]
+pub enum ToolError {
+    /// The tool could not be started (not installed: run `scripts/setup`).
+    Missing(String, std::io::Error),
+    /// The tool ran and reported a problem.
+    Failed {
+        tool: &'static str,
+        design: String,
+        log: String,
+    },
+}
+
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ToolError::Missing(tool, e) => write!(f, "cannot run {tool}: {e} (run scripts/setup)"),
+            ToolError::Failed { tool, design, log } => {
+                write!(f, "{tool} rejected {design}:\n{log}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+fn write_design(dir: &Path, design: &Design) -> PathBuf {
+    std::fs::create_dir_all(dir).expect("work directory");
+    let file = dir.join(format!("{}.v", design.name));
+    std::fs::write(&file, &design.verilog).expect("write Verilog");
+    file
+}
+
+fn run(tool: &'static str, design: &str, cmd: &mut Command) -> Result<String, ToolError> {
+    let out = cmd
+        .output()
+        .map_err(|e| ToolError::Missing(tool.to_string(), e))?;
+    let log =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        return Err(ToolError::Failed {
+            tool,
+            design: design.to_string(),
+            log,
+        });
+    }
+    Ok(log)
+}
+
+/// `verilator --lint-only` with WIDTH warnings waived (rust-hdl literals are 32 bits wide);
+/// any other warning fails.
+pub fn lint(dir: &Path, design: &Design) -> Result<(), ToolError> {
+    let file = write_design(dir, design);
+    run(
+        "verilator",
+        design.name,
+        Command::new("verilator")
+            .args(["--lint-only", "-Wno-WIDTH", "--top-module", design.name])
+            .arg(file),
+    )
+    .map(|_| ())
+}
+
+/// Yosys `synth_xilinx` result for one design.
+#[derive(Debug, Clone, Default)]
+pub struct SynthReport {
+    /// Cell type → count, e.g. `LUT6`, `FDRE`, `CARRY4`, `RAMB36E1`, `DSP48E1`.
+    pub cells: BTreeMap<String, usize>,
+    /// Longest combinational path in cells (CARRY4 counts as one level each).
+    pub depth: usize,
+}
+
+impl SynthReport {
+    fn sum(&self, prefix: &[&str]) -> usize {
+        self.cells
+            .iter()
+            .filter(|(k, _)| prefix.iter().any(|p| k.starts_with(p)))
+            .map(|(_, v)| v)
+            .sum()
+    }
+    pub fn luts(&self) -> usize {
+        self.sum(&["LUT"])
+    }
+    pub fn flip_flops(&self) -> usize {
+        self.sum(&["FD"])
+    }
+    pub fn carry4(&self) -> usize {
+        self.sum(&["CARRY4"])
+    }
+    pub fn dsp(&self) -> usize {
+        self.sum(&["DSP48"])
+    }
+    /// In RAMB36 equivalents (a RAMB18 counts half).
+    pub fn bram36(&self) -> f64 {
+        self.sum(&["RAMB36"]) as f64 + self.sum(&["RAMB18"]) as f64 / 2.0
+    }
+    /// LUTs used as distributed RAM.
+    pub fn lutram(&self) -> usize {
+        self.sum(&["RAM32", "RAM64", "RAM128", "RAM256"])
+    }
+    pub fn latches(&self) -> usize {
+        self.sum(&["LD"])
+    }
+}
+
+/// `synth_xilinx -family xc7`, then the cell counts, then the combinational depth (flip-flops
+/// deleted first, so paths end at registers). Fails when any latch is inferred.
+pub fn synth_xc7(dir: &Path, design: &Design) -> Result<SynthReport, ToolError> {
+    let file = write_design(dir, design);
+    let script = format!(
+        "read_verilog {file}; synth_xilinx -family xc7 -top {top} -flatten -noiopad -noclkbuf; \
+         tee -o {stat} stat -tech xilinx; delete t:FD*; tee -o {ltp} ltp -noff",
+        file = file.display(),
+        top = design.name,
+        stat = dir.join(format!("{}.stat", design.name)).display(),
+        ltp = dir.join(format!("{}.ltp", design.name)).display(),
+    );
+    let log = run(
+        "yosys",
+        design.name,
+        Command::new("yosys").arg("-q").arg("-p").arg(script),
+    )?;
+    if log.contains("Latch inferred") {
+        return Err(ToolError::Failed {
+            tool: "yosys",
+            design: design.name.into(),
+            log,
+        });
+    }
+    let stat =
+        std::fs::read_to_string(dir.join(format!("{}.stat", design.name))).unwrap_or_default();
+    let mut report = SynthReport::default();
+    let mut in_cells = false;
+    for line in stat.lines().map(str::trim) {
+        if line.starts_with("Number of cells:") {
+            in_cells = true;
+            continue;
+        }
+        let mut parts = line.split_whitespace();
+        match (
+            in_cells,
+            parts.next(),
+            parts.next().and_then(|n| n.parse::<usize>().ok()),
+        ) {
+            (true, Some(cell), Some(n)) => {
+                report.cells.insert(cell.to_string(), n);
+            }
+            (true, _, _) if !line.is_empty() => in_cells = false,
+            _ => {}
+        }
+    }
+    let ltp = std::fs::read_to_string(dir.join(format!("{}.ltp", design.name))).unwrap_or_default();
+    report.depth = ltp
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("Longest topological path in ")
+                .and_then(|r| r.split("length=").nth(1))
+        })
+        .and_then(|r| {
+            r.chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+                .parse()
+                .ok()
+        })
+        .unwrap_or(0);
+    if report.latches() > 0 {
+        return Err(ToolError::Failed {
+            tool: "yosys",
+            design: design.name.into(),
+            log: stat,
+        });
+    }
+    Ok(report)
+}
