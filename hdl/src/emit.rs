@@ -6,6 +6,7 @@
 
 use rust_hdl::prelude::*;
 
+use crate::cipe_alu::{CipeAlu64, CipeAlu256};
 use crate::fp_add::{FpAdd32, FpAdd64};
 
 /// Verilog of `block` with the top module (and its children's prefix) renamed to `name`.
@@ -25,14 +26,16 @@ pub struct Design {
 
 /// Every design the simulator bridge verilates and the synthesis checks cover.
 pub fn designs() -> Vec<Design> {
+    fn design<B: Block>(block: B, name: &'static str) -> Design {
+        Design {
+            name,
+            verilog: verilog(block, name),
+        }
+    }
     vec![
-        Design {
-            name: "collwire_fp_add64",
-            verilog: verilog(FpAdd64::default(), "collwire_fp_add64"),
-        },
-        Design {
-            name: "collwire_fp_add32",
-            verilog: verilog(FpAdd32::default(), "collwire_fp_add32"),
-        },
+        design(FpAdd64::default(), "collwire_fp_add64"),
+        design(FpAdd32::default(), "collwire_fp_add32"),
+        design(CipeAlu64::default(), "collwire_cipe_alu64"),
+        design(CipeAlu256::default(), "collwire_cipe_alu256"),
     ]
 }
