@@ -173,6 +173,8 @@ pub struct AluReport {
     pub vectors: usize,
     pub cycles: usize,
     pub first_result_cycle: Option<usize>,
+    /// Cycle at which the last valid result appeared.
+    pub last_result_cycle: Option<usize>,
     pub mismatches: Vec<AluMismatch>,
 }
 
@@ -194,6 +196,7 @@ pub fn stream<M: AluModel>(model: &mut M, vectors: &[AluVector]) -> AluReport {
         let (valid, got) = model.output();
         if valid {
             report.first_result_cycle.get_or_insert(cycle);
+            report.last_result_cycle = Some(cycle);
             if let Some(v) = vectors.get(next) {
                 let want = reduce::combine(v.datatype, v.op, &v.a, &v.b).expect("valid pair");
                 if got != want {

@@ -25,6 +25,8 @@ pub struct StreamReport {
     pub mismatches: Vec<Mismatch>,
     /// Cycle (after the first operand entered) at which the first valid result appeared.
     pub first_result_cycle: Option<usize>,
+    /// Cycle at which the last valid result appeared.
+    pub last_result_cycle: Option<usize>,
 }
 
 /// The two adders behind one interface.
@@ -95,6 +97,7 @@ pub fn stream<M: AdderModel>(model: &mut M, pairs: &[(u64, u64)]) -> StreamRepor
         let (valid, got) = model.result();
         if valid {
             report.first_result_cycle.get_or_insert(cycle);
+            report.last_result_cycle = Some(cycle);
             if let Some(&(a, b)) = pairs.get(next_out) {
                 let (a, b) = (a & M::MASK, b & M::MASK);
                 let want = M::reference(a, b);

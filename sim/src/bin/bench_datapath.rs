@@ -1,0 +1,228 @@
+//! Datapath benchmark: prints (never asserts) FPU and ALU latency, the initiation interval
+//! measured over back-to-back words, Verilator simulation speed, and Yosys 7-series resource
+//! estimates for every design. `--json FILE` writes the numbers for plotting.
+
+use std::time::Instant;
+
+use clap::Parser;
+use collwire_hdl::emit::designs;
+use collwire_hdl::toolflow::synth_xc7;
+use collwire_sim::models::{CipeAlu64, CipeAlu256, FpAdd32, FpAdd64};
+use collwire_sim::{alu_check, fpu_check};
+use serde::Serialize;
+
+#[derive(Parser)]
+#[command(about = "collwire datapath benchmark: latency, II, Verilator speed, Yosys resources")]
+struct Args {
+    /// Random operand pairs per FPU format.
+    #[arg(long, default_value_t = 1_000_000)]
+    fpu_vectors: usize,
+    /// Words per ALU width.
+    #[arg(long, default_value_t = 1_000_000)]
+    alu_vectors: usize,
+    /// Skip Yosys synthesis (takes a few minutes).
+    #[arg(long)]
+    no_synth: bool,
+    /// Write the results as JSON here.
+    #[arg(long)]
+    json: Option<std::path::PathBuf>,
+}
+
+#[derive(Serialize)]
+struct StreamResult {
+    unit: String,
+    vectors: usize,
+    mismatches: usize,
+    latency_cycles: usize,
+    initiation_interval: f64,
+    cycles: usize,
+    cycles_per_second: f64,
+}
+
+#[derive(Serialize)]
+struct SynthResult {
+    design: String,
+    part: String,
+    luts: usize,
+    luts_pct: f64,
+    flip_flops: usize,
+    ffs_pct: f64,
+    carry4: usize,
+    bram36: f64,
+    lutram: usize,
+    dsp: usize,
+    depth_levels: usize,
+}
+
+#[derive(Serialize)]
+struct Report {
+    streams: Vec<StreamResult>,
+    synthesis: Vec<SynthResult>,
+}
+
+fn stream_result(
+    unit: &str,
+    vectors: usize,
+    mismatches: usize,
+    first: Option<usize>,
+    last: Option<usize>,
+    cycles: usize,
+    secs: f64,
+) -> StreamResult {
+    let (first, last) = (first.unwrap_or(0), last.unwrap_or(0));
+    StreamResult {
+        unit: unit.into(),
+        vectors,
+        mismatches,
+        // The result of the operand driven in cycle 0 is sampled after cycle `first`'s edge.
+        latency_cycles: first + 1,
+        initiation_interval: (last - first + 1) as f64 / vectors as f64,
+        cycles,
+        cycles_per_second: cycles as f64 / secs,
+    }
+}
+
+/// (part, LUTs, FFs) of the two targets.
+fn part_of(design: &str) -> (&'static str, f64, f64) {
+    if design.ends_with("256") {
+        ("xc7vx690t", 433_200.0, 866_400.0)
+    } else {
+        ("xc7z020", 53_200.0, 106_400.0)
+    }
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let mut streams = Vec::new();
+
+    let t = Instant::now();
+    let r = fpu_check::stream(
+        &mut FpAdd64::new(),
+        &fpu_check::random_pairs(args.fpu_vectors, 1, 11, 52),
+    );
+    streams.push(stream_result(
+        "fp_add64",
+        r.vectors,
+        r.mismatches.len(),
+        r.first_result_cycle,
+        r.last_result_cycle,
+        r.cycles,
+        t.elapsed().as_secs_f64(),
+    ));
+    let t = Instant::now();
+    let r = fpu_check::stream(
+        &mut FpAdd32::new(),
+        &fpu_check::random_pairs(args.fpu_vectors, 2, 8, 23),
+    );
+    streams.push(stream_result(
+        "fp_add32",
+        r.vectors,
+        r.mismatches.len(),
+        r.first_result_cycle,
+        r.last_result_cycle,
+        r.cycles,
+        t.elapsed().as_secs_f64(),
+    ));
+    let v = alu_check::random_vectors(args.alu_vectors, 8, 3);
+    let t = Instant::now();
+    let r = alu_check::stream(&mut CipeAlu64::new(), &v);
+    streams.push(stream_result(
+        "cipe_alu64",
+        r.vectors,
+        r.mismatches.len(),
+        r.first_result_cycle,
+        r.last_result_cycle,
+        r.cycles,
+        t.elapsed().as_secs_f64(),
+    ));
+    let v = alu_check::random_vectors(args.alu_vectors, 32, 4);
+    let t = Instant::now();
+    let r = alu_check::stream(&mut CipeAlu256::new(), &v);
+    streams.push(stream_result(
+        "cipe_alu256",
+        r.vectors,
+        r.mismatches.len(),
+        r.first_result_cycle,
+        r.last_result_cycle,
+        r.cycles,
+        t.elapsed().as_secs_f64(),
+    ));
+
+    println!(
+        "{:<12} {:>9} {:>10} {:>8} {:>5} {:>14}",
+        "unit", "vectors", "mismatches", "latency", "II", "Verilator c/s"
+    );
+    for s in &streams {
+        println!(
+            "{:<12} {:>9} {:>10} {:>8} {:>5.3} {:>14.0}",
+            s.unit,
+            s.vectors,
+            s.mismatches,
+            s.latency_cycles,
+            s.initiation_interval,
+            s.cycles_per_second
+        );
+    }
+    println!("(stream time includes the Rust-side reference model and result checks)");
+
+    let mut synthesis = Vec::new();
+    if !args.no_synth {
+        let dir = std::env::temp_dir().join("collwire-bench-synth");
+        let designs = designs();
+        let reports: Vec<_> = std::thread::scope(|s| {
+            let hs: Vec<_> = designs
+                .iter()
+                .map(|d| s.spawn(|| synth_xc7(&dir, d)))
+                .collect();
+            hs.into_iter()
+                .map(|h| h.join().expect("synthesis thread"))
+                .collect()
+        });
+        println!(
+            "\n{:<22} {:<10} {:>7} {:>6} {:>7} {:>6} {:>6} {:>6} {:>4} {:>6}",
+            "design", "part", "LUT", "LUT%", "FF", "FF%", "CARRY4", "BRAM", "DSP", "depth"
+        );
+        for (d, r) in designs.iter().zip(reports) {
+            let r = r?;
+            let (part, luts, ffs) = part_of(d.name);
+            let s = SynthResult {
+                design: d.name.into(),
+                part: part.into(),
+                luts: r.luts(),
+                luts_pct: 100.0 * r.luts() as f64 / luts,
+                flip_flops: r.flip_flops(),
+                ffs_pct: 100.0 * r.flip_flops() as f64 / ffs,
+                carry4: r.carry4(),
+                bram36: r.bram36(),
+                lutram: r.lutram(),
+                dsp: r.dsp(),
+                depth_levels: r.depth,
+            };
+            println!(
+                "{:<22} {:<10} {:>7} {:>5.1}% {:>7} {:>5.1}% {:>6} {:>6.1} {:>4} {:>6}",
+                s.design,
+                s.part,
+                s.luts,
+                s.luts_pct,
+                s.flip_flops,
+                s.ffs_pct,
+                s.carry4,
+                s.bram36,
+                s.dsp,
+                s.depth_levels
+            );
+            synthesis.push(s);
+        }
+        println!(
+            "(Yosys synth_xilinx -family xc7 estimates; depth in cells, each CARRY4 one level)"
+        );
+    }
+    if let Some(path) = args.json {
+        std::fs::write(
+            &path,
+            serde_json::to_string_pretty(&Report { streams, synthesis })?,
+        )?;
+        println!("\nwrote {}", path.display());
+    }
+    Ok(())
+}
