@@ -24,18 +24,65 @@ pub struct Design {
     pub verilog: String,
 }
 
-/// Every design the simulator bridge verilates and the synthesis checks cover.
-pub fn designs() -> Vec<Design> {
-    fn design<B: Block>(block: B, name: &'static str) -> Design {
-        Design {
-            name,
-            verilog: verilog(block, name),
+/// The two datapath targets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BusWidth {
+    /// Zynq ZedBoard (xc7z020).
+    W64,
+    /// NetFPGA SUME (xc7vx690t).
+    W256,
+}
+
+impl BusWidth {
+    pub fn from_bits(bits: usize) -> Option<BusWidth> {
+        match bits {
+            64 => Some(BusWidth::W64),
+            256 => Some(BusWidth::W256),
+            _ => None,
         }
     }
+    pub fn bits(self) -> usize {
+        match self {
+            BusWidth::W64 => 64,
+            BusWidth::W256 => 256,
+        }
+    }
+    /// The FPGA part this width targets.
+    pub fn part(self) -> &'static str {
+        match self {
+            BusWidth::W64 => "xc7z020",
+            BusWidth::W256 => "xc7vx690t",
+        }
+    }
+}
+
+fn design<B: Block>(block: B, name: &'static str) -> Design {
+    Design {
+        name,
+        verilog: verilog(block, name),
+    }
+}
+
+/// The designs that make up the datapath of one target.
+pub fn designs_for(width: BusWidth) -> Vec<Design> {
+    let alu = match width {
+        BusWidth::W64 => design(CipeAlu64::default(), "collwire_cipe_alu64"),
+        BusWidth::W256 => design(CipeAlu256::default(), "collwire_cipe_alu256"),
+    };
     vec![
         design(FpAdd64::default(), "collwire_fp_add64"),
         design(FpAdd32::default(), "collwire_fp_add32"),
-        design(CipeAlu64::default(), "collwire_cipe_alu64"),
-        design(CipeAlu256::default(), "collwire_cipe_alu256"),
+        alu,
     ]
+}
+
+/// Every design the simulator bridge verilates and the synthesis checks cover.
+pub fn designs() -> Vec<Design> {
+    let mut all = designs_for(BusWidth::W64);
+    all.extend(
+        designs_for(BusWidth::W256)
+            .into_iter()
+            .filter(|d| d.name.ends_with("256")),
+    );
+    all
 }

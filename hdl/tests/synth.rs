@@ -1,4 +1,5 @@
-//! Every emitted design lints clean in Verilator and synthesizes for 7-series with no latch.
+//! Every emitted design lints clean in Verilator, compiles in Icarus, and synthesizes for
+//! 7-series with no latch.
 
 use collwire_hdl::emit::designs;
 use collwire_hdl::toolflow::{lint, synth_xc7};

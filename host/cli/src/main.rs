@@ -2,6 +2,7 @@
 
 mod decode;
 mod demo;
+mod emit;
 
 use clap::{Parser, Subcommand};
 
@@ -23,11 +24,14 @@ enum Command {
     Demo(demo::Args),
     /// Decode a frame or datagram given in hex (whitespace and colons ignored).
     Decode(decode::Args),
+    /// Write the Verilog of one target's datapath (optionally lint and synthesize it).
+    Emit(emit::Args),
 }
 
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Demo(args) => demo::run(&args),
         Command::Decode(args) => decode::run(&args),
+        Command::Emit(args) => emit::run(&args),
     }
 }

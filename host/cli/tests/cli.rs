@@ -66,3 +66,31 @@ fn decode_reports_fields_and_errors() {
     );
     collwire().args(["decode", "abc"]).assert().failure();
 }
+
+#[test]
+fn emit_writes_named_verilog_per_width() {
+    let dir = std::env::temp_dir().join(format!("collwire-emit-{}", std::process::id()));
+    for (width, alu) in [
+        ("64", "collwire_cipe_alu64"),
+        ("256", "collwire_cipe_alu256"),
+    ] {
+        let out = dir.join(width);
+        collwire()
+            .args(["emit", "--width", width, "--out"])
+            .arg(&out)
+            .assert()
+            .success();
+        let v = std::fs::read_to_string(out.join(format!("{alu}.v"))).unwrap();
+        assert!(
+            v.contains(&format!("module {alu}(")),
+            "top module named {alu}"
+        );
+        assert!(!v.contains("module top("));
+        assert!(out.join("collwire_fp_add64.v").exists());
+    }
+    collwire()
+        .args(["emit", "--width", "128", "--out"])
+        .arg(&dir)
+        .assert()
+        .failure();
+}
