@@ -8,6 +8,7 @@ use rust_hdl::prelude::*;
 
 use crate::cipe_alu::{CipeAlu64, CipeAlu256};
 use crate::fp_add::{FpAdd32, FpAdd64};
+use crate::header_capture::{HeaderCapture64, HeaderCapture256};
 
 /// Verilog of `block` with the top module (and its children's prefix) renamed to `name`.
 pub fn verilog<B: Block>(mut block: B, name: &str) -> String {
@@ -65,14 +66,21 @@ fn design<B: Block>(block: B, name: &'static str) -> Design {
 
 /// The designs that make up the datapath of one target.
 pub fn designs_for(width: BusWidth) -> Vec<Design> {
-    let alu = match width {
-        BusWidth::W64 => design(CipeAlu64::default(), "collwire_cipe_alu64"),
-        BusWidth::W256 => design(CipeAlu256::default(), "collwire_cipe_alu256"),
+    let (alu, capture) = match width {
+        BusWidth::W64 => (
+            design(CipeAlu64::default(), "collwire_cipe_alu64"),
+            design(HeaderCapture64::default(), "collwire_header_capture64"),
+        ),
+        BusWidth::W256 => (
+            design(CipeAlu256::default(), "collwire_cipe_alu256"),
+            design(HeaderCapture256::default(), "collwire_header_capture256"),
+        ),
     };
     vec![
         design(FpAdd64::default(), "collwire_fp_add64"),
         design(FpAdd32::default(), "collwire_fp_add32"),
         alu,
+        capture,
     ]
 }
 

@@ -1,6 +1,7 @@
 //! # collwire-hdl — the hardware, in rust-hdl
 //!
 //! * [`cipe_alu`]: the CIPE's streaming lane ALU, every (datatype, op), II = 1, 64 and 256 bits.
+//! * [`header_capture`]: offload parser stage 1 — first 64 frame bytes and frame length, 64/256.
 //! * [`fp_add`]: pipelined IEEE 754 binary32/binary64 adders for the CIPE's floating-point SUM.
 //! * [`emit`]: Verilog with meaningful module names, and the list of designs.
 //! * [`toolflow`]: Verilator lint and Yosys 7-series synthesis of emitted designs.
@@ -8,4 +9,5 @@
 pub mod cipe_alu;
 pub mod emit;
 pub mod fp_add;
+pub mod header_capture;
 pub mod toolflow;
