@@ -143,7 +143,7 @@ fn run<T: Tap>() {
         let beats: Vec<&[u8]> = f.chunks(T::BYTES).collect();
         for (i, b) in beats.iter().enumerate() {
             // Idle cycles between beats: the tap must follow tvalid, not the clock.
-            while rng.next_u64() % 4 == 0 {
+            while rng.next_u64().is_multiple_of(4) {
                 tap.drive(None);
                 tap.tick();
                 seen.extend(tap.events());
