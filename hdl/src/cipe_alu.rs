@@ -29,6 +29,16 @@ macro_rules! cipe_alu {
         $(#[$doc:meta])* $name:ident, width = $w:tt,
         lanes64 = $l64:tt, more64 = [$($k64:tt)*], lanes32 = $l32:tt, more32 = [$($k32:tt)*]
     ) => {
+        cipe_alu!(@body $(#[$doc])* $name, $w, $l64, [$($k64)*], $l32, [$($k32)*], [
+            (a32, b32, ka32, kb32, nan_a32, nan_b32, r32, fp32, dt_int32, dt_f32, sign32, nan32, 32, 8, 23, $l32)
+            (a64, b64, ka64, kb64, nan_a64, nan_b64, r64, fp64, dt_int64, dt_f64, sign64, nan64, 64, 11, 52, $l64)
+        ]);
+    };
+    (
+        @body $(#[$doc:meta])* $name:ident, $w:tt, $l64:tt, [$($k64:tt)*], $l32:tt, [$($k32:tt)*],
+        [$(($a:ident, $b:ident, $ka:ident, $kb:ident, $na:ident, $nb:ident, $r:ident, $fp:ident, $dt_signed:ident,
+            $dt_float:ident, $sign:ident, $nan:ident, $lw:tt, $ew:tt, $fw:tt, $lanes:tt))*]
+    ) => {
         $(#[$doc])*
         #[derive(LogicBlock)]
         pub struct $name {
@@ -168,80 +178,83 @@ macro_rules! cipe_alu {
                     | (self.datatype.val() == self.dt_uint64.val())
                     | (self.datatype.val() == self.dt_f64.val());
 
-                // ---- 32-bit lanes (int32, uint32, f32).
-                for i in 0..$l32 {
-                    self.a32[i].next = self.a.val().get_bits::<32>(i * 32);
-                    self.b32[i].next = self.b.val().get_bits::<32>(i * 32);
-                    self.fp32[i].clock.next = self.clock.val();
-                    self.fp32[i].a.next = self.a32[i].val();
-                    self.fp32[i].b.next = self.b32[i].val();
-                    self.fp32[i].valid_in.next = self.valid_in.val();
-                    self.nan_a32[i].next = self.a32[i].val().get_bits::<8>(23).all() & self.a32[i].val().get_bits::<23>(0).any();
-                    self.nan_b32[i].next = self.b32[i].val().get_bits::<8>(23).all() & self.b32[i].val().get_bits::<23>(0).any();
+                // ---- Lane ALUs, once per lane kind (32-bit: int32/uint32/f32; 64-bit:
+                // int64/uint64/f64).
+                $(
+                for i in 0..$lanes {
+                    self.$a[i].next = self.a.val().get_bits::<$lw>(i * $lw);
+                    self.$b[i].next = self.b.val().get_bits::<$lw>(i * $lw);
+                    self.$fp[i].clock.next = self.clock.val();
+                    self.$fp[i].a.next = self.$a[i].val();
+                    self.$fp[i].b.next = self.$b[i].val();
+                    self.$fp[i].valid_in.next = self.valid_in.val();
+                    self.$na[i].next = self.$a[i].val().get_bits::<$ew>($fw).all() & self.$a[i].val().get_bits::<$fw>(0).any();
+                    self.$nb[i].next = self.$b[i].val().get_bits::<$ew>($fw).all() & self.$b[i].val().get_bits::<$fw>(0).any();
                     // Compare keys: unsigned order of the key is the type's order.
-                    self.ka32[i].next = self.a32[i].val();
-                    self.kb32[i].next = self.b32[i].val();
-                    if self.datatype.val() == self.dt_int32.val() {
-                        self.ka32[i].next = self.a32[i].val() ^ self.sign32.val();
-                        self.kb32[i].next = self.b32[i].val() ^ self.sign32.val();
+                    self.$ka[i].next = self.$a[i].val();
+                    self.$kb[i].next = self.$b[i].val();
+                    if self.datatype.val() == self.$dt_signed.val() {
+                        self.$ka[i].next = self.$a[i].val() ^ self.$sign.val();
+                        self.$kb[i].next = self.$b[i].val() ^ self.$sign.val();
                     }
-                    if self.datatype.val() == self.dt_f32.val() {
-                        self.ka32[i].next = self.a32[i].val() | self.sign32.val();
-                        if self.a32[i].val().get_bit(31) {
-                            self.ka32[i].next = !self.a32[i].val();
+                    if self.datatype.val() == self.$dt_float.val() {
+                        self.$ka[i].next = self.$a[i].val() | self.$sign.val();
+                        if self.$a[i].val().get_bit($lw - 1) {
+                            self.$ka[i].next = !self.$a[i].val();
                         }
-                        self.kb32[i].next = self.b32[i].val() | self.sign32.val();
-                        if self.b32[i].val().get_bit(31) {
-                            self.kb32[i].next = !self.b32[i].val();
+                        self.$kb[i].next = self.$b[i].val() | self.$sign.val();
+                        if self.$b[i].val().get_bit($lw - 1) {
+                            self.$kb[i].next = !self.$b[i].val();
                         }
                     }
-                    self.r32[i].next = self.a32[i].val();
+                    self.$r[i].next = self.$a[i].val();
                     if self.op.val() == self.op_sum.val() {
-                        self.r32[i].next = self.a32[i].val() + self.b32[i].val();
+                        self.$r[i].next = self.$a[i].val() + self.$b[i].val();
                     }
                     if self.op.val() == self.op_min.val() {
-                        self.r32[i].next = self.a32[i].val();
-                        if self.kb32[i].val() < self.ka32[i].val() {
-                            self.r32[i].next = self.b32[i].val();
+                        self.$r[i].next = self.$a[i].val();
+                        if self.$kb[i].val() < self.$ka[i].val() {
+                            self.$r[i].next = self.$b[i].val();
                         }
                     }
                     if self.op.val() == self.op_max.val() {
-                        self.r32[i].next = self.a32[i].val();
-                        if self.kb32[i].val() > self.ka32[i].val() {
-                            self.r32[i].next = self.b32[i].val();
+                        self.$r[i].next = self.$a[i].val();
+                        if self.$kb[i].val() > self.$ka[i].val() {
+                            self.$r[i].next = self.$b[i].val();
                         }
                     }
                     if self.op.val() == self.op_band.val() {
-                        self.r32[i].next = self.a32[i].val() & self.b32[i].val();
+                        self.$r[i].next = self.$a[i].val() & self.$b[i].val();
                     }
                     if self.op.val() == self.op_bor.val() {
-                        self.r32[i].next = self.a32[i].val() | self.b32[i].val();
+                        self.$r[i].next = self.$a[i].val() | self.$b[i].val();
                     }
                     if self.op.val() == self.op_bxor.val() {
-                        self.r32[i].next = self.a32[i].val() ^ self.b32[i].val();
+                        self.$r[i].next = self.$a[i].val() ^ self.$b[i].val();
                     }
                     if self.op.val() == self.op_land.val() {
-                        self.r32[i].next = bits::<32>(0);
-                        if self.a32[i].val().any() & self.b32[i].val().any() {
-                            self.r32[i].next = bits::<32>(1);
+                        self.$r[i].next = bits::<$lw>(0);
+                        if self.$a[i].val().any() & self.$b[i].val().any() {
+                            self.$r[i].next = bits::<$lw>(1);
                         }
                     }
                     if self.op.val() == self.op_lor.val() {
-                        self.r32[i].next = bits::<32>(0);
-                        if self.a32[i].val().any() | self.b32[i].val().any() {
-                            self.r32[i].next = bits::<32>(1);
+                        self.$r[i].next = bits::<$lw>(0);
+                        if self.$a[i].val().any() | self.$b[i].val().any() {
+                            self.$r[i].next = bits::<$lw>(1);
                         }
                     }
                     if self.op.val() == self.op_lxor.val() {
-                        self.r32[i].next = bits::<32>(0);
-                        if self.a32[i].val().any() != self.b32[i].val().any() {
-                            self.r32[i].next = bits::<32>(1);
+                        self.$r[i].next = bits::<$lw>(0);
+                        if self.$a[i].val().any() != self.$b[i].val().any() {
+                            self.$r[i].next = bits::<$lw>(1);
                         }
                     }
-                    if self.is_float.val() & (self.nan_a32[i].val() | self.nan_b32[i].val()) {
-                        self.r32[i].next = self.nan32.val();
+                    if self.is_float.val() & (self.$na[i].val() | self.$nb[i].val()) {
+                        self.$r[i].next = self.$nan.val();
                     }
                 }
+                )*
                 self.acc32[0].next = bit_cast::<$w, 32>(self.r32[0].val());
                 self.sum32[0].next = bit_cast::<$w, 32>(self.fp32[0].sum.val());
                 // Lane packing is unrolled: bit_cast cannot take a loop-indexed signal.
@@ -251,79 +264,6 @@ macro_rules! cipe_alu {
                         self.sum32[$k32 - 1].val() | (bit_cast::<$w, 32>(self.fp32[$k32].sum.val()) << ($k32 * 32));
                 )*
 
-                // ---- 64-bit lanes (int64, uint64, f64).
-                for i in 0..$l64 {
-                    self.a64[i].next = self.a.val().get_bits::<64>(i * 64);
-                    self.b64[i].next = self.b.val().get_bits::<64>(i * 64);
-                    self.fp64[i].clock.next = self.clock.val();
-                    self.fp64[i].a.next = self.a64[i].val();
-                    self.fp64[i].b.next = self.b64[i].val();
-                    self.fp64[i].valid_in.next = self.valid_in.val();
-                    self.nan_a64[i].next = self.a64[i].val().get_bits::<11>(52).all() & self.a64[i].val().get_bits::<52>(0).any();
-                    self.nan_b64[i].next = self.b64[i].val().get_bits::<11>(52).all() & self.b64[i].val().get_bits::<52>(0).any();
-                    self.ka64[i].next = self.a64[i].val();
-                    self.kb64[i].next = self.b64[i].val();
-                    if self.datatype.val() == self.dt_int64.val() {
-                        self.ka64[i].next = self.a64[i].val() ^ self.sign64.val();
-                        self.kb64[i].next = self.b64[i].val() ^ self.sign64.val();
-                    }
-                    if self.datatype.val() == self.dt_f64.val() {
-                        self.ka64[i].next = self.a64[i].val() | self.sign64.val();
-                        if self.a64[i].val().get_bit(63) {
-                            self.ka64[i].next = !self.a64[i].val();
-                        }
-                        self.kb64[i].next = self.b64[i].val() | self.sign64.val();
-                        if self.b64[i].val().get_bit(63) {
-                            self.kb64[i].next = !self.b64[i].val();
-                        }
-                    }
-                    self.r64[i].next = self.a64[i].val();
-                    if self.op.val() == self.op_sum.val() {
-                        self.r64[i].next = self.a64[i].val() + self.b64[i].val();
-                    }
-                    if self.op.val() == self.op_min.val() {
-                        self.r64[i].next = self.a64[i].val();
-                        if self.kb64[i].val() < self.ka64[i].val() {
-                            self.r64[i].next = self.b64[i].val();
-                        }
-                    }
-                    if self.op.val() == self.op_max.val() {
-                        self.r64[i].next = self.a64[i].val();
-                        if self.kb64[i].val() > self.ka64[i].val() {
-                            self.r64[i].next = self.b64[i].val();
-                        }
-                    }
-                    if self.op.val() == self.op_band.val() {
-                        self.r64[i].next = self.a64[i].val() & self.b64[i].val();
-                    }
-                    if self.op.val() == self.op_bor.val() {
-                        self.r64[i].next = self.a64[i].val() | self.b64[i].val();
-                    }
-                    if self.op.val() == self.op_bxor.val() {
-                        self.r64[i].next = self.a64[i].val() ^ self.b64[i].val();
-                    }
-                    if self.op.val() == self.op_land.val() {
-                        self.r64[i].next = bits::<64>(0);
-                        if self.a64[i].val().any() & self.b64[i].val().any() {
-                            self.r64[i].next = bits::<64>(1);
-                        }
-                    }
-                    if self.op.val() == self.op_lor.val() {
-                        self.r64[i].next = bits::<64>(0);
-                        if self.a64[i].val().any() | self.b64[i].val().any() {
-                            self.r64[i].next = bits::<64>(1);
-                        }
-                    }
-                    if self.op.val() == self.op_lxor.val() {
-                        self.r64[i].next = bits::<64>(0);
-                        if self.a64[i].val().any() != self.b64[i].val().any() {
-                            self.r64[i].next = bits::<64>(1);
-                        }
-                    }
-                    if self.is_float.val() & (self.nan_a64[i].val() | self.nan_b64[i].val()) {
-                        self.r64[i].next = self.nan64.val();
-                    }
-                }
                 self.acc64[0].next = bit_cast::<$w, 64>(self.r64[0].val());
                 self.sum64[0].next = bit_cast::<$w, 64>(self.fp64[0].sum.val());
                 $(
