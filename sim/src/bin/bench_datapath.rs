@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use clap::Parser;
-use collwire_hdl::emit::designs;
+use collwire_hdl::emit::{BusWidth, designs};
 use collwire_hdl::toolflow::synth_xc7;
 use collwire_sim::models::{CipeAlu64, CipeAlu256, FpAdd32, FpAdd64};
 use collwire_sim::{alu_check, fpu_check};
@@ -60,15 +60,14 @@ struct Report {
     synthesis: Vec<SynthResult>,
 }
 
-fn stream_result(
-    unit: &str,
-    vectors: usize,
-    mismatches: usize,
-    first: Option<usize>,
-    last: Option<usize>,
-    cycles: usize,
-    secs: f64,
-) -> StreamResult {
+/// What a streamed batch reports: vectors, mismatches, first and last result cycle, cycles.
+type Counts = (usize, usize, Option<usize>, Option<usize>, usize);
+
+/// Runs one streamed batch, timing only the streaming (vector generation is done by the caller).
+fn measure(unit: &str, run: impl FnOnce() -> Counts) -> StreamResult {
+    let t = Instant::now();
+    let (vectors, mismatches, first, last, cycles) = run();
+    let secs = t.elapsed().as_secs_f64();
     let (first, last) = (first.unwrap_or(0), last.unwrap_or(0));
     StreamResult {
         unit: unit.into(),
@@ -82,12 +81,36 @@ fn stream_result(
     }
 }
 
-/// (part, LUTs, FFs) of the two targets.
+fn fpu(r: fpu_check::StreamReport) -> Counts {
+    (
+        r.vectors,
+        r.mismatches.len(),
+        r.first_result_cycle,
+        r.last_result_cycle,
+        r.cycles,
+    )
+}
+
+fn alu(r: alu_check::AluReport) -> Counts {
+    (
+        r.vectors,
+        r.mismatches.len(),
+        r.first_result_cycle,
+        r.last_result_cycle,
+        r.cycles,
+    )
+}
+
+/// (part, LUTs, FFs) of the target a design belongs to.
 fn part_of(design: &str) -> (&'static str, f64, f64) {
-    if design.ends_with("256") {
-        ("xc7vx690t", 433_200.0, 866_400.0)
+    let width = if design.ends_with("256") {
+        BusWidth::W256
     } else {
-        ("xc7z020", 53_200.0, 106_400.0)
+        BusWidth::W64
+    };
+    match width {
+        BusWidth::W64 => (width.part(), 53_200.0, 106_400.0),
+        BusWidth::W256 => (width.part(), 433_200.0, 866_400.0),
     }
 }
 
@@ -95,58 +118,22 @@ fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let mut streams = Vec::new();
 
-    let t = Instant::now();
-    let r = fpu_check::stream(
-        &mut FpAdd64::new(),
-        &fpu_check::random_pairs(args.fpu_vectors, 1, 11, 52),
-    );
-    streams.push(stream_result(
-        "fp_add64",
-        r.vectors,
-        r.mismatches.len(),
-        r.first_result_cycle,
-        r.last_result_cycle,
-        r.cycles,
-        t.elapsed().as_secs_f64(),
-    ));
-    let t = Instant::now();
-    let r = fpu_check::stream(
-        &mut FpAdd32::new(),
-        &fpu_check::random_pairs(args.fpu_vectors, 2, 8, 23),
-    );
-    streams.push(stream_result(
-        "fp_add32",
-        r.vectors,
-        r.mismatches.len(),
-        r.first_result_cycle,
-        r.last_result_cycle,
-        r.cycles,
-        t.elapsed().as_secs_f64(),
-    ));
-    let v = alu_check::random_vectors(args.alu_vectors, 8, 3);
-    let t = Instant::now();
-    let r = alu_check::stream(&mut CipeAlu64::new(), &v);
-    streams.push(stream_result(
-        "cipe_alu64",
-        r.vectors,
-        r.mismatches.len(),
-        r.first_result_cycle,
-        r.last_result_cycle,
-        r.cycles,
-        t.elapsed().as_secs_f64(),
-    ));
-    let v = alu_check::random_vectors(args.alu_vectors, 32, 4);
-    let t = Instant::now();
-    let r = alu_check::stream(&mut CipeAlu256::new(), &v);
-    streams.push(stream_result(
-        "cipe_alu256",
-        r.vectors,
-        r.mismatches.len(),
-        r.first_result_cycle,
-        r.last_result_cycle,
-        r.cycles,
-        t.elapsed().as_secs_f64(),
-    ));
+    let p64 = fpu_check::random_pairs(args.fpu_vectors, 1, 11, 52);
+    streams.push(measure("fp_add64", || {
+        fpu(fpu_check::stream(&mut FpAdd64::new(), &p64))
+    }));
+    let p32 = fpu_check::random_pairs(args.fpu_vectors, 2, 8, 23);
+    streams.push(measure("fp_add32", || {
+        fpu(fpu_check::stream(&mut FpAdd32::new(), &p32))
+    }));
+    let v64 = alu_check::random_vectors(args.alu_vectors, 8, 3);
+    streams.push(measure("cipe_alu64", || {
+        alu(alu_check::stream(&mut CipeAlu64::new(), &v64))
+    }));
+    let v256 = alu_check::random_vectors(args.alu_vectors, 32, 4);
+    streams.push(measure("cipe_alu256", || {
+        alu(alu_check::stream(&mut CipeAlu256::new(), &v256))
+    }));
 
     println!(
         "{:<12} {:>9} {:>10} {:>8} {:>5} {:>14}",
