@@ -110,6 +110,56 @@ fn wrapper(name: &str, ports: &[Port]) -> String {
             writeln!(methods, "    /// Reads port `{n}` ({} bits) as {words} little-endian 32-bit words.\n    pub fn {n}(&self) -> [u32; {words}] {{ let mut w = [0u32; {words}]; unsafe {{ {name}_get_{n}(self.ptr, w.as_mut_ptr()) }}; w }}", p.width).unwrap();
         }
     }
+    // Byte views of every port (little-endian: byte i is bits 8i+7:8i), the same at any width,
+    // so a test drives the 64- and 256-bit builds with the same code.
+    for p in ports {
+        let n = &p.name;
+        let nbytes = p.width.div_ceil(8);
+        if p.width <= 64 {
+            if p.input {
+                writeln!(methods, "    /// Drives input `{n}` from up to {nbytes} little-endian bytes (zero-extended).\n    pub fn set_{n}_bytes(&mut self, b: &[u8]) {{ let mut w = [0u8; 8]; w[..b.len()].copy_from_slice(b); self.set_{n}(u64::from_le_bytes(w)) }}").unwrap();
+            }
+            writeln!(methods, "    /// Port `{n}` as {nbytes} little-endian bytes.\n    pub fn {n}_bytes(&self) -> Vec<u8> {{ self.{n}().to_le_bytes()[..{nbytes}].to_vec() }}").unwrap();
+        } else {
+            let words = p.width.div_ceil(32);
+            if p.input {
+                writeln!(methods, "    /// Drives input `{n}` from up to {nbytes} little-endian bytes (zero-extended).\n    pub fn set_{n}_bytes(&mut self, b: &[u8]) {{ let mut w = [0u8; {words} * 4]; w[..b.len()].copy_from_slice(b); let v: [u32; {words}] = std::array::from_fn(|i| u32::from_le_bytes(w[4 * i..4 * i + 4].try_into().unwrap())); self.set_{n}(&v) }}").unwrap();
+            }
+            writeln!(methods, "    /// Port `{n}` as {nbytes} little-endian bytes.\n    pub fn {n}_bytes(&self) -> Vec<u8> {{ let mut b: Vec<u8> = self.{n}().iter().flat_map(|w| w.to_le_bytes()).collect(); b.truncate({nbytes}); b }}").unwrap();
+        }
+    }
+    // Array ports (`s_axis_tvalid_0`, `_1`, ...) also get indexed accessors.
+    let mut groups: std::collections::BTreeMap<String, Vec<&Port>> = Default::default();
+    for p in ports {
+        if let Some((base, idx)) = p.name.rsplit_once('_')
+            && idx.parse::<usize>().is_ok()
+        {
+            groups.entry(base.to_string()).or_default().push(p);
+        }
+    }
+    for (base, members) in groups.iter().filter(|(_, m)| m.len() > 1) {
+        let arms = |call: &dyn Fn(&str) -> String| -> String {
+            members
+                .iter()
+                .map(|p| {
+                    let idx = p.name.rsplit_once('_').unwrap().1;
+                    format!("{idx} => {}, ", call(&p.name))
+                })
+                .collect()
+        };
+        let n = members.len();
+        let panic = format!("_ => panic!(\"{base}: no index {{i}} (0..{n})\")");
+        if members[0].input {
+            writeln!(methods, "    /// Drives `{base}_<i>` from little-endian bytes.\n    pub fn set_{base}_bytes_at(&mut self, i: usize, b: &[u8]) {{ match i {{ {}{panic} }} }}", arms(&|n| format!("self.set_{n}_bytes(b)"))).unwrap();
+        }
+        writeln!(methods, "    /// Port `{base}_<i>` as little-endian bytes.\n    pub fn {base}_bytes_at(&self, i: usize) -> Vec<u8> {{ match i {{ {}{panic} }} }}", arms(&|n| format!("self.{n}_bytes()"))).unwrap();
+        if members[0].width <= 64 {
+            if members[0].input {
+                writeln!(methods, "    /// Drives `{base}_<i>`.\n    pub fn set_{base}_at(&mut self, i: usize, v: u64) {{ match i {{ {}{panic} }} }}", arms(&|n| format!("self.set_{n}(v)"))).unwrap();
+            }
+            writeln!(methods, "    /// Reads `{base}_<i>`.\n    pub fn {base}_at(&self, i: usize) -> u64 {{ match i {{ {}{panic} }} }}", arms(&|n| format!("self.{n}()"))).unwrap();
+        }
+    }
     let has_clock = ports.iter().any(|p| p.name == "clock" && p.input);
     let tick = if has_clock {
         "    /// One clock cycle: settle the inputs with the clock low, then a rising edge.\n    \

@@ -6,17 +6,31 @@
 
 use rust_hdl::prelude::*;
 
+use crate::axis_arbiter::{AxisArbiter64, AxisArbiter256};
 use crate::cipe_alu::{CipeAlu64, CipeAlu256};
 use crate::fp_add::{FpAdd32, FpAdd64};
 use crate::header_capture::{HeaderCapture64, HeaderCapture256};
 
-/// Verilog of `block` with the top module (and its children's prefix) renamed to `name`.
+/// Verilog of `block` with the top module (and its children's prefix) renamed to `name`, and
+/// array ports (rust-hdl's `s_axis_tdata$0`) renamed to plain identifiers (`s_axis_tdata_0`).
 pub fn verilog<B: Block>(mut block: B, name: &str) -> String {
     block.connect_all();
-    generate_verilog(&block)
+    let mut text = generate_verilog(&block)
         .replace("module top(", &format!("module {name}("))
         .replace("endmodule // top\n", &format!("endmodule // {name}\n"))
-        .replace("top$", &format!("{name}$"))
+        .replace("top$", &format!("{name}$"));
+    let header = text
+        .split_once(&format!("module {name}("))
+        .and_then(|(_, rest)| rest.split_once(");"))
+        .map(|(ports, _)| ports.to_string())
+        .unwrap_or_default();
+    let mut array_ports: Vec<&str> = header.split(',').filter(|p| p.contains('$')).collect();
+    // Longest first, so `x$1` never rewrites a prefix of `x$10`.
+    array_ports.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    for port in array_ports {
+        text = text.replace(port, &port.replace('$', "_"));
+    }
+    text
 }
 
 /// One emitted design: its module name and Verilog text.
@@ -66,22 +80,23 @@ fn design<B: Block>(block: B, name: &'static str) -> Design {
 
 /// The designs that make up the datapath of one target.
 pub fn designs_for(width: BusWidth) -> Vec<Design> {
-    let (alu, capture) = match width {
-        BusWidth::W64 => (
-            design(CipeAlu64::default(), "collwire_cipe_alu64"),
-            design(HeaderCapture64::default(), "collwire_header_capture64"),
-        ),
-        BusWidth::W256 => (
-            design(CipeAlu256::default(), "collwire_cipe_alu256"),
-            design(HeaderCapture256::default(), "collwire_header_capture256"),
-        ),
-    };
-    vec![
+    let mut all = vec![
         design(FpAdd64::default(), "collwire_fp_add64"),
         design(FpAdd32::default(), "collwire_fp_add32"),
-        alu,
-        capture,
-    ]
+    ];
+    all.extend(match width {
+        BusWidth::W64 => [
+            design(CipeAlu64::default(), "collwire_cipe_alu64"),
+            design(HeaderCapture64::default(), "collwire_header_capture64"),
+            design(AxisArbiter64::default(), "collwire_axis_arbiter64"),
+        ],
+        BusWidth::W256 => [
+            design(CipeAlu256::default(), "collwire_cipe_alu256"),
+            design(HeaderCapture256::default(), "collwire_header_capture256"),
+            design(AxisArbiter256::default(), "collwire_axis_arbiter256"),
+        ],
+    });
+    all
 }
 
 /// Every design the simulator bridge verilates and the synthesis checks cover.

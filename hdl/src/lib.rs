@@ -6,6 +6,8 @@
 //! * [`emit`]: Verilog with meaningful module names, and the list of designs.
 //! * [`toolflow`]: Verilator lint and Yosys 7-series synthesis of emitted designs.
 
+pub mod axis;
+pub mod axis_arbiter;
 pub mod cipe_alu;
 pub mod emit;
 pub mod fp_add;

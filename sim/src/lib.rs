@@ -3,11 +3,13 @@
 //! * [`models`]: one generated wrapper per design of `collwire_hdl::emit::designs()`: `new`,
 //!   `eval`, `tick` (one clock cycle), `set_<input>` and `<port>()` accessors. Ports wider than
 //!   64 bits are exchanged as little-endian arrays of 32-bit words.
+//! * [`axis`]: AXI-Stream frame sources and sinks for tests.
 //! * [`alu_check`]: streams words through the Verilated CIPE ALUs against `reduce::combine`.
 //! * [`fpu_check`]: streams operands through the Verilated adders and compares every result bit
 //!   for bit with the protocol's reduction semantics.
 
 pub mod alu_check;
+pub mod axis;
 pub mod fpu_check;
 
 /// Generated Verilator model wrappers.
