@@ -10,6 +10,7 @@ use crate::axis_arbiter::{AxisArbiter64, AxisArbiter256};
 use crate::cipe_alu::{CipeAlu64, CipeAlu256};
 use crate::fp_add::{FpAdd32, FpAdd64};
 use crate::header_capture::{HeaderCapture64, HeaderCapture256};
+use crate::offload_classifier::OffloadClassifier;
 
 /// Verilog of `block` with the top module (and its children's prefix) renamed to `name`, and
 /// array ports (rust-hdl's `s_axis_tdata$0`) renamed to plain identifiers (`s_axis_tdata_0`).
@@ -83,6 +84,7 @@ pub fn designs_for(width: BusWidth) -> Vec<Design> {
     let mut all = vec![
         design(FpAdd64::default(), "collwire_fp_add64"),
         design(FpAdd32::default(), "collwire_fp_add32"),
+        design(OffloadClassifier::default(), "collwire_offload_classifier"),
     ];
     all.extend(match width {
         BusWidth::W64 => [

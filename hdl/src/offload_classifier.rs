@@ -1,0 +1,538 @@
+//! Offload parser stage 2: decides what a captured frame is — pass-through, a valid offload
+//! frame, or a malformed offload frame to drop and count — exactly as
+//! `collwire_proto::frame::classify` does, and decodes every address and offload-header field.
+//!
+//! Input: the first 64 frame bytes and the frame length from [`crate::header_capture`], at its
+//! `frame_done` pulse. Output: `verdict_valid` pulses [`CLASSIFY_LATENCY`] clocks later with the
+//! verdict, the header and length of that frame, and the decoded fields. It takes one frame per
+//! clock (fully pipelined), so back-to-back runts cannot overrun it.
+//!
+//! The rules (docs/protocol.md, "Classification"):
+//! * candidate: length ≥ 38, EtherType 0x0800, IPv4 version 4 with IHL 5, not a fragment,
+//!   protocol 17, UDP destination port 0xC011. Anything else passes through untouched.
+//! * a candidate is malformed unless: IPv4 total length ≥ 20 and ≤ frame length − 14 (trailing
+//!   bytes are Ethernet padding); the IP payload holds a UDP header; the UDP length is 0 (use
+//!   the IP payload) or 8 ≤ length ≤ IP payload; the datagram holds the 22-byte offload header;
+//!   magic, version and every code are known; the op is defined on the datatype; comm size and
+//!   ranks per host are non-zero and comm size is a multiple of ranks per host (the only
+//!   multi-clock check: a restoring division over two pipeline stages); rank and root < comm
+//!   size; seg index < seg count; no data where none is allowed; payload length = elements ×
+//!   element size (4 for an error datagram).
+//! * `unsupported` marks a valid frame that uses a reserved code (the engine answers it with an
+//!   error datagram instead of acting on it).
+//!
+//! Addresses leave in wire byte order (byte 0 in bits 7:0), ready to be copied into a reply.
+//! The checks are width independent; [`crate::offload_parser`] puts this behind the capture.
+
+use collwire_proto::{Algorithm, Collective, Datatype, MessageType, ReduceOp};
+use rust_hdl::prelude::*;
+
+/// Clocks from the capture's `frame_done` to `verdict_valid`.
+pub const CLASSIFY_LATENCY: usize = 3;
+
+fn nibble(v: usize) -> Constant<Bits<4>> {
+    Constant::new(bits::<4>(v as u64))
+}
+
+fn mask16(bits_set: impl Iterator<Item = u8>) -> Constant<Bits<16>> {
+    Constant::new(bits::<16>(bits_set.fold(0u64, |m, c| m | 1 << c)))
+}
+
+#[derive(LogicBlock)]
+pub struct OffloadClassifier {
+    pub clock: Signal<In, Clock>,
+    pub header: Signal<In, Bits<512>>,
+    pub frame_len: Signal<In, Bits<16>>,
+    pub frame_done: Signal<In, Bit>,
+    /// One clock per classified frame.
+    pub verdict_valid: Signal<Out, Bit>,
+    /// A valid offload frame: hand it to the collective engine.
+    pub offload: Signal<Out, Bit>,
+    /// Addressed to the engine but invalid: drop and count.
+    pub malformed: Signal<Out, Bit>,
+    /// Valid but uses a reserved code (answer with an error datagram).
+    pub unsupported: Signal<Out, Bit>,
+    pub header_out: Signal<Out, Bits<512>>,
+    pub frame_len_out: Signal<Out, Bits<16>>,
+    pub dst_mac: Signal<Out, Bits<48>>,
+    pub src_mac: Signal<Out, Bits<48>>,
+    pub src_ip: Signal<Out, Bits<32>>,
+    pub dst_ip: Signal<Out, Bits<32>>,
+    pub src_port: Signal<Out, Bits<16>>,
+    pub msg_type: Signal<Out, Bits<4>>,
+    pub op_id: Signal<Out, Bits<16>>,
+    pub collective: Signal<Out, Bits<4>>,
+    pub algorithm: Signal<Out, Bits<4>>,
+    pub datatype: Signal<Out, Bits<4>>,
+    pub op: Signal<Out, Bits<4>>,
+    pub comm_id: Signal<Out, Bits<16>>,
+    pub comm_size: Signal<Out, Bits<16>>,
+    pub rank: Signal<Out, Bits<16>>,
+    pub root: Signal<Out, Bits<16>>,
+    pub ranks_per_host: Signal<Out, Bits<8>>,
+    pub attempt: Signal<Out, Bits<8>>,
+    pub seg_index: Signal<Out, Bits<16>>,
+    pub seg_count: Signal<Out, Bits<16>>,
+    pub elem_count: Signal<Out, Bits<16>>,
+    /// Payload bytes after the offload header.
+    pub payload_len: Signal<Out, Bits<16>>,
+    // Code tables, taken from collwire-proto.
+    code: [Constant<Bits<4>>; 16],
+    msg_max: Constant<Bits<4>>,
+    coll_max: Constant<Bits<4>>,
+    alg_max: Constant<Bits<4>>,
+    dtype_max: Constant<Bits<4>>,
+    op_max: Constant<Bits<4>>,
+    msg_error: Constant<Bits<4>>,
+    /// Per datatype code: the ops defined on it.
+    valid_ops: [Constant<Bits<16>>; 16],
+    /// Per datatype code: log2 of the element size.
+    size_log2: [Constant<Bits<4>>; 16],
+    msgs_without_data: Constant<Bits<16>>,
+    colls_with_data: Constant<Bits<16>>,
+    supported_colls: Constant<Bits<16>>,
+    supported_algs: Constant<Bits<16>>,
+    supported_dtypes: Constant<Bits<16>>,
+    supported_ops: Constant<Bits<16>>,
+    ethertype_ipv4: Constant<Bits<16>>,
+    offload_port: Constant<Bits<16>>,
+    frag_mask: Constant<Bits<16>>,
+    // Decoded input fields.
+    h: Signal<Local, Bits<512>>,
+    ethertype: Signal<Local, Bits<16>>,
+    total_len: Signal<Local, Bits<20>>,
+    flags_frag: Signal<Local, Bits<16>>,
+    dst_port: Signal<Local, Bits<16>>,
+    udp_len: Signal<Local, Bits<20>>,
+    len: Signal<Local, Bits<20>>,
+    f_msg: Signal<Local, Bits<4>>,
+    f_coll: Signal<Local, Bits<4>>,
+    f_alg: Signal<Local, Bits<4>>,
+    f_dtype: Signal<Local, Bits<4>>,
+    f_op: Signal<Local, Bits<4>>,
+    f_size: Signal<Local, Bits<16>>,
+    f_rank: Signal<Local, Bits<16>>,
+    f_root: Signal<Local, Bits<16>>,
+    f_rph: Signal<Local, Bits<8>>,
+    f_seg_index: Signal<Local, Bits<16>>,
+    f_seg_count: Signal<Local, Bits<16>>,
+    f_elem: Signal<Local, Bits<20>>,
+    // Checks.
+    candidate: Signal<Local, Bit>,
+    ip_payload: Signal<Local, Bits<20>>,
+    datagram: Signal<Local, Bits<20>>,
+    lengths_ok: Signal<Local, Bit>,
+    payload: Signal<Local, Bits<20>>,
+    op_mask: Signal<Local, Bits<16>>,
+    size_shift: Signal<Local, Bits<4>>,
+    expected_payload: Signal<Local, Bits<20>>,
+    no_data: Signal<Local, Bit>,
+    header_ok: Signal<Local, Bit>,
+    reserved: Signal<Local, Bit>,
+    // Stage 0: everything but the divisibility of comm size by ranks per host.
+    s0_valid: DFF<Bit>,
+    s0_candidate: DFF<Bit>,
+    s0_ok: DFF<Bit>,
+    s0_unsupported: DFF<Bit>,
+    s0_header: DFF<Bits<512>>,
+    s0_len: DFF<Bits<16>>,
+    s0_payload: DFF<Bits<16>>,
+    // Stages 1 and 2: 8 restoring-division steps each (remainder of comm size / ranks per host).
+    acc1: Signal<Local, Bits<9>>,
+    num1: Signal<Local, Bits<16>>,
+    acc2: Signal<Local, Bits<9>>,
+    num2: Signal<Local, Bits<16>>,
+    divisor1: Signal<Local, Bits<9>>,
+    divisor2: Signal<Local, Bits<9>>,
+    s1_valid: DFF<Bit>,
+    s1_candidate: DFF<Bit>,
+    s1_ok: DFF<Bit>,
+    s1_unsupported: DFF<Bit>,
+    s1_header: DFF<Bits<512>>,
+    s1_len: DFF<Bits<16>>,
+    s1_payload: DFF<Bits<16>>,
+    s1_rem: DFF<Bits<9>>,
+    s1_num: DFF<Bits<16>>,
+    s2_valid: DFF<Bit>,
+    s2_candidate: DFF<Bit>,
+    s2_ok: DFF<Bit>,
+    s2_unsupported: DFF<Bit>,
+    s2_header: DFF<Bits<512>>,
+    s2_len: DFF<Bits<16>>,
+    s2_payload: DFF<Bits<16>>,
+    out_h: Signal<Local, Bits<512>>,
+}
+
+impl Default for OffloadClassifier {
+    fn default() -> Self {
+        let max = |n: usize| nibble(n - 1);
+        let dtype = |c: usize| Datatype::from_code(c as u8).ok();
+        Self {
+            clock: Default::default(),
+            header: Default::default(),
+            frame_len: Default::default(),
+            frame_done: Default::default(),
+            verdict_valid: Default::default(),
+            offload: Default::default(),
+            malformed: Default::default(),
+            unsupported: Default::default(),
+            header_out: Default::default(),
+            frame_len_out: Default::default(),
+            dst_mac: Default::default(),
+            src_mac: Default::default(),
+            src_ip: Default::default(),
+            dst_ip: Default::default(),
+            src_port: Default::default(),
+            msg_type: Default::default(),
+            op_id: Default::default(),
+            collective: Default::default(),
+            algorithm: Default::default(),
+            datatype: Default::default(),
+            op: Default::default(),
+            comm_id: Default::default(),
+            comm_size: Default::default(),
+            rank: Default::default(),
+            root: Default::default(),
+            ranks_per_host: Default::default(),
+            attempt: Default::default(),
+            seg_index: Default::default(),
+            seg_count: Default::default(),
+            elem_count: Default::default(),
+            payload_len: Default::default(),
+            code: std::array::from_fn(nibble),
+            msg_max: max(MessageType::ALL.len()),
+            coll_max: max(Collective::ALL.len()),
+            alg_max: max(Algorithm::ALL.len()),
+            dtype_max: max(Datatype::ALL.len()),
+            op_max: max(ReduceOp::ALL.len()),
+            msg_error: nibble(MessageType::Error.code().into()),
+            valid_ops: std::array::from_fn(|c| {
+                mask16(
+                    ReduceOp::ALL
+                        .iter()
+                        .filter(|op| dtype(c).is_some_and(|d| op.is_valid_for(d)))
+                        .map(|op| op.code()),
+                )
+            }),
+            size_log2: std::array::from_fn(|c| {
+                nibble(dtype(c).map_or(0, |d| d.size().trailing_zeros() as usize))
+            }),
+            msgs_without_data: mask16(
+                [MessageType::Nack, MessageType::Ack, MessageType::Error]
+                    .iter()
+                    .map(|m| m.code()),
+            ),
+            colls_with_data: mask16(
+                Collective::ALL
+                    .iter()
+                    .filter(|c| c.carries_data())
+                    .map(|c| c.code()),
+            ),
+            supported_colls: mask16(Collective::supported().map(|c| c.code())),
+            supported_algs: mask16(Algorithm::supported().map(|c| c.code())),
+            supported_dtypes: mask16(Datatype::supported().map(|c| c.code())),
+            supported_ops: mask16(ReduceOp::supported().map(|c| c.code())),
+            ethertype_ipv4: Constant::new(bits::<16>(0x0800)),
+            offload_port: Constant::new(bits::<16>(collwire_proto::OFFLOAD_UDP_PORT.into())),
+            frag_mask: Constant::new(bits::<16>(0x3fff)),
+            h: Default::default(),
+            ethertype: Default::default(),
+            total_len: Default::default(),
+            flags_frag: Default::default(),
+            dst_port: Default::default(),
+            udp_len: Default::default(),
+            len: Default::default(),
+            f_msg: Default::default(),
+            f_coll: Default::default(),
+            f_alg: Default::default(),
+            f_dtype: Default::default(),
+            f_op: Default::default(),
+            f_size: Default::default(),
+            f_rank: Default::default(),
+            f_root: Default::default(),
+            f_rph: Default::default(),
+            f_seg_index: Default::default(),
+            f_seg_count: Default::default(),
+            f_elem: Default::default(),
+            candidate: Default::default(),
+            ip_payload: Default::default(),
+            datagram: Default::default(),
+            lengths_ok: Default::default(),
+            payload: Default::default(),
+            op_mask: Default::default(),
+            size_shift: Default::default(),
+            expected_payload: Default::default(),
+            no_data: Default::default(),
+            header_ok: Default::default(),
+            reserved: Default::default(),
+            s0_valid: Default::default(),
+            s0_candidate: Default::default(),
+            s0_ok: Default::default(),
+            s0_unsupported: Default::default(),
+            s0_header: Default::default(),
+            s0_len: Default::default(),
+            s0_payload: Default::default(),
+            acc1: Default::default(),
+            num1: Default::default(),
+            acc2: Default::default(),
+            num2: Default::default(),
+            divisor1: Default::default(),
+            divisor2: Default::default(),
+            s1_valid: Default::default(),
+            s1_candidate: Default::default(),
+            s1_ok: Default::default(),
+            s1_unsupported: Default::default(),
+            s1_header: Default::default(),
+            s1_len: Default::default(),
+            s1_payload: Default::default(),
+            s1_rem: Default::default(),
+            s1_num: Default::default(),
+            s2_valid: Default::default(),
+            s2_candidate: Default::default(),
+            s2_ok: Default::default(),
+            s2_unsupported: Default::default(),
+            s2_header: Default::default(),
+            s2_len: Default::default(),
+            s2_payload: Default::default(),
+            out_h: Default::default(),
+        }
+    }
+}
+
+impl Logic for OffloadClassifier {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            s0_valid,
+            s0_candidate,
+            s0_ok,
+            s0_unsupported,
+            s0_header,
+            s0_len,
+            s0_payload,
+            s1_valid,
+            s1_candidate,
+            s1_ok,
+            s1_unsupported,
+            s1_header,
+            s1_len,
+            s1_payload,
+            s1_rem,
+            s1_num,
+            s2_valid,
+            s2_candidate,
+            s2_ok,
+            s2_unsupported,
+            s2_header,
+            s2_len,
+            s2_payload
+        );
+        // Frame byte n is h[8n+7:8n]; multi-byte fields are big-endian on the wire.
+        self.h.next = self.header.val();
+        self.len.next = bit_cast::<20, 16>(self.frame_len.val());
+        self.ethertype.next = (bit_cast::<16, 8>(self.h.val().get_bits::<8>(96)) << 8)
+            | bit_cast::<16, 8>(self.h.val().get_bits::<8>(104));
+        self.total_len.next = (bit_cast::<20, 8>(self.h.val().get_bits::<8>(128)) << 8)
+            | bit_cast::<20, 8>(self.h.val().get_bits::<8>(136));
+        self.flags_frag.next = (bit_cast::<16, 8>(self.h.val().get_bits::<8>(160)) << 8)
+            | bit_cast::<16, 8>(self.h.val().get_bits::<8>(168));
+        self.dst_port.next = (bit_cast::<16, 8>(self.h.val().get_bits::<8>(288)) << 8)
+            | bit_cast::<16, 8>(self.h.val().get_bits::<8>(296));
+        self.udp_len.next = (bit_cast::<20, 8>(self.h.val().get_bits::<8>(304)) << 8)
+            | bit_cast::<20, 8>(self.h.val().get_bits::<8>(312));
+        // Offload header at frame byte 42 (bit 336).
+        self.f_msg.next = self.h.val().get_bits::<4>(344);
+        self.f_coll.next = self.h.val().get_bits::<4>(372);
+        self.f_alg.next = self.h.val().get_bits::<4>(368);
+        self.f_dtype.next = self.h.val().get_bits::<4>(380);
+        self.f_op.next = self.h.val().get_bits::<4>(376);
+        self.f_size.next = (bit_cast::<16, 8>(self.h.val().get_bits::<8>(400)) << 8)
+            | bit_cast::<16, 8>(self.h.val().get_bits::<8>(408));
+        self.f_rank.next = (bit_cast::<16, 8>(self.h.val().get_bits::<8>(416)) << 8)
+            | bit_cast::<16, 8>(self.h.val().get_bits::<8>(424));
+        self.f_root.next = (bit_cast::<16, 8>(self.h.val().get_bits::<8>(432)) << 8)
+            | bit_cast::<16, 8>(self.h.val().get_bits::<8>(440));
+        self.f_rph.next = self.h.val().get_bits::<8>(448);
+        self.f_seg_index.next = (bit_cast::<16, 8>(self.h.val().get_bits::<8>(464)) << 8)
+            | bit_cast::<16, 8>(self.h.val().get_bits::<8>(472));
+        self.f_seg_count.next = (bit_cast::<16, 8>(self.h.val().get_bits::<8>(480)) << 8)
+            | bit_cast::<16, 8>(self.h.val().get_bits::<8>(488));
+        self.f_elem.next = (bit_cast::<20, 8>(self.h.val().get_bits::<8>(496)) << 8)
+            | bit_cast::<20, 8>(self.h.val().get_bits::<8>(504));
+
+        self.candidate.next = (self.len.val() >= bits::<20>(38))
+            & (self.ethertype.val() == self.ethertype_ipv4.val())
+            & (self.h.val().get_bits::<8>(112) == bits::<8>(0x45))
+            & ((self.flags_frag.val() & self.frag_mask.val()) == bits::<16>(0))
+            & (self.h.val().get_bits::<8>(184) == bits::<8>(17))
+            & (self.dst_port.val() == self.offload_port.val());
+
+        // Lengths, as etherparse slices them: IPv4 total length within the frame, UDP length 0
+        // (whole IP payload) or 8..=IP payload, room for the offload header.
+        self.ip_payload.next = self.total_len.val() - bits::<20>(20);
+        self.datagram.next = self.udp_len.val() - bits::<20>(8);
+        if self.udp_len.val() == bits::<20>(0) {
+            self.datagram.next = self.ip_payload.val() - bits::<20>(8);
+        }
+        self.lengths_ok.next = (self.total_len.val() >= bits::<20>(20))
+            & (self.len.val() >= self.total_len.val() + bits::<20>(14))
+            & (self.ip_payload.val() >= bits::<20>(8))
+            & ((self.udp_len.val() == bits::<20>(0))
+                | ((self.udp_len.val() >= bits::<20>(8))
+                    & (self.udp_len.val() <= self.ip_payload.val())))
+            & (self.datagram.val() >= bits::<20>(22));
+        self.payload.next = self.datagram.val() - bits::<20>(22);
+
+        self.op_mask.next = bits::<16>(0);
+        self.size_shift.next = bits::<4>(0);
+        for c in 0..16 {
+            if self.f_dtype.val() == self.code[c].val() {
+                self.op_mask.next = self.valid_ops[c].val();
+                self.size_shift.next = self.size_log2[c].val();
+            }
+        }
+        self.expected_payload.next = self.f_elem.val() << 3;
+        if self.size_shift.val() == bits::<4>(2) {
+            self.expected_payload.next = self.f_elem.val() << 2;
+        }
+        if self.size_shift.val() == bits::<4>(1) {
+            self.expected_payload.next = self.f_elem.val() << 1;
+        }
+        self.no_data.next = ((self.msgs_without_data.val() >> bit_cast::<16, 4>(self.f_msg.val()))
+            & bits::<16>(1))
+            != bits::<16>(0);
+        if ((self.colls_with_data.val() >> bit_cast::<16, 4>(self.f_coll.val())) & bits::<16>(1))
+            == bits::<16>(0)
+        {
+            self.no_data.next = true;
+        }
+        self.header_ok.next = (self.h.val().get_bits::<8>(336) == bits::<8>(0xC7))
+            & (self.h.val().get_bits::<4>(348) == bits::<4>(1))
+            & (self.f_msg.val() <= self.msg_max.val())
+            & (self.f_coll.val() <= self.coll_max.val())
+            & (self.f_alg.val() <= self.alg_max.val())
+            & (self.f_dtype.val() <= self.dtype_max.val())
+            & (self.f_op.val() <= self.op_max.val())
+            & (((self.op_mask.val() >> bit_cast::<16, 4>(self.f_op.val())) & bits::<16>(1))
+                != bits::<16>(0))
+            & (self.f_size.val() != bits::<16>(0))
+            & (self.f_rph.val() != bits::<8>(0))
+            & (self.f_rank.val() < self.f_size.val())
+            & (self.f_root.val() < self.f_size.val())
+            & (self.f_seg_count.val() != bits::<16>(0))
+            & (self.f_seg_index.val() < self.f_seg_count.val())
+            & !(self.no_data.val() & (self.f_elem.val() != bits::<20>(0)));
+        if self.f_msg.val() == self.msg_error.val() {
+            if self.payload.val() != bits::<20>(4) {
+                self.header_ok.next = false;
+            }
+        } else if self.payload.val() != self.expected_payload.val() {
+            self.header_ok.next = false;
+        }
+        self.reserved.next = (((self.supported_colls.val()
+            >> bit_cast::<16, 4>(self.f_coll.val()))
+            & (self.supported_algs.val() >> bit_cast::<16, 4>(self.f_alg.val()))
+            & (self.supported_dtypes.val() >> bit_cast::<16, 4>(self.f_dtype.val()))
+            & (self.supported_ops.val() >> bit_cast::<16, 4>(self.f_op.val())))
+            & bits::<16>(1))
+            == bits::<16>(0);
+
+        // Stage 0.
+        self.s0_valid.d.next = self.frame_done.val();
+        self.s0_candidate.d.next = self.candidate.val();
+        self.s0_ok.d.next = self.lengths_ok.val() & self.header_ok.val();
+        self.s0_unsupported.d.next = self.reserved.val();
+        self.s0_header.d.next = self.h.val();
+        self.s0_len.d.next = self.frame_len.val();
+        self.s0_payload.d.next = self.payload.val().get_bits::<16>(0);
+
+        // Stage 1: remainder of the top 8 bits of comm size.
+        self.divisor1.next = bit_cast::<9, 8>(self.s0_header.q.val().get_bits::<8>(448));
+        self.acc1.next = bits::<9>(0);
+        self.num1.next = (bit_cast::<16, 8>(self.s0_header.q.val().get_bits::<8>(400)) << 8)
+            | bit_cast::<16, 8>(self.s0_header.q.val().get_bits::<8>(408));
+        for _step in 0..8 {
+            self.acc1.next = self.acc1.val() << 1;
+            if self.num1.val().get_bit(15) {
+                self.acc1.next = self.acc1.val() | bits::<9>(1);
+            }
+            self.num1.next = self.num1.val() << 1;
+            if self.acc1.val() >= self.divisor1.val() {
+                self.acc1.next = self.acc1.val() - self.divisor1.val();
+            }
+        }
+        self.s1_valid.d.next = self.s0_valid.q.val();
+        self.s1_candidate.d.next = self.s0_candidate.q.val();
+        self.s1_ok.d.next = self.s0_ok.q.val();
+        self.s1_unsupported.d.next = self.s0_unsupported.q.val();
+        self.s1_header.d.next = self.s0_header.q.val();
+        self.s1_len.d.next = self.s0_len.q.val();
+        self.s1_payload.d.next = self.s0_payload.q.val();
+        self.s1_rem.d.next = self.acc1.val();
+        self.s1_num.d.next = self.num1.val();
+
+        // Stage 2: the low 8 bits.
+        self.divisor2.next = bit_cast::<9, 8>(self.s1_header.q.val().get_bits::<8>(448));
+        self.acc2.next = self.s1_rem.q.val();
+        self.num2.next = self.s1_num.q.val();
+        for _step in 0..8 {
+            self.acc2.next = self.acc2.val() << 1;
+            if self.num2.val().get_bit(15) {
+                self.acc2.next = self.acc2.val() | bits::<9>(1);
+            }
+            self.num2.next = self.num2.val() << 1;
+            if self.acc2.val() >= self.divisor2.val() {
+                self.acc2.next = self.acc2.val() - self.divisor2.val();
+            }
+        }
+        self.s2_valid.d.next = self.s1_valid.q.val();
+        self.s2_candidate.d.next = self.s1_candidate.q.val();
+        self.s2_ok.d.next = self.s1_ok.q.val() & (self.acc2.val() == bits::<9>(0));
+        self.s2_unsupported.d.next = self.s1_unsupported.q.val();
+        self.s2_header.d.next = self.s1_header.q.val();
+        self.s2_len.d.next = self.s1_len.q.val();
+        self.s2_payload.d.next = self.s1_payload.q.val();
+
+        // Verdict and decoded fields.
+        self.verdict_valid.next = self.s2_valid.q.val();
+        self.offload.next = self.s2_candidate.q.val() & self.s2_ok.q.val();
+        self.malformed.next = self.s2_candidate.q.val() & !self.s2_ok.q.val();
+        self.unsupported.next =
+            self.s2_candidate.q.val() & self.s2_ok.q.val() & self.s2_unsupported.q.val();
+        self.out_h.next = self.s2_header.q.val();
+        self.header_out.next = self.out_h.val();
+        self.frame_len_out.next = self.s2_len.q.val();
+        self.dst_mac.next = self.out_h.val().get_bits::<48>(0);
+        self.src_mac.next = self.out_h.val().get_bits::<48>(48);
+        self.src_ip.next = self.out_h.val().get_bits::<32>(208);
+        self.dst_ip.next = self.out_h.val().get_bits::<32>(240);
+        self.src_port.next = (bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(272)) << 8)
+            | bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(280));
+        self.msg_type.next = self.out_h.val().get_bits::<4>(344);
+        self.op_id.next = (bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(352)) << 8)
+            | bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(360));
+        self.collective.next = self.out_h.val().get_bits::<4>(372);
+        self.algorithm.next = self.out_h.val().get_bits::<4>(368);
+        self.datatype.next = self.out_h.val().get_bits::<4>(380);
+        self.op.next = self.out_h.val().get_bits::<4>(376);
+        self.comm_id.next = (bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(384)) << 8)
+            | bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(392));
+        self.comm_size.next = (bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(400)) << 8)
+            | bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(408));
+        self.rank.next = (bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(416)) << 8)
+            | bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(424));
+        self.root.next = (bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(432)) << 8)
+            | bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(440));
+        self.ranks_per_host.next = self.out_h.val().get_bits::<8>(448);
+        self.attempt.next = self.out_h.val().get_bits::<8>(456);
+        self.seg_index.next = (bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(464)) << 8)
+            | bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(472));
+        self.seg_count.next = (bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(480)) << 8)
+            | bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(488));
+        self.elem_count.next = (bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(496)) << 8)
+            | bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(504));
+        self.payload_len.next = self.s2_payload.q.val();
+    }
+}
