@@ -9,6 +9,7 @@ use rust_hdl::prelude::*;
 use crate::axis_arbiter::{AxisArbiter64, AxisArbiter256};
 use crate::cipe_alu::{CipeAlu64, CipeAlu256};
 use crate::fp_add::{FpAdd32, FpAdd64};
+use crate::frame_router::{FrameRouter64, FrameRouter256};
 use crate::header_capture::{HeaderCapture64, HeaderCapture256};
 use crate::offload_classifier::OffloadClassifier;
 
@@ -91,11 +92,13 @@ pub fn designs_for(width: BusWidth) -> Vec<Design> {
             design(CipeAlu64::default(), "collwire_cipe_alu64"),
             design(HeaderCapture64::default(), "collwire_header_capture64"),
             design(AxisArbiter64::default(), "collwire_axis_arbiter64"),
+            design(FrameRouter64::default(), "collwire_frame_router64"),
         ],
         BusWidth::W256 => [
             design(CipeAlu256::default(), "collwire_cipe_alu256"),
             design(HeaderCapture256::default(), "collwire_header_capture256"),
             design(AxisArbiter256::default(), "collwire_axis_arbiter256"),
+            design(FrameRouter256::default(), "collwire_frame_router256"),
         ],
     });
     all

@@ -5,6 +5,7 @@
 //! * [`cipe_alu`]: the CIPE's streaming lane ALU, every (datatype, op), II = 1, 64 and 256 bits.
 //! * [`header_capture`]: offload parser stage 1 — first 64 frame bytes and frame length, 64/256.
 //! * [`offload_classifier`]: offload parser stage 2 — pass-through / offload / malformed, fields.
+//! * [`frame_router`]: store-and-forward; pass-through, offload to the engine, drop malformed.
 //! * [`fp_add`]: pipelined IEEE 754 binary32/binary64 adders for the CIPE's floating-point SUM.
 //! * [`emit`]: Verilog with meaningful module names, and the list of designs.
 //! * [`toolflow`]: Verilator lint and Yosys 7-series synthesis of emitted designs.
@@ -14,6 +15,7 @@ pub mod axis_arbiter;
 pub mod cipe_alu;
 pub mod emit;
 pub mod fp_add;
+pub mod frame_router;
 pub mod header_capture;
 pub mod offload_classifier;
 pub mod toolflow;

@@ -5,12 +5,14 @@
 //!   64 bits are exchanged as little-endian arrays of 32-bit words.
 //! * [`axis`]: AXI-Stream frame sources and sinks for tests.
 //! * [`alu_check`]: streams words through the Verilated CIPE ALUs against `reduce::combine`.
+//! * [`frames`]: test frames: valid and mutated offload frames, plain NIC traffic.
 //! * [`fpu_check`]: streams operands through the Verilated adders and compares every result bit
 //!   for bit with the protocol's reduction semantics.
 
 pub mod alu_check;
 pub mod axis;
 pub mod fpu_check;
+pub mod frames;
 
 /// Generated Verilator model wrappers.
 #[allow(clippy::all, missing_docs)]

@@ -6,134 +6,10 @@
 //! random here.
 
 use collwire_hdl::offload_classifier::CLASSIFY_LATENCY;
-use collwire_proto::frame::{Endpoints, FrameKind, build_frame, classify};
-use collwire_proto::*;
+use collwire_proto::frame::{FrameKind, classify};
 use collwire_sim::fpu_check::SplitMix;
+use collwire_sim::frames::{mutate, offload_frame};
 use collwire_sim::models::OffloadClassifier;
-
-fn pick<T: Copy>(rng: &mut SplitMix, all: &[T]) -> T {
-    all[(rng.next_u64() % all.len() as u64) as usize]
-}
-
-fn random_frame(rng: &mut SplitMix) -> Vec<u8> {
-    let r = |rng: &mut SplitMix, n: u64| rng.next_u64() % n;
-    let datatype = pick(rng, Datatype::ALL);
-    let valid_ops: Vec<ReduceOp> = ReduceOp::ALL
-        .iter()
-        .copied()
-        .filter(|o| o.is_valid_for(datatype))
-        .collect();
-    let msg_type = pick(rng, MessageType::ALL);
-    let collective = pick(rng, Collective::ALL);
-    let rph = 1 + r(rng, 4) as u8;
-    let comm_size = u16::from(rph) * (1 + r(rng, 16) as u16);
-    let seg_count = 1 + r(rng, 5) as u16;
-    let no_data = matches!(
-        msg_type,
-        MessageType::Nack | MessageType::Ack | MessageType::Error
-    ) || !collective.carries_data();
-    let repr = OffloadRepr {
-        msg_type,
-        op_id: rng.next_u64() as u16,
-        collective,
-        algorithm: pick(rng, Algorithm::ALL),
-        datatype,
-        op: pick(rng, &valid_ops),
-        comm_id: rng.next_u64() as u16,
-        comm_size,
-        rank: r(rng, u64::from(comm_size)) as u16,
-        root: r(rng, u64::from(comm_size)) as u16,
-        ranks_per_host: rph,
-        attempt: rng.next_u64() as u8,
-        seg_index: r(rng, u64::from(seg_count)) as u16,
-        seg_count,
-        elem_count: if no_data { 0 } else { r(rng, 200) as u16 },
-    };
-    let payload: Vec<u8> = (0..repr.payload_len())
-        .map(|_| rng.next_u64() as u8)
-        .collect();
-    let ep = Endpoints {
-        src_mac: std::array::from_fn(|_| rng.next_u64() as u8),
-        dst_mac: std::array::from_fn(|_| rng.next_u64() as u8),
-        src_ip: std::array::from_fn(|_| rng.next_u64() as u8),
-        dst_ip: std::array::from_fn(|_| rng.next_u64() as u8),
-        src_port: rng.next_u64() as u16,
-        dst_port: OFFLOAD_UDP_PORT,
-    };
-    build_frame(&ep, &repr.to_datagram(&payload).expect("valid repr")).unwrap()
-}
-
-fn set16(f: &mut [u8], at: usize, v: u16) {
-    if f.len() >= at + 2 {
-        f[at..at + 2].copy_from_slice(&v.to_be_bytes());
-    }
-}
-
-/// One of several mutations, or none.
-fn mutate(rng: &mut SplitMix, f: &mut Vec<u8>) {
-    let r = |rng: &mut SplitMix, n: u64| rng.next_u64() % n;
-    match r(rng, 10) {
-        0 | 1 => {} // valid
-        2 => {
-            let at = r(rng, 64.min(f.len() as u64)) as usize;
-            f[at] ^= 1 << r(rng, 8);
-        }
-        3 => {
-            let at = 42 + r(rng, 22) as usize;
-            if at < f.len() {
-                f[at] = rng.next_u64() as u8;
-            }
-        }
-        4 => {
-            let total = u16::from_be_bytes([f[16], f[17]]);
-            let v = match r(rng, 4) {
-                0 => 0,
-                1 => total.wrapping_add(1 + r(rng, 3) as u16),
-                2 => total.wrapping_sub(1 + r(rng, 30) as u16),
-                _ => rng.next_u64() as u16,
-            };
-            set16(f, 16, v);
-        }
-        5 => {
-            let udp = u16::from_be_bytes([f[38], f[39]]);
-            let v = match r(rng, 4) {
-                0 => 0,
-                1 => udp.wrapping_add(1 + r(rng, 3) as u16),
-                2 => udp.wrapping_sub(1 + r(rng, 30) as u16),
-                _ => r(rng, 8) as u16,
-            };
-            set16(f, 38, v);
-        }
-        6 => {
-            let keep = r(rng, f.len() as u64 + 1) as usize;
-            f.truncate(keep);
-        }
-        7 => {
-            let extra = r(rng, 40) as usize;
-            f.extend((0..extra).map(|_| rng.next_u64() as u8));
-        }
-        8 => {
-            // Odd sizes and ranks per host: exercises the division.
-            set16(f, 50, rng.next_u64() as u16 >> r(rng, 16));
-            if f.len() > 56 {
-                f[56] = rng.next_u64() as u8 >> r(rng, 8);
-            }
-            let size = u16::from_be_bytes([f[50], f[51]]);
-            set16(f, 52, (rng.next_u64() % u64::from(size.max(1))) as u16);
-            set16(f, 54, 0);
-        }
-        _ => {
-            // Not a candidate in one way or another.
-            match r(rng, 5) {
-                0 => set16(f, 12, 0x86dd),
-                1 => f[14] = 0x46,
-                2 => set16(f, 20, 0x2000),
-                3 => f[23] = 6,
-                _ => set16(f, 36, OFFLOAD_UDP_PORT ^ 1),
-            }
-        }
-    }
-}
 
 #[derive(Debug, PartialEq, Eq)]
 struct Verdict {
@@ -248,7 +124,7 @@ fn verdicts_and_fields_match_classify() {
     let mut seen = [0usize; 4];
     for i in 0..count + CLASSIFY_LATENCY {
         if i < count {
-            let mut f = random_frame(&mut rng);
+            let mut f = offload_frame(&mut rng);
             mutate(&mut rng, &mut f);
             m.set_header_bytes(&captured(&f, &mut rng));
             m.set_frame_len(f.len() as u64);

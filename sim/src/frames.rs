@@ -1,0 +1,219 @@
+//! Frames for tests, built with etherparse: random valid offload frames (every code, reserved
+//! ones included), mutations that make most of them malformed or not offload frames at all, and
+//! the frame kinds a NIC must pass through untouched.
+
+use collwire_proto::frame::{Endpoints, build_frame};
+use collwire_proto::*;
+use etherparse::{EtherType, Ethernet2Header, IpHeaders, IpNumber, Ipv4Header, PacketBuilder};
+
+use crate::fpu_check::SplitMix;
+
+/// Random addresses, UDP destination = the offload port.
+pub fn endpoints(rng: &mut SplitMix) -> Endpoints {
+    Endpoints {
+        src_mac: std::array::from_fn(|_| rng.next_u64() as u8),
+        dst_mac: std::array::from_fn(|_| rng.next_u64() as u8),
+        src_ip: std::array::from_fn(|_| rng.next_u64() as u8),
+        dst_ip: std::array::from_fn(|_| rng.next_u64() as u8),
+        src_port: rng.next_u64() as u16,
+        dst_port: OFFLOAD_UDP_PORT,
+    }
+}
+
+pub fn pick<T: Copy>(rng: &mut SplitMix, all: &[T]) -> T {
+    all[(rng.next_u64() % all.len() as u64) as usize]
+}
+
+pub fn offload_frame(rng: &mut SplitMix) -> Vec<u8> {
+    let r = |rng: &mut SplitMix, n: u64| rng.next_u64() % n;
+    let datatype = pick(rng, Datatype::ALL);
+    let valid_ops: Vec<ReduceOp> = ReduceOp::ALL
+        .iter()
+        .copied()
+        .filter(|o| o.is_valid_for(datatype))
+        .collect();
+    let msg_type = pick(rng, MessageType::ALL);
+    let collective = pick(rng, Collective::ALL);
+    let rph = 1 + r(rng, 4) as u8;
+    let comm_size = u16::from(rph) * (1 + r(rng, 16) as u16);
+    let seg_count = 1 + r(rng, 5) as u16;
+    let no_data = matches!(
+        msg_type,
+        MessageType::Nack | MessageType::Ack | MessageType::Error
+    ) || !collective.carries_data();
+    let repr = OffloadRepr {
+        msg_type,
+        op_id: rng.next_u64() as u16,
+        collective,
+        algorithm: pick(rng, Algorithm::ALL),
+        datatype,
+        op: pick(rng, &valid_ops),
+        comm_id: rng.next_u64() as u16,
+        comm_size,
+        rank: r(rng, u64::from(comm_size)) as u16,
+        root: r(rng, u64::from(comm_size)) as u16,
+        ranks_per_host: rph,
+        attempt: rng.next_u64() as u8,
+        seg_index: r(rng, u64::from(seg_count)) as u16,
+        seg_count,
+        elem_count: if no_data { 0 } else { r(rng, 200) as u16 },
+    };
+    let payload: Vec<u8> = (0..repr.payload_len())
+        .map(|_| rng.next_u64() as u8)
+        .collect();
+    build_frame(
+        &endpoints(rng),
+        &repr.to_datagram(&payload).expect("valid repr"),
+    )
+    .unwrap()
+}
+
+pub fn set16(f: &mut [u8], at: usize, v: u16) {
+    if f.len() >= at + 2 {
+        f[at..at + 2].copy_from_slice(&v.to_be_bytes());
+    }
+}
+
+/// One of several mutations, or none.
+pub fn mutate(rng: &mut SplitMix, f: &mut Vec<u8>) {
+    let r = |rng: &mut SplitMix, n: u64| rng.next_u64() % n;
+    match r(rng, 10) {
+        0 | 1 => {} // valid
+        2 => {
+            let at = r(rng, 64.min(f.len() as u64)) as usize;
+            f[at] ^= 1 << r(rng, 8);
+        }
+        3 => {
+            let at = 42 + r(rng, 22) as usize;
+            if at < f.len() {
+                f[at] = rng.next_u64() as u8;
+            }
+        }
+        4 => {
+            let total = u16::from_be_bytes([f[16], f[17]]);
+            let v = match r(rng, 4) {
+                0 => 0,
+                1 => total.wrapping_add(1 + r(rng, 3) as u16),
+                2 => total.wrapping_sub(1 + r(rng, 30) as u16),
+                _ => rng.next_u64() as u16,
+            };
+            set16(f, 16, v);
+        }
+        5 => {
+            let udp = u16::from_be_bytes([f[38], f[39]]);
+            let v = match r(rng, 4) {
+                0 => 0,
+                1 => udp.wrapping_add(1 + r(rng, 3) as u16),
+                2 => udp.wrapping_sub(1 + r(rng, 30) as u16),
+                _ => r(rng, 8) as u16,
+            };
+            set16(f, 38, v);
+        }
+        6 => {
+            let keep = r(rng, f.len() as u64 + 1) as usize;
+            f.truncate(keep);
+        }
+        7 => {
+            let extra = r(rng, 40) as usize;
+            f.extend((0..extra).map(|_| rng.next_u64() as u8));
+        }
+        8 => {
+            // Odd sizes and ranks per host: exercises the division.
+            set16(f, 50, rng.next_u64() as u16 >> r(rng, 16));
+            if f.len() > 56 {
+                f[56] = rng.next_u64() as u8 >> r(rng, 8);
+            }
+            let size = u16::from_be_bytes([f[50], f[51]]);
+            set16(f, 52, (rng.next_u64() % u64::from(size.max(1))) as u16);
+            set16(f, 54, 0);
+        }
+        _ => {
+            // Not a candidate in one way or another.
+            match r(rng, 5) {
+                0 => set16(f, 12, 0x86dd),
+                1 => f[14] = 0x46,
+                2 => set16(f, 20, 0x2000),
+                3 => f[23] = 6,
+                _ => set16(f, 36, OFFLOAD_UDP_PORT ^ 1),
+            }
+        }
+    }
+}
+
+/// Frames that are not offload frames, by kind; several are addressed to the offload port but
+/// must still pass through (IPv6, VLAN-tagged, IPv4 with options, fragments).
+pub fn plain_frames(rng: &mut SplitMix) -> Vec<(&'static str, Vec<u8>)> {
+    let ep = endpoints(rng);
+    let bytes = |rng: &mut SplitMix, n: usize| -> Vec<u8> {
+        (0..n).map(|_| rng.next_u64() as u8).collect()
+    };
+    let mut out = Vec::new();
+    let mut arp = Vec::new();
+    Ethernet2Header {
+        source: ep.src_mac,
+        destination: [0xff; 6],
+        ether_type: EtherType::ARP,
+    }
+    .write(&mut arp)
+    .unwrap();
+    arp.extend_from_slice(&[0, 1, 8, 0, 6, 4, 0, 1]);
+    arp.extend(bytes(rng, 20));
+    arp.resize(60, 0); // padded to the Ethernet minimum
+    out.push(("arp", arp));
+    let mut tcp = Vec::new();
+    PacketBuilder::ethernet2(ep.src_mac, ep.dst_mac)
+        .ipv4(ep.src_ip, ep.dst_ip, 64)
+        .tcp(40000, 22, 1, 4096)
+        .write(&mut tcp, &bytes(rng, 300))
+        .unwrap();
+    out.push(("tcp", tcp));
+    let mut udp = Vec::new();
+    PacketBuilder::ethernet2(ep.src_mac, ep.dst_mac)
+        .ipv4(ep.src_ip, ep.dst_ip, 64)
+        .udp(40000, OFFLOAD_UDP_PORT + 1)
+        .write(&mut udp, &bytes(rng, 100))
+        .unwrap();
+    out.push(("udp other port", udp));
+    let mut v6 = Vec::new();
+    PacketBuilder::ethernet2(ep.src_mac, ep.dst_mac)
+        .ipv6([1; 16], [2; 16], 64)
+        .udp(40000, OFFLOAD_UDP_PORT)
+        .write(&mut v6, &bytes(rng, 200))
+        .unwrap();
+    out.push(("ipv6 udp to offload port", v6));
+    let mut vlan = Vec::new();
+    PacketBuilder::ethernet2(ep.src_mac, ep.dst_mac)
+        .single_vlan(7.try_into().unwrap())
+        .ipv4(ep.src_ip, ep.dst_ip, 64)
+        .udp(40000, OFFLOAD_UDP_PORT)
+        .write(&mut vlan, &bytes(rng, 64))
+        .unwrap();
+    out.push(("vlan-tagged udp to offload port", vlan));
+    let mut with_options = Ipv4Header::new(0, 64, IpNumber::UDP, ep.src_ip, ep.dst_ip).unwrap();
+    with_options.options = [1u8, 1, 1, 1][..].try_into().unwrap();
+    let mut opt = Vec::new();
+    PacketBuilder::ethernet2(ep.src_mac, ep.dst_mac)
+        .ip(IpHeaders::Ipv4(with_options, Default::default()))
+        .udp(40000, OFFLOAD_UDP_PORT)
+        .write(&mut opt, &bytes(rng, 64))
+        .unwrap();
+    out.push(("ipv4 with options to offload port", opt));
+    let mut fragment_header = Ipv4Header::new(0, 64, IpNumber::UDP, ep.src_ip, ep.dst_ip).unwrap();
+    fragment_header.more_fragments = true;
+    let mut frag = Vec::new();
+    PacketBuilder::ethernet2(ep.src_mac, ep.dst_mac)
+        .ip(IpHeaders::Ipv4(fragment_header, Default::default()))
+        .udp(40000, OFFLOAD_UDP_PORT)
+        .write(&mut frag, &bytes(rng, 64))
+        .unwrap();
+    out.push(("ipv4 first fragment to offload port", frag));
+    let mut jumbo = Vec::new();
+    PacketBuilder::ethernet2(ep.src_mac, ep.dst_mac)
+        .ipv4(ep.src_ip, ep.dst_ip, 64)
+        .udp(40000, 9)
+        .write(&mut jumbo, &bytes(rng, 8972))
+        .unwrap();
+    out.push(("jumbo udp", jumbo));
+    out.push(("runt", bytes(rng, 17)));
+    out
+}
