@@ -26,7 +26,7 @@ trait RouterPorts {
     fn pass_out(&self) -> Option<(Vec<u8>, u64, bool, u16)>;
     fn offload_out(&self) -> Option<(Vec<u8>, u64, bool, u16)>;
     /// (first 64 bytes, payload length, unsupported) of the offload frame at the head.
-    fn offload_meta(&self) -> (Vec<u8>, usize, bool);
+    fn offload_meta(&self) -> OffloadMeta;
     fn counters(&self) -> [u64; 3];
 }
 
@@ -84,7 +84,7 @@ macro_rules! router {
                     )
                 })
             }
-            fn offload_meta(&self) -> (Vec<u8>, usize, bool) {
+            fn offload_meta(&self) -> OffloadMeta {
                 (
                     self.offload_header_bytes(),
                     self.offload_payload_len() as usize,
@@ -105,20 +105,22 @@ macro_rules! router {
 router!(FrameRouter64, 8);
 router!(FrameRouter256, 32);
 
+/// What travels beside an offload frame: first 64 bytes, payload length, unsupported.
+type OffloadMeta = (Vec<u8>, usize, bool);
+
 #[derive(Default)]
 struct Expected {
     pass: Vec<(Vec<u8>, u16)>,
-    offload: Vec<(Vec<u8>, (Vec<u8>, usize, bool))>,
+    offload: Vec<(Vec<u8>, OffloadMeta)>,
     malformed: u64,
 }
 
 /// Feeds `frames` (with their source ports) and returns what came out and the clocks taken.
-#[allow(clippy::type_complexity)]
 fn run<R: Router>(
     frames: &[(Vec<u8>, usize)],
     idle: u64,
     ready: u64,
-) -> (Sink, Sink, Vec<(Vec<u8>, usize, bool)>, [u64; 3], usize) {
+) -> (Sink, Sink, Vec<OffloadMeta>, [u64; 3], usize) {
     let mut dut = R::default();
     let m = dut.ports();
     let mut src = Source::new(3, idle);
