@@ -12,6 +12,7 @@ use crate::fp_add::{FpAdd32, FpAdd64};
 use crate::frame_router::{FrameRouter64, FrameRouter256};
 use crate::header_capture::{HeaderCapture64, HeaderCapture256};
 use crate::offload_classifier::OffloadClassifier;
+use crate::output_queues::{OutputQueues64, OutputQueues256};
 
 /// Verilog of `block` with the top module (and its children's prefix) renamed to `name`, and
 /// array ports (rust-hdl's `s_axis_tdata$0`) renamed to plain identifiers (`s_axis_tdata_0`).
@@ -93,12 +94,14 @@ pub fn designs_for(width: BusWidth) -> Vec<Design> {
             design(HeaderCapture64::default(), "collwire_header_capture64"),
             design(AxisArbiter64::default(), "collwire_axis_arbiter64"),
             design(FrameRouter64::default(), "collwire_frame_router64"),
+            design(OutputQueues64::default(), "collwire_output_queues64"),
         ],
         BusWidth::W256 => [
             design(CipeAlu256::default(), "collwire_cipe_alu256"),
             design(HeaderCapture256::default(), "collwire_header_capture256"),
             design(AxisArbiter256::default(), "collwire_axis_arbiter256"),
             design(FrameRouter256::default(), "collwire_frame_router256"),
+            design(OutputQueues256::default(), "collwire_output_queues256"),
         ],
     });
     all

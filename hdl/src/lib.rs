@@ -6,6 +6,7 @@
 //! * [`header_capture`]: offload parser stage 1 — first 64 frame bytes and frame length, 64/256.
 //! * [`offload_classifier`]: offload parser stage 2 — pass-through / offload / malformed, fields.
 //! * [`frame_router`]: store-and-forward; pass-through, offload to the engine, drop malformed.
+//! * [`output_queues`]: per-port queues with multicast, frame mode, back-pressure.
 //! * [`fp_add`]: pipelined IEEE 754 binary32/binary64 adders for the CIPE's floating-point SUM.
 //! * [`emit`]: Verilog with meaningful module names, and the list of designs.
 //! * [`toolflow`]: Verilator lint and Yosys 7-series synthesis of emitted designs.
@@ -18,4 +19,5 @@ pub mod fp_add;
 pub mod frame_router;
 pub mod header_capture;
 pub mod offload_classifier;
+pub mod output_queues;
 pub mod toolflow;
