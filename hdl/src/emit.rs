@@ -7,6 +7,7 @@
 use rust_hdl::prelude::*;
 
 use crate::axis_arbiter::{AxisArbiter64, AxisArbiter256};
+use crate::cipe::{Cipe64, Cipe256};
 use crate::cipe_alu::{CipeAlu64, CipeAlu256};
 use crate::fp_add::{FpAdd32, FpAdd64};
 use crate::frame_router::{FrameRouter64, FrameRouter256};
@@ -95,6 +96,7 @@ pub fn designs_for(width: BusWidth) -> Vec<Design> {
             design(AxisArbiter64::default(), "collwire_axis_arbiter64"),
             design(FrameRouter64::default(), "collwire_frame_router64"),
             design(OutputQueues64::default(), "collwire_output_queues64"),
+            design(Cipe64::default(), "collwire_cipe64"),
         ],
         BusWidth::W256 => [
             design(CipeAlu256::default(), "collwire_cipe_alu256"),
@@ -102,6 +104,7 @@ pub fn designs_for(width: BusWidth) -> Vec<Design> {
             design(AxisArbiter256::default(), "collwire_axis_arbiter256"),
             design(FrameRouter256::default(), "collwire_frame_router256"),
             design(OutputQueues256::default(), "collwire_output_queues256"),
+            design(Cipe256::default(), "collwire_cipe256"),
         ],
     });
     all

@@ -2,6 +2,7 @@
 //!
 //! * [`axis`]: the bus convention (AXI-Stream, tuser port masks, port numbering).
 //! * [`axis_arbiter`]: round-robin input arbiter, whole frames.
+//! * [`cipe`]: the CIPE — instruction word, packet buffers in block RAM, ALU at II = 1.
 //! * [`cipe_alu`]: the CIPE's streaming lane ALU, every (datatype, op), II = 1, 64 and 256 bits.
 //! * [`header_capture`]: offload parser stage 1 — first 64 frame bytes and frame length, 64/256.
 //! * [`offload_classifier`]: offload parser stage 2 — pass-through / offload / malformed, fields.
@@ -13,6 +14,7 @@
 
 pub mod axis;
 pub mod axis_arbiter;
+pub mod cipe;
 pub mod cipe_alu;
 pub mod emit;
 pub mod fp_add;
