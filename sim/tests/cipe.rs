@@ -93,13 +93,15 @@ impl Model {
         let dt = Datatype::from_code(i.datatype).unwrap();
         let op = ReduceOp::from_code(i.op).unwrap();
         let mut out = Vec::new();
+        let none = vec![0u8; self.slots[0][0].len()];
         for j in 0..usize::from(i.count) {
             let stored = self.slots[usize::from(i.slot)][j].clone();
+            let incoming = input.get(j).unwrap_or(&none);
             let result = match i.opcode {
-                Opcode::Input => input[j].clone(),
+                Opcode::Input => incoming.clone(),
                 Opcode::Buffer => stored,
-                Opcode::Combine if i.swap => reduce::combine(dt, op, &input[j], &stored).unwrap(),
-                Opcode::Combine => reduce::combine(dt, op, &stored, &input[j]).unwrap(),
+                Opcode::Combine if i.swap => reduce::combine(dt, op, incoming, &stored).unwrap(),
+                Opcode::Combine => reduce::combine(dt, op, &stored, incoming).unwrap(),
             };
             if i.store {
                 self.slots[usize::from(i.slot)][j] = result.clone();
@@ -249,8 +251,8 @@ fn random_program<C: Cipe>(rng: &mut SplitMix, n: usize) -> Vec<(Instruction, Ve
             op: op.code(),
             slot: (rng.next_u64() % SLOTS as u64) as u8,
             swap: rng.next_u64() & 1 == 1,
-            store: rng.next_u64() % 3 != 0,
-            emit: rng.next_u64() % 4 != 0,
+            store: !rng.next_u64().is_multiple_of(3),
+            emit: !rng.next_u64().is_multiple_of(4),
             count,
         };
         let input = if opcode.consumes_input() {
