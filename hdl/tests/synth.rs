@@ -48,3 +48,16 @@ fn a_latch_is_reported() {
     let err = synth_xc7(&work_dir("latch"), &d).unwrap_err().to_string();
     assert!(err.contains("LDCE") || err.contains("Latch"), "{err}");
 }
+
+/// The loop check can fail: two gates feeding each other with no register.
+#[test]
+fn a_combinational_loop_is_reported() {
+    let verilog = "module collwire_loopy(input wire a, output wire y);\n\
+                   wire b; assign b = ~(a & y); assign y = ~(a & b);\nendmodule\n";
+    let d = collwire_hdl::emit::Design {
+        name: "collwire_loopy",
+        verilog: verilog.into(),
+    };
+    let err = synth_xc7(&work_dir("loop"), &d).unwrap_err().to_string();
+    assert!(err.contains("loop"), "{err}");
+}

@@ -4,6 +4,7 @@
 //!   `eval`, `tick` (one clock cycle), `set_<input>` and `<port>()` accessors. Ports wider than
 //!   64 bits are exchanged as little-endian arrays of 32-bit words.
 //! * [`axis`]: AXI-Stream frame sources and sinks for tests.
+//! * [`cipe_check`]: drives the CIPEs with instruction programs against a buffer model.
 //! * [`alu_check`]: streams words through the Verilated CIPE ALUs against `reduce::combine`.
 //! * [`frames`]: test frames: valid and mutated offload frames, plain NIC traffic.
 //! * [`fpu_check`]: streams operands through the Verilated adders and compares every result bit
@@ -11,6 +12,7 @@
 
 pub mod alu_check;
 pub mod axis;
+pub mod cipe_check;
 pub mod fpu_check;
 pub mod frames;
 

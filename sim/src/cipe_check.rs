@@ -1,0 +1,246 @@
+//! Drives the Verilated CIPEs: a program of instructions with their input words, random gaps
+//! and back-pressure, and a Rust model of the packet buffers built on `reduce::combine`.
+
+use std::collections::VecDeque;
+
+use collwire_hdl::cipe::{CIPE_LATENCY, Instruction, Opcode, SLOTS};
+use collwire_proto::{Datatype, ReduceOp, reduce};
+
+use crate::fpu_check::SplitMix;
+use crate::models::{Cipe64, Cipe256};
+
+/// Instructions with their input words.
+pub type Program = Vec<(Instruction, Vec<Vec<u8>>)>;
+
+/// Both CIPE widths behind one interface.
+pub trait Cipe: Default {
+    const BYTES: usize;
+    /// Words per slot.
+    const SLOT_WORDS: usize;
+    fn ports(&mut self) -> &mut dyn CipePorts;
+}
+
+/// Port access common to both widths.
+pub trait CipePorts {
+    fn drive(&mut self, instr: Option<u64>, word: Option<&[u8]>, ready: bool);
+    fn eval(&mut self);
+    fn tick(&mut self);
+    fn instr_ready(&self) -> bool;
+    fn in_ready(&self) -> bool;
+    fn out(&self) -> Option<(Vec<u8>, u64, bool)>;
+    fn busy(&self) -> bool;
+}
+
+macro_rules! cipe {
+    ($ty:ty, $bytes:expr, $words:expr) => {
+        impl Cipe for $ty {
+            const BYTES: usize = $bytes;
+            const SLOT_WORDS: usize = $words;
+            fn ports(&mut self) -> &mut dyn CipePorts {
+                self
+            }
+        }
+        impl CipePorts for $ty {
+            fn drive(&mut self, instr: Option<u64>, word: Option<&[u8]>, ready: bool) {
+                self.set_s_instr_tdata(instr.unwrap_or(0));
+                self.set_s_instr_tvalid(u64::from(instr.is_some()));
+                if let Some(w) = word {
+                    self.set_s_axis_tdata_bytes(w);
+                }
+                self.set_s_axis_tvalid(u64::from(word.is_some()));
+                self.set_m_axis_tready(u64::from(ready));
+            }
+            fn eval(&mut self) {
+                <$ty>::eval(self)
+            }
+            fn tick(&mut self) {
+                <$ty>::tick(self)
+            }
+            fn instr_ready(&self) -> bool {
+                self.s_instr_tready() == 1
+            }
+            fn in_ready(&self) -> bool {
+                self.s_axis_tready() == 1
+            }
+            fn out(&self) -> Option<(Vec<u8>, u64, bool)> {
+                (self.m_axis_tvalid() == 1).then(|| {
+                    (
+                        self.m_axis_tdata_bytes(),
+                        self.m_axis_tinstr(),
+                        self.m_axis_tlast() == 1,
+                    )
+                })
+            }
+            fn busy(&self) -> bool {
+                self.busy() == 1
+            }
+        }
+    };
+}
+
+cipe!(Cipe64, 8, 2048);
+cipe!(Cipe256, 32, 512);
+
+/// The buffers, as the hardware should hold them.
+pub struct Model {
+    slots: Vec<Vec<Vec<u8>>>,
+}
+
+impl Model {
+    pub fn new(bytes: usize, words: usize) -> Model {
+        Model {
+            slots: vec![vec![vec![0; bytes]; words]; SLOTS],
+        }
+    }
+    /// Runs one instruction over `input`; returns the emitted (word, last) beats.
+    pub fn run(&mut self, i: &Instruction, input: &[Vec<u8>]) -> Vec<(Vec<u8>, bool)> {
+        let dt = Datatype::from_code(i.datatype).unwrap();
+        let op = ReduceOp::from_code(i.op).unwrap();
+        let mut out = Vec::new();
+        let none = vec![0u8; self.slots[0][0].len()];
+        for j in 0..usize::from(i.count) {
+            let stored = self.slots[usize::from(i.slot)][j].clone();
+            let incoming = input.get(j).unwrap_or(&none);
+            let result = match i.opcode {
+                Opcode::Input => incoming.clone(),
+                Opcode::Buffer => stored,
+                Opcode::Combine if i.swap => reduce::combine(dt, op, incoming, &stored).unwrap(),
+                Opcode::Combine => reduce::combine(dt, op, &stored, incoming).unwrap(),
+            };
+            if i.store {
+                self.slots[usize::from(i.slot)][j] = result.clone();
+            }
+            if i.emit {
+                out.push((result, j + 1 == usize::from(i.count)));
+            }
+        }
+        out
+    }
+}
+
+/// What a driven program did.
+pub struct Run {
+    pub cycles: usize,
+    /// Clocks on which a word was waiting but not taken.
+    pub input_stalls: usize,
+    /// (word, instruction, last) of every result beat.
+    pub outputs: Vec<(Vec<u8>, u64, bool)>,
+    /// Clock of the first and last result beat.
+    pub first_out: Option<usize>,
+    pub last_out: Option<usize>,
+}
+
+/// Drives the instructions and their input words; `idle`/`ready` in percent.
+pub fn drive<C: Cipe>(
+    program: &[(Instruction, Vec<Vec<u8>>)],
+    idle: u64,
+    ready: u64,
+    seed: u64,
+) -> Run {
+    let mut dut = C::default();
+    let m = dut.ports();
+    let mut rng = SplitMix(seed);
+    let mut instrs: VecDeque<u64> = program.iter().map(|(i, _)| i.encode()).collect();
+    let mut words: VecDeque<Vec<u8>> = program.iter().flat_map(|(_, w)| w.clone()).collect();
+    let expected_out: usize = program
+        .iter()
+        .filter(|(i, _)| i.emit)
+        .map(|(i, _)| usize::from(i.count))
+        .sum();
+    let mut run = Run {
+        cycles: 0,
+        input_stalls: 0,
+        outputs: Vec::new(),
+        first_out: None,
+        last_out: None,
+    };
+    let mut word_offered = false;
+    let total_words = words.len();
+    while run.outputs.len() < expected_out || !words.is_empty() || !instrs.is_empty() {
+        assert!(run.cycles < 2_000_000, "CIPE stalled");
+        if !word_offered && !words.is_empty() {
+            word_offered = rng.next_u64() % 100 >= idle;
+        }
+        let ready_now = rng.next_u64() % 100 < ready;
+        let word = words.front().filter(|_| word_offered).cloned();
+        m.drive(instrs.front().copied(), word.as_deref(), ready_now);
+        m.eval();
+        if !instrs.is_empty() && m.instr_ready() {
+            instrs.pop_front();
+        }
+        if word.is_some() {
+            if m.in_ready() {
+                words.pop_front();
+                word_offered = false;
+            } else if words.len() < total_words {
+                // (The first word waits one clock for its instruction.)
+                run.input_stalls += 1;
+            }
+        }
+        if ready_now && let Some(o) = m.out() {
+            run.outputs.push(o);
+            run.first_out.get_or_insert(run.cycles);
+            run.last_out = Some(run.cycles);
+        }
+        m.tick();
+        run.cycles += 1;
+    }
+    for _ in 0..CIPE_LATENCY + 4 {
+        m.drive(None, None, true);
+        m.eval();
+        assert!(m.out().is_none(), "an extra result");
+        m.tick();
+    }
+    m.eval();
+    assert!(!m.busy(), "busy after the last result");
+    run
+}
+
+pub fn random_word(rng: &mut SplitMix, bytes: usize) -> Vec<u8> {
+    (0..bytes).map(|_| rng.next_u64() as u8).collect()
+}
+
+/// The result beats `program` must produce.
+pub fn expect(
+    program: &[(Instruction, Vec<Vec<u8>>)],
+    bytes: usize,
+    words: usize,
+) -> Vec<(Vec<u8>, u64, bool)> {
+    let mut model = Model::new(bytes, words);
+    program
+        .iter()
+        .flat_map(|(i, input)| {
+            model
+                .run(i, input)
+                .into_iter()
+                .map(|(w, last)| (w, i.encode(), last))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+
+/// `packets` back-to-back payloads of `payload_bytes`, f64 SUM: the first 8 load the 8 slots,
+/// the rest combine into them in turn (store and emit).
+pub fn back_to_back_program<C: Cipe>(packets: usize, payload_bytes: usize, seed: u64) -> Program {
+    let mut rng = SplitMix(seed);
+    let count = (payload_bytes / C::BYTES) as u16;
+    (0..packets)
+        .map(|k| {
+            let i = Instruction {
+                msg_type: 1,
+                dst_mask: 1,
+                udp_port: 7,
+                opcode: if k < SLOTS { Opcode::Input } else { Opcode::Combine },
+                datatype: Datatype::F64.code(),
+                op: ReduceOp::Sum.code(),
+                slot: (k % SLOTS) as u8,
+                swap: false,
+                store: true,
+                emit: true,
+                count,
+            };
+            (i, (0..count).map(|_| random_word(&mut rng, C::BYTES)).collect())
+        })
+        .collect()
+}
