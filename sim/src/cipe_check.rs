@@ -219,7 +219,6 @@ pub fn expect(
         .collect()
 }
 
-
 /// `packets` back-to-back payloads of `payload_bytes`, f64 SUM: the first 8 load the 8 slots,
 /// the rest combine into them in turn (store and emit).
 pub fn back_to_back_program<C: Cipe>(packets: usize, payload_bytes: usize, seed: u64) -> Program {
@@ -231,7 +230,11 @@ pub fn back_to_back_program<C: Cipe>(packets: usize, payload_bytes: usize, seed:
                 msg_type: 1,
                 dst_mask: 1,
                 udp_port: 7,
-                opcode: if k < SLOTS { Opcode::Input } else { Opcode::Combine },
+                opcode: if k < SLOTS {
+                    Opcode::Input
+                } else {
+                    Opcode::Combine
+                },
                 datatype: Datatype::F64.code(),
                 op: ReduceOp::Sum.code(),
                 slot: (k % SLOTS) as u8,
@@ -240,7 +243,12 @@ pub fn back_to_back_program<C: Cipe>(packets: usize, payload_bytes: usize, seed:
                 emit: true,
                 count,
             };
-            (i, (0..count).map(|_| random_word(&mut rng, C::BYTES)).collect())
+            (
+                i,
+                (0..count)
+                    .map(|_| random_word(&mut rng, C::BYTES))
+                    .collect(),
+            )
         })
         .collect()
 }

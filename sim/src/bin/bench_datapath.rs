@@ -192,7 +192,9 @@ fn main() -> anyhow::Result<()> {
     println!(
         "(vectors = result words; stream time includes the Rust-side reference model and result checks;"
     );
-    println!(" cipe latency counts from the first payload word in, II over all packets back to back)");
+    println!(
+        " cipe latency counts from the first payload word in, II over all packets back to back)"
+    );
 
     let mut synthesis = Vec::new();
     if !args.no_synth {
