@@ -108,12 +108,13 @@ fn cipe<C: Cipe>(packets: usize, payload_bytes: usize) -> impl FnOnce() -> Count
             .filter(|(a, b)| a != b)
             .count()
             + want.len().abs_diff(run.outputs.len());
-        // The first word goes in on clock 1 (its instruction arrives on clock 0).
+        // The first word is taken at the edge ending clock 1 (its instruction arrives on clock
+        // 0); `drive` sees a result before that clock's edge, hence − 2 in `measure`'s terms.
         (
             want.len(),
             mismatches,
-            run.first_out.map(|c| c - 1),
-            run.last_out.map(|c| c - 1),
+            run.first_out.map(|c| c - 2),
+            run.last_out.map(|c| c - 2),
             run.cycles,
         )
     }
