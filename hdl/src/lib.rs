@@ -2,6 +2,7 @@
 //!
 //! * [`axis`]: the bus convention (AXI-Stream, tuser port masks, port numbering).
 //! * [`axis_arbiter`]: round-robin input arbiter, whole frames.
+//! * [`cfe_program`]: CFE microcode — every board's program for every algorithm, compiled in Rust.
 //! * [`cipe`]: the CIPE — instruction word, packet buffers in block RAM, ALU at II = 1.
 //! * [`cipe_alu`]: the CIPE's streaming lane ALU, every (datatype, op), II = 1, 64 and 256 bits.
 //! * [`header_capture`]: offload parser stage 1 — first 64 frame bytes and frame length, 64/256.
@@ -14,6 +15,7 @@
 
 pub mod axis;
 pub mod axis_arbiter;
+pub mod cfe_program;
 pub mod cipe;
 pub mod cipe_alu;
 pub mod emit;
