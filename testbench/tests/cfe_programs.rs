@@ -197,7 +197,7 @@ fn check(alg: Algorithm, kind: Kind, boards: usize, rph: usize, orders: usize) {
         .into_iter()
         .map(Option::unwrap)
         .collect();
-    let mut rng = SmallRng::seed_from_u64((boards * 31 + rph) as u64 ^ alg as u64 * 7919);
+    let mut rng = SmallRng::seed_from_u64((boards * 31 + rph) as u64 ^ (alg as u64 * 7919));
     for order in 0..orders {
         let got = run(&programs, rph, &mut rng);
         for (rank, (g, want)) in got.iter().zip(&golden).enumerate() {
