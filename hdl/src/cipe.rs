@@ -1,25 +1,30 @@
 //! CIPE — the collective instruction processing engine (paper: "Collective instruction
 //! processing engine"): packet buffers in block RAM and the streaming lane ALU
-//! ([`crate::cipe_alu`]), driven by a 64-bit instruction word per packet from the CFE.
+//! ([`crate::cipe_alu`]), driven by a 64-bit instruction word per pass from the CFE.
 //!
 //! Each instruction streams `count` payload words, one per clock (II = 1): the incoming word
-//! (`s_axis`), the word stored at the same index of buffer `slot`, or the combination of both
-//! (`stored ⊕ incoming`, or `incoming ⊕ stored` with `swap`, so the left operand is always the
-//! lower-ranked data). The result can be written back into the slot (`store`) and/or sent out
-//! on `m_axis` (`emit`) with the instruction word beside every beat, for the frame builder.
+//! (`s_axis`), the word stored at the same index of buffer `slot_a`, or a combination —
+//! `a ⊕ incoming` (combine), or `a ⊕ b` of two stored buffers (pair); `swap` exchanges the
+//! operands so the left one is always the lower-ranked data. The result can be written into
+//! buffer `slot_d` (`store`) and/or sent out on `m_axis` (`emit`) with the instruction word
+//! beside every beat, for the frame builder.
+//!
+//! Two read ports (the pair opcode) come from two copies of the buffer RAM written together,
+//! the usual way to get a second read port out of block RAM.
 //!
 //! Pipeline: issue (RAM read) → operand (RAM data) → ALU, [`crate::cipe_alu::ALU_LATENCY`]
 //! clocks → write-back/out; [`CIPE_LATENCY`] clocks from a word in to its result out. The
 //! pipeline never stalls: a word issues only when the output queue has room for everything in
-//! flight. A read of a slot waits while a store to the same slot is still in flight (read after
-//! write), so consecutive packets on different slots stream with no gap; on the same slot they
-//! wait at most [`STORE_TO_READ`] clocks.
+//! flight. The first word of an instruction waits while an earlier instruction still in the
+//! pipeline stores into a buffer it reads (read after write), so consecutive instructions on
+//! unrelated buffers stream with no gap; on the same buffer they wait at most
+//! [`STORE_TO_READ`] clocks.
 //!
-//! The instruction word (an extension of the paper's 8-bit type / 8-bit size / 16-bit port /
-//! 32-bit instruction layout; see docs/cipe.md) is built by [`Instruction::encode`].
+//! The instruction word (docs/cipe.md) is built by [`Instruction::encode`].
 //!
-//! One template for both widths: [`Cipe64`] (8 slots × 2048 words) and [`Cipe256`] (8 slots
-//! × 512 words); a slot holds 16 KiB, more than the largest segment (MTU 9216).
+//! One template for both widths: [`Cipe64`] and [`Cipe256`], each [`SLOTS`] buffers of
+//! [`SLOT_BYTES`] (256 × 64-bit or 64 × 256-bit words): a full segment at MTU 1500 (1440 bytes)
+//! fits, and the CFE refuses segments larger than a buffer.
 
 use rust_hdl::prelude::*;
 
@@ -27,29 +32,36 @@ use crate::cipe_alu::{ALU_LATENCY, CipeAlu64, CipeAlu256};
 
 /// Clocks from a word accepted on `s_axis` to its result on `m_axis` (queue empty, ready).
 pub const CIPE_LATENCY: usize = ALU_LATENCY + 3;
-/// Extra clocks the first read of a slot waits after the last store into it issued: the store
-/// reaches the RAM ALU_LATENCY + 1 clocks after its issue.
+/// Extra clocks the first read of a buffer waits after the last store into it issued: the
+/// store reaches the RAM ALU_LATENCY + 1 clocks after its issue.
 pub const STORE_TO_READ: usize = ALU_LATENCY + 1;
-/// Buffer slots.
-pub const SLOTS: usize = 8;
+/// Packet buffers.
+pub const SLOTS: usize = 64;
+/// Bytes per packet buffer.
+pub const SLOT_BYTES: usize = 2048;
 
 /// What an instruction streams through the ALU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Opcode {
-    /// Result = the incoming word (store it: load a slot; emit it: forward).
+    /// Result = the incoming word (store it: load a buffer; emit it: forward).
     Input = 0,
-    /// Result = stored ⊕ incoming (or incoming ⊕ stored with `swap`).
+    /// Result = `a` ⊕ incoming (or incoming ⊕ `a` with `swap`).
     Combine = 1,
-    /// Result = the stored word; no input (send a buffered result).
+    /// Result = the word of buffer `a`; no input (send a buffered result).
     Buffer = 2,
+    /// Result = `a` ⊕ `b`, two stored buffers (or `b` ⊕ `a` with `swap`); no input.
+    Pair = 3,
 }
 
 impl Opcode {
     pub fn consumes_input(self) -> bool {
-        self != Opcode::Buffer
+        matches!(self, Opcode::Input | Opcode::Combine)
     }
-    pub fn reads_slot(self) -> bool {
+    pub fn reads_a(self) -> bool {
         self != Opcode::Input
+    }
+    pub fn reads_b(self) -> bool {
+        self == Opcode::Pair
     }
 }
 
@@ -57,28 +69,28 @@ impl Opcode {
 ///
 /// | bits | field |
 /// |---|---|
-/// | 63:56 | message type for the result header (paper: 8-bit message type) |
-/// | 55:48 | destination port mask of the result (replaces the paper's 8-bit packet size: the word count below is 12 bits so a jumbo segment fits) |
-/// | 47:32 | destination UDP port of the result (paper: 16-bit UDP port) |
-/// | 31:28 | opcode |
-/// | 27:24 | datatype code (collwire-proto) |
-/// | 23:20 | reduce op code (collwire-proto) |
-/// | 19 | reserved (0) |
-/// | 18:16 | buffer slot |
-/// | 15 | swap: the incoming word is the left operand |
-/// | 14 | store the result into the slot |
+/// | 63:52 | tag: opaque to the CIPE, beside every result beat (the CFE's bookkeeping) |
+/// | 51:48 | reduce op code (collwire-proto) |
+/// | 47:44 | datatype code (collwire-proto) |
+/// | 43:40 | opcode |
+/// | 38:32 | `slot_d`: buffer the result is stored into |
+/// | 30:24 | `slot_b`: second operand buffer (pair) |
+/// | 22:16 | `slot_a`: operand buffer (combine, buffer, pair) |
+/// | 15 | swap: the right operand (incoming, or `b`) becomes the left one |
+/// | 14 | store the result into `slot_d` |
 /// | 13 | emit the result on `m_axis` |
-/// | 12 | reserved (0) |
 /// | 11:0 | word count (bus words) |
+///
+/// Bits 39, 31, 23 and 12 are reserved (0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Instruction {
-    pub msg_type: u8,
-    pub dst_mask: u8,
-    pub udp_port: u16,
+    pub tag: u16,
     pub opcode: Opcode,
     pub datatype: u8,
     pub op: u8,
-    pub slot: u8,
+    pub slot_a: u8,
+    pub slot_b: u8,
+    pub slot_d: u8,
     pub swap: bool,
     pub store: bool,
     pub emit: bool,
@@ -87,14 +99,20 @@ pub struct Instruction {
 
 impl Instruction {
     pub fn encode(&self) -> u64 {
-        assert!(usize::from(self.slot) < SLOTS && self.count < 4096);
-        u64::from(self.msg_type) << 56
-            | u64::from(self.dst_mask) << 48
-            | u64::from(self.udp_port) << 32
-            | (self.opcode as u64) << 28
-            | u64::from(self.datatype & 0xf) << 24
-            | u64::from(self.op & 0xf) << 20
-            | u64::from(self.slot) << 16
+        assert!(
+            [self.slot_a, self.slot_b, self.slot_d]
+                .iter()
+                .all(|s| usize::from(*s) < SLOTS)
+                && self.count < 4096
+                && self.tag < 4096
+        );
+        u64::from(self.tag) << 52
+            | u64::from(self.op & 0xf) << 48
+            | u64::from(self.datatype & 0xf) << 44
+            | (self.opcode as u64) << 40
+            | u64::from(self.slot_d) << 32
+            | u64::from(self.slot_b) << 24
+            | u64::from(self.slot_a) << 16
             | u64::from(self.swap) << 15
             | u64::from(self.store) << 14
             | u64::from(self.emit) << 13
@@ -126,24 +144,24 @@ macro_rules! cipe {
             /// An instruction is executing or results are in flight.
             pub busy: Signal<Out, Bit>,
             alu: $alu,
-            buffer: RAM<Bits<$w>, $ab>,
+            buffer_a: RAM<Bits<$w>, $ab>,
+            buffer_b: RAM<Bits<$w>, $ab>,
             out: SynchronousFIFO<Bits<$ob>, 5, 6, 12>,
-            slot_bit: [Constant<Bits<3>>; 8],
-            store_to_read: Constant<Bits<4>>,
             // Issue stage.
             active: DFF<Bit>,
             instr: DFF<Bits<64>>,
             index: DFF<Bits<12>>,
-            pending: [DFF<Bits<4>>; 8],
             opcode: Signal<Local, Bits<4>>,
-            slot: Signal<Local, Bits<3>>,
+            slot_a: Signal<Local, Bits<7>>,
+            slot_b: Signal<Local, Bits<7>>,
             count: Signal<Local, Bits<12>>,
             needs_input: Signal<Local, Bit>,
-            reads_slot: Signal<Local, Bit>,
+            reads_a: Signal<Local, Bit>,
+            reads_b: Signal<Local, Bit>,
             hazard: Signal<Local, Bit>,
             issue: Signal<Local, Bit>,
             last_word: Signal<Local, Bit>,
-            addr: Signal<Local, Bits<$ab>>,
+            addr_d: Signal<Local, Bits<$ab>>,
             // Operand stage.
             p_valid: DFF<Bit>,
             p_in: DFF<Bits<$w>>,
@@ -178,23 +196,23 @@ macro_rules! cipe {
                     m_axis_tready: Default::default(),
                     busy: Default::default(),
                     alu: Default::default(),
-                    buffer: Default::default(),
+                    buffer_a: Default::default(),
+                    buffer_b: Default::default(),
                     out: Default::default(),
-                    slot_bit: std::array::from_fn(|i| Constant::new(bits::<3>(i as u64))),
-                    store_to_read: Constant::new(bits::<4>(STORE_TO_READ as u64)),
                     active: Default::default(),
                     instr: Default::default(),
                     index: Default::default(),
-                    pending: Default::default(),
                     opcode: Default::default(),
-                    slot: Default::default(),
+                    slot_a: Default::default(),
+                    slot_b: Default::default(),
                     count: Default::default(),
                     needs_input: Default::default(),
-                    reads_slot: Default::default(),
+                    reads_a: Default::default(),
+                    reads_b: Default::default(),
                     hazard: Default::default(),
                     issue: Default::default(),
                     last_word: Default::default(),
-                    addr: Default::default(),
+                    addr_d: Default::default(),
                     p_valid: Default::default(),
                     p_in: Default::default(),
                     p_addr: Default::default(),
@@ -217,15 +235,10 @@ macro_rules! cipe {
             fn update(&mut self) {
                 dff_setup!(self, clock, active, instr, index, p_valid, p_in, p_addr, p_instr, p_last);
                 clock!(self, clock, alu, out);
-                self.buffer.read_clock.next = self.clock.val();
-                self.buffer.write_clock.next = self.clock.val();
-                for i in 0..8 {
-                    self.pending[i].clock.next = self.clock.val();
-                    self.pending[i].d.next = self.pending[i].q.val();
-                    if self.pending[i].q.val() != bits::<4>(0) {
-                        self.pending[i].d.next = self.pending[i].q.val() - bits::<4>(1);
-                    }
-                }
+                self.buffer_a.read_clock.next = self.clock.val();
+                self.buffer_a.write_clock.next = self.clock.val();
+                self.buffer_b.read_clock.next = self.clock.val();
+                self.buffer_b.write_clock.next = self.clock.val();
                 for i in 0..5 {
                     self.d_valid[i].clock.next = self.clock.val();
                     self.d_bypass[i].clock.next = self.clock.val();
@@ -235,17 +248,31 @@ macro_rules! cipe {
                 }
 
                 // ---- Issue: one word per clock of the active instruction.
-                self.opcode.next = self.instr.q.val().get_bits::<4>(28);
-                self.slot.next = self.instr.q.val().get_bits::<3>(16);
+                self.opcode.next = self.instr.q.val().get_bits::<4>(40);
+                self.slot_a.next = self.instr.q.val().get_bits::<7>(16);
+                self.slot_b.next = self.instr.q.val().get_bits::<7>(24);
                 self.count.next = self.instr.q.val().get_bits::<12>(0);
-                self.needs_input.next = self.opcode.val() != bits::<4>(2);
-                self.reads_slot.next = self.opcode.val() != bits::<4>(0);
+                self.needs_input.next = self.opcode.val() < bits::<4>(2);
+                self.reads_a.next = self.opcode.val() != bits::<4>(0);
+                self.reads_b.next = self.opcode.val() == bits::<4>(3);
+                // Read after write: before its first word (within one instruction every word
+                // has its own address), an instruction waits while a store into a buffer it
+                // reads is still in the pipeline.
                 self.hazard.next = false;
-                for i in 0..8 {
-                    if (self.slot.val() == self.slot_bit[i].val()) & (self.pending[i].q.val() != bits::<4>(0)) {
-                        // Only before the first word: within one instruction every word has
-                        // its own address.
-                        self.hazard.next = self.reads_slot.val() & (self.index.q.val() == bits::<12>(0));
+                if self.p_valid.q.val()
+                    & self.p_instr.q.val().get_bit(14)
+                    & ((self.reads_a.val() & (self.p_instr.q.val().get_bits::<7>(32) == self.slot_a.val()))
+                        | (self.reads_b.val() & (self.p_instr.q.val().get_bits::<7>(32) == self.slot_b.val())))
+                {
+                    self.hazard.next = self.index.q.val() == bits::<12>(0);
+                }
+                for i in 0..5 {
+                    if self.d_valid[i].q.val()
+                        & self.d_instr[i].q.val().get_bit(14)
+                        & ((self.reads_a.val() & (self.d_instr[i].q.val().get_bits::<7>(32) == self.slot_a.val()))
+                            | (self.reads_b.val() & (self.d_instr[i].q.val().get_bits::<7>(32) == self.slot_b.val())))
+                    {
+                        self.hazard.next = self.index.q.val() == bits::<12>(0);
                     }
                 }
                 self.issue.next = self.active.q.val()
@@ -257,19 +284,16 @@ macro_rules! cipe {
                     & !self.out.almost_full.val()
                     & !self.hazard.val();
                 self.last_word.next = (self.index.q.val() + bits::<12>(1)) == self.count.val();
-                self.addr.next = (bit_cast::<$ab, 3>(self.slot.val()) << $wb) | bit_cast::<$ab, 12>(self.index.q.val());
-                self.buffer.read_address.next = self.addr.val();
+                self.buffer_a.read_address.next = (bit_cast::<$ab, 7>(self.slot_a.val()) << $wb)
+                    | bit_cast::<$ab, $wb>(self.index.q.val().get_bits::<$wb>(0));
+                self.buffer_b.read_address.next = (bit_cast::<$ab, 7>(self.slot_b.val()) << $wb)
+                    | bit_cast::<$ab, $wb>(self.index.q.val().get_bits::<$wb>(0));
+                self.addr_d.next = (bit_cast::<$ab, 7>(self.instr.q.val().get_bits::<7>(32)) << $wb)
+                    | bit_cast::<$ab, $wb>(self.index.q.val().get_bits::<$wb>(0));
                 if self.issue.val() {
                     self.index.d.next = self.index.q.val() + bits::<12>(1);
                     if self.last_word.val() {
                         self.active.d.next = false;
-                    }
-                    if self.instr.q.val().get_bit(14) {
-                        for i in 0..8 {
-                            if self.slot.val() == self.slot_bit[i].val() {
-                                self.pending[i].d.next = self.store_to_read.val();
-                            }
-                        }
                     }
                 }
                 // A new instruction when idle or as the last word of the current one issues.
@@ -281,24 +305,30 @@ macro_rules! cipe {
                 }
                 self.p_valid.d.next = self.issue.val();
                 self.p_in.d.next = self.s_axis_tdata.val();
-                self.p_addr.d.next = self.addr.val();
+                self.p_addr.d.next = self.addr_d.val();
                 self.p_instr.d.next = self.instr.q.val();
                 self.p_last.d.next = self.last_word.val();
 
-                // ---- Operand: the stored word arrives; into the ALU (left = lower ranks).
-                self.alu.a.next = self.buffer.read_data.val();
+                // ---- Operand: the stored words arrive; into the ALU (left = lower ranks).
+                self.alu.a.next = self.buffer_a.read_data.val();
                 self.alu.b.next = self.p_in.q.val();
+                if self.p_instr.q.val().get_bits::<4>(40) == bits::<4>(3) {
+                    self.alu.b.next = self.buffer_b.read_data.val();
+                }
                 if self.p_instr.q.val().get_bit(15) {
                     self.alu.a.next = self.p_in.q.val();
-                    self.alu.b.next = self.buffer.read_data.val();
+                    self.alu.b.next = self.buffer_a.read_data.val();
+                    if self.p_instr.q.val().get_bits::<4>(40) == bits::<4>(3) {
+                        self.alu.a.next = self.buffer_b.read_data.val();
+                    }
                 }
-                self.alu.datatype.next = self.p_instr.q.val().get_bits::<4>(24);
-                self.alu.op.next = self.p_instr.q.val().get_bits::<4>(20);
+                self.alu.datatype.next = self.p_instr.q.val().get_bits::<4>(44);
+                self.alu.op.next = self.p_instr.q.val().get_bits::<4>(48);
                 self.alu.valid_in.next = self.p_valid.q.val();
                 self.d_valid[0].d.next = self.p_valid.q.val();
                 self.d_bypass[0].d.next = self.p_in.q.val();
-                if self.p_instr.q.val().get_bits::<4>(28) == bits::<4>(2) {
-                    self.d_bypass[0].d.next = self.buffer.read_data.val();
+                if self.p_instr.q.val().get_bits::<4>(40) == bits::<4>(2) {
+                    self.d_bypass[0].d.next = self.buffer_a.read_data.val();
                 }
                 self.d_addr[0].d.next = self.p_addr.q.val();
                 self.d_instr[0].d.next = self.p_instr.q.val();
@@ -311,15 +341,20 @@ macro_rules! cipe {
                     self.d_last[i].d.next = self.d_last[i - 1].q.val();
                 }
 
-                // ---- Write-back and out.
+                // ---- Write-back (both RAM copies) and out.
                 self.wb_instr.next = self.d_instr[4].q.val();
                 self.result.next = self.d_bypass[4].q.val();
-                if self.wb_instr.val().get_bits::<4>(28) == bits::<4>(1) {
+                if (self.wb_instr.val().get_bits::<4>(40) == bits::<4>(1))
+                    | (self.wb_instr.val().get_bits::<4>(40) == bits::<4>(3))
+                {
                     self.result.next = self.alu.result.val();
                 }
-                self.buffer.write_address.next = self.d_addr[4].q.val();
-                self.buffer.write_data.next = self.result.val();
-                self.buffer.write_enable.next = self.d_valid[4].q.val() & self.wb_instr.val().get_bit(14);
+                self.buffer_a.write_address.next = self.d_addr[4].q.val();
+                self.buffer_a.write_data.next = self.result.val();
+                self.buffer_a.write_enable.next = self.d_valid[4].q.val() & self.wb_instr.val().get_bit(14);
+                self.buffer_b.write_address.next = self.d_addr[4].q.val();
+                self.buffer_b.write_data.next = self.result.val();
+                self.buffer_b.write_enable.next = self.d_valid[4].q.val() & self.wb_instr.val().get_bit(14);
                 self.out.write.next = self.d_valid[4].q.val() & self.wb_instr.val().get_bit(13);
                 self.out.data_in.next = bit_cast::<$ob, $w>(self.result.val())
                     | (bit_cast::<$ob, 64>(self.wb_instr.val()) << $w)
@@ -342,10 +377,10 @@ macro_rules! cipe {
 }
 
 cipe!(
-    /// ZedBoard: 64-bit words, 8 slots × 2048 words.
-    Cipe64, alu = CipeAlu64, width = 64, word_bits = 11, addr_bits = 14, out_bits = 129
+    /// ZedBoard: 64-bit words, 64 buffers × 256 words.
+    Cipe64, alu = CipeAlu64, width = 64, word_bits = 8, addr_bits = 14, out_bits = 129
 );
 cipe!(
-    /// NetFPGA SUME: 256-bit words, 8 slots × 512 words.
-    Cipe256, alu = CipeAlu256, width = 256, word_bits = 9, addr_bits = 12, out_bits = 321
+    /// NetFPGA SUME: 256-bit words, 64 buffers × 64 words.
+    Cipe256, alu = CipeAlu256, width = 256, word_bits = 6, addr_bits = 12, out_bits = 321
 );

@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use collwire_hdl::cipe::{CIPE_LATENCY, Instruction, Opcode, SLOTS};
+use collwire_hdl::cipe::{CIPE_LATENCY, Instruction, Opcode, SLOT_BYTES, SLOTS};
 use collwire_proto::{Datatype, ReduceOp, reduce};
 
 use crate::fpu_check::SplitMix;
@@ -78,8 +78,8 @@ macro_rules! cipe {
     };
 }
 
-cipe!(Cipe64, 8, 2048);
-cipe!(Cipe256, 32, 512);
+cipe!(Cipe64, 8, SLOT_BYTES / 8);
+cipe!(Cipe256, 32, SLOT_BYTES / 32);
 
 /// The buffers, as the hardware should hold them.
 pub struct Model {
@@ -98,17 +98,24 @@ impl Model {
         let op = ReduceOp::from_code(i.op).unwrap();
         let mut out = Vec::new();
         let none = vec![0u8; self.slots[0][0].len()];
+        let words = self.slots[0].len();
         for j in 0..usize::from(i.count) {
-            let stored = self.slots[usize::from(i.slot)][j].clone();
+            // Word indices wrap inside a buffer (the hardware keeps the buffer bits).
+            let w = j % words;
+            let a = self.slots[usize::from(i.slot_a)][w].clone();
+            let b = self.slots[usize::from(i.slot_b)][w].clone();
             let incoming = input.get(j).unwrap_or(&none);
+            let f = |x: &[u8], y: &[u8]| reduce::combine(dt, op, x, y).unwrap();
             let result = match i.opcode {
                 Opcode::Input => incoming.clone(),
-                Opcode::Buffer => stored,
-                Opcode::Combine if i.swap => reduce::combine(dt, op, incoming, &stored).unwrap(),
-                Opcode::Combine => reduce::combine(dt, op, &stored, incoming).unwrap(),
+                Opcode::Buffer => a,
+                Opcode::Combine if i.swap => f(incoming, &a),
+                Opcode::Combine => f(&a, incoming),
+                Opcode::Pair if i.swap => f(&b, &a),
+                Opcode::Pair => f(&a, &b),
             };
             if i.store {
-                self.slots[usize::from(i.slot)][j] = result.clone();
+                self.slots[usize::from(i.slot_d)][w] = result.clone();
             }
             if i.emit {
                 out.push((result, j + 1 == usize::from(i.count)));
@@ -221,36 +228,43 @@ pub fn expect(
         .collect()
 }
 
-/// `packets` back-to-back payloads of `payload_bytes`, f64 SUM: the first 8 load the 8 slots,
-/// the rest combine into them in turn (store and emit).
+/// `packets` back-to-back payloads of `payload_bytes`, f64 SUM: the first [`SLOTS`] load the
+/// buffers, the rest combine into them in turn (store and emit), every fourth as a pair of two
+/// stored buffers.
 pub fn back_to_back_program<C: Cipe>(packets: usize, payload_bytes: usize, seed: u64) -> Program {
     let mut rng = SplitMix(seed);
     let count = (payload_bytes / C::BYTES) as u16;
     (0..packets)
         .map(|k| {
+            let opcode = if k < SLOTS {
+                Opcode::Input
+            } else if k % 4 == 3 {
+                Opcode::Pair
+            } else {
+                Opcode::Combine
+            };
+            let slot = (k % SLOTS) as u8;
             let i = Instruction {
-                msg_type: 1,
-                dst_mask: 1,
-                udp_port: 7,
-                opcode: if k < SLOTS {
-                    Opcode::Input
-                } else {
-                    Opcode::Combine
-                },
+                tag: (k % 4096) as u16,
+                opcode,
                 datatype: Datatype::F64.code(),
                 op: ReduceOp::Sum.code(),
-                slot: (k % SLOTS) as u8,
+                slot_a: slot,
+                slot_b: (slot + 1) % SLOTS as u8,
+                slot_d: slot,
                 swap: false,
                 store: true,
                 emit: true,
                 count,
             };
-            (
-                i,
+            let input = if opcode.consumes_input() {
                 (0..count)
                     .map(|_| random_word(&mut rng, C::BYTES))
-                    .collect(),
-            )
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            (i, input)
         })
         .collect()
 }

@@ -164,7 +164,7 @@ fn main() -> anyhow::Result<()> {
         alu(alu_check::stream(&mut CipeAlu256::new(), &v256))
     }));
 
-    for bytes in [1440, 9152] {
+    for bytes in [1440, collwire_hdl::cipe::SLOT_BYTES] {
         streams.push(measure(
             &format!("cipe64 {bytes}B packets"),
             cipe::<Cipe64>(args.cipe_packets, bytes),
