@@ -40,7 +40,7 @@ fn random_program<C: Cipe>(rng: &mut SplitMix, n: usize) -> Vec<(Instruction, Ve
         .collect();
     // Operands mostly from a few buffers, so reads often follow stores into the same buffer.
     let slot = |rng: &mut SplitMix| {
-        if rng.next_u64() % 4 == 0 {
+        if rng.next_u64().is_multiple_of(4) {
             (rng.next_u64() % SLOTS as u64) as u8
         } else {
             (rng.next_u64() % 4) as u8
