@@ -11,6 +11,7 @@ use crate::cipe::{Cipe64, Cipe256};
 use crate::cipe_alu::{CipeAlu64, CipeAlu256};
 use crate::fp_add::{FpAdd32, FpAdd64};
 use crate::frame_router::{FrameRouter64, FrameRouter256};
+use crate::header_builder::HeaderBuilder;
 use crate::header_capture::{HeaderCapture64, HeaderCapture256};
 use crate::offload_classifier::OffloadClassifier;
 use crate::output_queues::{OutputQueues64, OutputQueues256};
@@ -88,6 +89,7 @@ pub fn designs_for(width: BusWidth) -> Vec<Design> {
         design(FpAdd64::default(), "collwire_fp_add64"),
         design(FpAdd32::default(), "collwire_fp_add32"),
         design(OffloadClassifier::default(), "collwire_offload_classifier"),
+        design(HeaderBuilder::default(), "collwire_header_builder"),
     ];
     all.extend(match width {
         BusWidth::W64 => [
@@ -122,10 +124,16 @@ pub fn designs() -> Vec<Design> {
 }
 
 /// Designs that are also built into a larger design (`fp_add` in `cipe_alu` in `cipe`;
-/// `header_capture` and `offload_classifier` in `frame_router`). Synthesizing the larger one
+/// `header_capture` and `offload_classifier` in `frame_router`; `header_builder` in the board). Synthesizing the larger one
 /// covers them, flattened, so the synthesis check can skip them; the bench still reports them.
 pub fn is_part_of_another(name: &str) -> bool {
-    ["fp_add", "cipe_alu", "header_capture", "offload_classifier"]
-        .iter()
-        .any(|part| name.starts_with(&format!("collwire_{part}")))
+    [
+        "fp_add",
+        "cipe_alu",
+        "header_capture",
+        "offload_classifier",
+        "header_builder",
+    ]
+    .iter()
+    .any(|part| name.starts_with(&format!("collwire_{part}")))
 }

@@ -5,6 +5,7 @@
 //! * [`cfe_program`]: CFE microcode — every board's program for every algorithm, compiled in Rust.
 //! * [`cipe`]: the CIPE — instruction word, packet buffers in block RAM, ALU at II = 1.
 //! * [`cipe_alu`]: the CIPE's streaming lane ALU, every (datatype, op), II = 1, 64 and 256 bits.
+//! * [`header_builder`]: the 64-byte Ethernet/IPv4/UDP/offload header of every frame the engine sends.
 //! * [`header_capture`]: offload parser stage 1 — first 64 frame bytes and frame length, 64/256.
 //! * [`offload_classifier`]: offload parser stage 2 — pass-through / offload / malformed, fields.
 //! * [`frame_router`]: store-and-forward; pass-through, offload to the engine, drop malformed.
@@ -21,6 +22,7 @@ pub mod cipe_alu;
 pub mod emit;
 pub mod fp_add;
 pub mod frame_router;
+pub mod header_builder;
 pub mod header_capture;
 pub mod offload_classifier;
 pub mod output_queues;
