@@ -15,8 +15,9 @@
 //!   the IP payload) or 8 ≤ length ≤ IP payload; the datagram holds the 22-byte offload header;
 //!   magic, version and every code are known; the op is defined on the datatype; comm size and
 //!   ranks per host are non-zero and comm size is a multiple of ranks per host (the only
-//!   multi-clock check: a restoring division over two pipeline stages); rank and root < comm
-//!   size; seg index < seg count; no data where none is allowed; payload length = elements ×
+//!   multi-clock check: a restoring division over two pipeline stages); rank < comm size
+//!   (except partial/result, whose rank is `register << 8 | board`); root < comm size;
+//!   seg index < seg count; no data where none is allowed; payload length = elements ×
 //!   element size (4 for an error datagram).
 //! * `unsupported` marks a valid frame that uses a reserved code (the engine answers it with an
 //!   error datagram instead of acting on it).
@@ -419,7 +420,9 @@ impl Logic for OffloadClassifier {
                 != bits::<16>(0))
             & (self.f_size.val() != bits::<16>(0))
             & (self.f_rph.val() != bits::<8>(0))
-            & (self.f_rank.val() < self.f_size.val())
+            & ((self.f_rank.val() < self.f_size.val())
+                | (self.f_msg.val() == bits::<4>(1))
+                | (self.f_msg.val() == bits::<4>(2)))
             & (self.f_root.val() < self.f_size.val())
             & (self.f_seg_count.val() != bits::<16>(0))
             & (self.f_seg_index.val() < self.f_seg_count.val())

@@ -178,6 +178,14 @@ code_enum! {
     }
 }
 
+impl MessageType {
+    /// Partial and result frames travel between boards; their `rank` field is
+    /// `input register << 8 | sending board` (docs/protocol.md), not a rank.
+    pub fn is_board_to_board(self) -> bool {
+        matches!(self, MessageType::Partial | MessageType::Result)
+    }
+}
+
 impl Datatype {
     /// Size of one element in bytes.
     pub const fn size(self) -> usize {

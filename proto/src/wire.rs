@@ -262,7 +262,8 @@ impl OffloadRepr {
             });
         }
         crate::Layout::new(self.comm_size, self.ranks_per_host)?;
-        if self.rank >= self.comm_size {
+        // Board-to-board frames carry `input register << 8 | sending board` in `rank`.
+        if !self.msg_type.is_board_to_board() && self.rank >= self.comm_size {
             return Err(Error::RankOutOfRange {
                 rank: self.rank,
                 comm_size: self.comm_size,

@@ -201,6 +201,14 @@ fn every_validation_error() {
             comm_size: 8
         })
     );
+    // Between boards, `rank` is `input register << 8 | sending board`: not range-checked.
+    for msg_type in [MessageType::Partial, MessageType::Result] {
+        let repr = with(&|r| {
+            r.msg_type = msg_type;
+            r.rank = 0x0503;
+        });
+        assert_eq!(repr.map(|r| r.rank), Ok(0x0503));
+    }
     assert_eq!(
         with(&|r| r.root = 9),
         Err(Error::RootOutOfRange {
