@@ -10,6 +10,7 @@ use crate::axis_arbiter::{AxisArbiter64, AxisArbiter256};
 use crate::cipe::{Cipe64, Cipe256};
 use crate::cipe_alu::{CipeAlu64, CipeAlu256};
 use crate::fp_add::{FpAdd32, FpAdd64};
+use crate::frame_builder::{FrameBuilder64, FrameBuilder256};
 use crate::frame_router::{FrameRouter64, FrameRouter256};
 use crate::header_builder::HeaderBuilder;
 use crate::header_capture::{HeaderCapture64, HeaderCapture256};
@@ -99,6 +100,7 @@ pub fn designs_for(width: BusWidth) -> Vec<Design> {
             design(FrameRouter64::default(), "collwire_frame_router64"),
             design(OutputQueues64::default(), "collwire_output_queues64"),
             design(Cipe64::default(), "collwire_cipe64"),
+            design(FrameBuilder64::default(), "collwire_frame_builder64"),
         ],
         BusWidth::W256 => [
             design(CipeAlu256::default(), "collwire_cipe_alu256"),
@@ -107,6 +109,7 @@ pub fn designs_for(width: BusWidth) -> Vec<Design> {
             design(FrameRouter256::default(), "collwire_frame_router256"),
             design(OutputQueues256::default(), "collwire_output_queues256"),
             design(Cipe256::default(), "collwire_cipe256"),
+            design(FrameBuilder256::default(), "collwire_frame_builder256"),
         ],
     });
     all

@@ -8,6 +8,7 @@
 //! * [`header_builder`]: the 64-byte Ethernet/IPv4/UDP/offload header of every frame the engine sends.
 //! * [`header_capture`]: offload parser stage 1 — first 64 frame bytes and frame length, 64/256.
 //! * [`offload_classifier`]: offload parser stage 2 — pass-through / offload / malformed, fields.
+//! * [`frame_builder`]: header entries from the CFE + result beats from the CIPE → frames.
 //! * [`frame_router`]: store-and-forward; pass-through, offload to the engine, drop malformed.
 //! * [`output_queues`]: per-port queues with multicast, frame mode, back-pressure.
 //! * [`fp_add`]: pipelined IEEE 754 binary32/binary64 adders for the CIPE's floating-point SUM.
@@ -21,6 +22,7 @@ pub mod cipe;
 pub mod cipe_alu;
 pub mod emit;
 pub mod fp_add;
+pub mod frame_builder;
 pub mod frame_router;
 pub mod header_builder;
 pub mod header_capture;

@@ -1,0 +1,224 @@
+//! Frame builder: turns the CFE's header entries and the CIPE's result beats into frames for
+//! the output queues.
+//!
+//! For every entry the CFE queues (in the order it issued the CIPE instructions that emit, so
+//! entries and result streams pair up in order), the builder sends the 64-byte header
+//! ([`crate::header_builder`]) as whole beats, then either the CIPE's result beats up to their
+//! `tlast` (the payload), or a 4-byte inline record (an error answer), or nothing (barrier and
+//! other empty messages). The last beat's `tkeep` comes from the payload length; `tuser[15:8]`
+//! is the entry's destination port mask for the whole frame.
+//!
+//! Entry layout ([`ENTRY_BITS`] bits): `[511:0]` header (frame byte `n` at `8n`),
+//! `[519:512]` destination port mask, `[535:520]` payload bytes after the header,
+//! `[536]` payload from the CIPE, `[537]` inline record, `[569:538]` the record's 4 bytes in wire
+//! order. [`entry`] builds one in Rust (tests, documentation).
+//!
+//! One template for both widths: [`FrameBuilder64`] (8 header beats) and [`FrameBuilder256`]
+//! (2 header beats).
+
+use rust_hdl::prelude::*;
+
+/// Bits of a header entry.
+pub const ENTRY_BITS: usize = 570;
+
+/// A header entry as bytes, little-endian bit order (bit `i` of the entry is bit `i % 8` of
+/// byte `i / 8`), as the Verilator bridge takes wide values.
+pub fn entry(
+    header: &[u8; 64],
+    dst_mask: u8,
+    payload_bytes: u16,
+    from_cipe: bool,
+    inline: Option<[u8; 4]>,
+) -> Vec<u8> {
+    let mut e = vec![0u8; ENTRY_BITS.div_ceil(8)];
+    e[..64].copy_from_slice(header);
+    e[64] = dst_mask;
+    e[65..67].copy_from_slice(&payload_bytes.to_le_bytes());
+    let mut flags = u64::from(from_cipe) | u64::from(inline.is_some()) << 1;
+    if let Some(record) = inline {
+        flags |= u64::from(u32::from_le_bytes(record)) << 2;
+    }
+    for (i, byte) in e[67..72].iter_mut().enumerate() {
+        *byte = (flags >> (8 * i)) as u8;
+    }
+    e
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
+pub enum BuilderState {
+    Idle,
+    Header,
+    Payload,
+    Inline,
+}
+
+macro_rules! frame_builder {
+    (
+        $(#[$doc:meta])* $name:ident, width = $w:tt, keep = $k:tt, header_beats = $hb:tt,
+        width_log2 = $wl:tt, keep_log2 = $kl:tt
+    ) => {
+        $(#[$doc])*
+        #[derive(LogicBlock)]
+        pub struct $name {
+            pub clock: Signal<In, Clock>,
+            /// Header entries from the CFE.
+            pub s_entry_tdata: Signal<In, Bits<570>>,
+            pub s_entry_tvalid: Signal<In, Bit>,
+            pub s_entry_tready: Signal<Out, Bit>,
+            /// Result beats from the CIPE.
+            pub s_axis_tdata: Signal<In, Bits<$w>>,
+            pub s_axis_tlast: Signal<In, Bit>,
+            pub s_axis_tvalid: Signal<In, Bit>,
+            pub s_axis_tready: Signal<Out, Bit>,
+            pub m_axis_tdata: Signal<Out, Bits<$w>>,
+            pub m_axis_tkeep: Signal<Out, Bits<$k>>,
+            pub m_axis_tlast: Signal<Out, Bit>,
+            pub m_axis_tuser: Signal<Out, Bits<16>>,
+            pub m_axis_tvalid: Signal<Out, Bit>,
+            pub m_axis_tready: Signal<In, Bit>,
+            pub frames: Signal<Out, Bits<32>>,
+            entries: SynchronousFIFO<Bits<570>, 4, 5, 1>,
+            state: DFF<BuilderState>,
+            beat: DFF<Bits<4>>,
+            sent: DFF<Bits<32>>,
+            all_keep: Constant<Bits<$k>>,
+            last_header_beat: Constant<Bits<4>>,
+            head: Signal<Local, Bits<570>>,
+            shifted: Signal<Local, Bits<512>>,
+            tail: Signal<Local, Bits<$kl>>,
+            /// `BYTES − tail`, modulo BYTES (a signal of its own so Verilog keeps its width).
+            empty_lanes: Signal<Local, Bits<$kl>>,
+            last_keep: Signal<Local, Bits<$k>>,
+            move_beat: Signal<Local, Bit>,
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                Self {
+                    clock: Default::default(),
+                    s_entry_tdata: Default::default(),
+                    s_entry_tvalid: Default::default(),
+                    s_entry_tready: Default::default(),
+                    s_axis_tdata: Default::default(),
+                    s_axis_tlast: Default::default(),
+                    s_axis_tvalid: Default::default(),
+                    s_axis_tready: Default::default(),
+                    m_axis_tdata: Default::default(),
+                    m_axis_tkeep: Default::default(),
+                    m_axis_tlast: Default::default(),
+                    m_axis_tuser: Default::default(),
+                    m_axis_tvalid: Default::default(),
+                    m_axis_tready: Default::default(),
+                    frames: Default::default(),
+                    entries: Default::default(),
+                    state: Default::default(),
+                    beat: Default::default(),
+                    sent: Default::default(),
+                    all_keep: Constant::new(Bits::<$k>::mask()),
+                    last_header_beat: Constant::new(bits::<4>($hb - 1)),
+                    head: Default::default(),
+                    shifted: Default::default(),
+                    tail: Default::default(),
+                    empty_lanes: Default::default(),
+                    last_keep: Default::default(),
+                    move_beat: Default::default(),
+                }
+            }
+        }
+
+        impl Logic for $name {
+            #[hdl_gen]
+            fn update(&mut self) {
+                dff_setup!(self, clock, state, beat, sent);
+                clock!(self, clock, entries);
+                self.entries.data_in.next = self.s_entry_tdata.val();
+                self.entries.write.next = self.s_entry_tvalid.val() & !self.entries.full.val();
+                self.s_entry_tready.next = !self.entries.full.val();
+                self.head.next = self.entries.data_out.val();
+                self.shifted.next = self.head.val().get_bits::<512>(0)
+                    >> (bit_cast::<512, 4>(self.beat.q.val()) << $wl);
+                // Bytes in the last payload beat (0 = a full beat).
+                self.tail.next = self.head.val().get_bits::<$kl>(520);
+                self.empty_lanes.next = !self.tail.val() + bits::<$kl>(1);
+                self.last_keep.next = self.all_keep.val() >> bit_cast::<$k, $kl>(self.empty_lanes.val());
+                self.m_axis_tuser.next = bit_cast::<16, 8>(self.head.val().get_bits::<8>(512)) << 8;
+                self.m_axis_tdata.next = self.shifted.val().get_bits::<$w>(0);
+                self.m_axis_tkeep.next = self.all_keep.val();
+                self.m_axis_tlast.next = false;
+                self.m_axis_tvalid.next = false;
+                self.s_axis_tready.next = false;
+                self.entries.read.next = false;
+                self.move_beat.next = false;
+                match self.state.q.val() {
+                    BuilderState::Idle => {
+                        if !self.entries.empty.val() {
+                            self.state.d.next = BuilderState::Header;
+                            self.beat.d.next = bits::<4>(0);
+                        }
+                    }
+                    BuilderState::Header => {
+                        self.m_axis_tvalid.next = true;
+                        if self.beat.q.val() == self.last_header_beat.val() {
+                            self.m_axis_tlast.next = !self.head.val().get_bit(536) & !self.head.val().get_bit(537);
+                        }
+                        self.move_beat.next = self.m_axis_tready.val();
+                        if self.m_axis_tready.val() {
+                            self.beat.d.next = self.beat.q.val() + bits::<4>(1);
+                            if self.beat.q.val() == self.last_header_beat.val() {
+                                if self.head.val().get_bit(536) {
+                                    self.state.d.next = BuilderState::Payload;
+                                } else if self.head.val().get_bit(537) {
+                                    self.state.d.next = BuilderState::Inline;
+                                } else {
+                                    self.state.d.next = BuilderState::Idle;
+                                    self.entries.read.next = true;
+                                }
+                            }
+                        }
+                    }
+                    BuilderState::Payload => {
+                        self.m_axis_tdata.next = self.s_axis_tdata.val();
+                        self.m_axis_tlast.next = self.s_axis_tlast.val();
+                        if self.s_axis_tlast.val() {
+                            self.m_axis_tkeep.next = self.last_keep.val();
+                        }
+                        self.m_axis_tvalid.next = self.s_axis_tvalid.val();
+                        self.s_axis_tready.next = self.m_axis_tready.val();
+                        self.move_beat.next = self.m_axis_tready.val() & self.s_axis_tvalid.val();
+                        if self.m_axis_tready.val() & self.s_axis_tvalid.val() & self.s_axis_tlast.val() {
+                            self.state.d.next = BuilderState::Idle;
+                            self.entries.read.next = true;
+                        }
+                    }
+                    BuilderState::Inline => {
+                        self.m_axis_tdata.next = bit_cast::<$w, 32>(self.head.val().get_bits::<32>(538));
+                        self.m_axis_tkeep.next = bit_cast::<$k, 4>(bits::<4>(0xF));
+                        self.m_axis_tlast.next = true;
+                        self.m_axis_tvalid.next = true;
+                        self.move_beat.next = self.m_axis_tready.val();
+                        if self.m_axis_tready.val() {
+                            self.state.d.next = BuilderState::Idle;
+                            self.entries.read.next = true;
+                        }
+                    }
+                    _ => {
+                        self.state.d.next = BuilderState::Idle;
+                    }
+                }
+                if self.move_beat.val() & self.m_axis_tlast.val() {
+                    self.sent.d.next = self.sent.q.val() + bits::<32>(1);
+                }
+                self.frames.next = self.sent.q.val();
+            }
+        }
+    };
+}
+
+frame_builder!(
+    /// ZedBoard: 64-bit beats, 8 header beats.
+    FrameBuilder64, width = 64, keep = 8, header_beats = 8, width_log2 = 6, keep_log2 = 3
+);
+frame_builder!(
+    /// NetFPGA SUME: 256-bit beats, 2 header beats.
+    FrameBuilder256, width = 256, keep = 32, header_beats = 2, width_log2 = 8, keep_log2 = 5
+);
