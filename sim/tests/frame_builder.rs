@@ -86,7 +86,7 @@ fn run<B: Builder>(seed: u64, idle: u64, ready: u64) {
             }
             1 => entries.push_back(entry(&header, mask, 0, false, None)),
             _ => {
-                let len = if rng.next_u64() % 3 == 0 {
+                let len = if rng.next_u64().is_multiple_of(3) {
                     1 + (rng.next_u64() % 2048) as usize
                 } else {
                     1 + (rng.next_u64() % 64) as usize
