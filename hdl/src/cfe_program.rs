@@ -131,10 +131,16 @@ impl Builder {
         }
     }
 
-    /// Register receiving `key` from board `from`.
-    fn recv(&mut self, from: usize, key: Key) -> u8 {
+    /// A register that receives no input (results only).
+    fn fresh(&mut self) -> u8 {
         let reg = self.next;
         self.next += 1;
+        reg
+    }
+
+    /// Register receiving `key` from board `from`.
+    fn recv(&mut self, from: usize, key: Key) -> u8 {
+        let reg = self.fresh();
         self.inputs.push((reg, from as u8));
         self.by_key.insert((from as u8, key), reg);
         reg
@@ -335,39 +341,28 @@ fn rd_scan(p: &mut Builder, boards: usize) {
         if partner < boards {
             let input = p.recv(partner, Key::Up(step));
             p.send(total, partner, Partial, Key::Up(step));
-            if partner < b {
+            total = if partner < b {
                 // From below: prefix = T_j · prefix, total = T_j · total.
                 if let Some(x) = prefix {
                     p.combine(input, x, x, None);
                     p.combine(input, total, input, None);
+                    input
                 } else {
                     // The input itself becomes the prefix; the new total needs its own register.
                     let t = if total == H { p.fresh() } else { total };
                     p.combine(input, total, t, None);
                     prefix = Some(input);
-                    total = t;
-                    d *= 2;
-                    step += 1;
-                    continue;
+                    t
                 }
             } else {
                 p.combine(total, input, input, None);
-            }
-            total = input;
+                input
+            };
         }
         d *= 2;
         step += 1;
     }
     p.uops.push(Uop::RespondPrefix { x: prefix });
-}
-
-impl Builder {
-    /// A register that receives no input (results only).
-    fn fresh(&mut self) -> u8 {
-        let reg = self.next;
-        self.next += 1;
-        reg
-    }
 }
 
 /// Children of board `b` in a binomial tree over `boards` boards, smallest distance first.
