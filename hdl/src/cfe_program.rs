@@ -554,6 +554,105 @@ fn torus_scan(p: &mut Builder, boards: usize) {
     p.uops.push(Uop::RespondPrefix { x: prefix });
 }
 
+/// Micro-op kind codes, bits `[3:0]` of an encoded micro-op.
+pub mod uop_code {
+    pub const LOCAL_PREFIX: u32 = 0;
+    pub const PASS: u32 = 1;
+    pub const RESPOND: u32 = 2;
+    pub const RESPOND_PREFIX: u32 = 3;
+}
+
+impl Uop {
+    /// The 32-bit program-memory word (docs/cfe.md, "Micro-op encoding"):
+    ///
+    /// | bits | field |
+    /// |---|---|
+    /// | 3:0 | kind ([`uop_code`]) |
+    /// | 7:4 | `a` (Pass, Respond) or `x` (RespondPrefix); 15 = [`H`] |
+    /// | 11:8 | `b` |
+    /// | 12 | `b` present (Pass) / `x` present (RespondPrefix) |
+    /// | 13 | `dst` present |
+    /// | 17:14 | `dst` |
+    /// | 18 | send present |
+    /// | 19 | send as `result` (else `partial`) |
+    /// | 23:20 | receiver's register (`tag`) |
+    /// | 31:24 | receiver board |
+    pub fn encode(self) -> u32 {
+        match self {
+            Uop::LocalPrefix => uop_code::LOCAL_PREFIX,
+            Uop::Pass { a, b, dst, send } => {
+                let mut w = uop_code::PASS | u32::from(a) << 4;
+                if let Some(b) = b {
+                    w |= u32::from(b) << 8 | 1 << 12;
+                }
+                if let Some(d) = dst {
+                    w |= 1 << 13 | u32::from(d) << 14;
+                }
+                if let Some(s) = send {
+                    w |= 1 << 18
+                        | u32::from(s.msg == MessageType::Result) << 19
+                        | u32::from(s.tag) << 20
+                        | u32::from(s.board) << 24;
+                }
+                w
+            }
+            Uop::Respond { a } => uop_code::RESPOND | u32::from(a) << 4,
+            Uop::RespondPrefix { x } => match x {
+                Some(x) => uop_code::RESPOND_PREFIX | u32::from(x) << 4 | 1 << 12,
+                None => uop_code::RESPOND_PREFIX,
+            },
+        }
+    }
+}
+
+/// Program-directory index of `(algorithm, kind, boards)`: `alg << 7 | kind << 6 | boards − 1`.
+pub fn directory_index(algorithm: Algorithm, kind: Kind, boards: usize) -> usize {
+    usize::from(algorithm.code()) << 7 | (kind as usize) << 6 | (boards - 1)
+}
+
+/// Directory entries (`2^9`): every `(algorithm, kind, boards)` index.
+pub const DIRECTORY_ENTRIES: usize = 512;
+/// Program-memory words (board 0 of a 64-board cluster needs 3533).
+pub const PROGRAM_WORDS: usize = 4096;
+
+/// What one board's CFE is configured with: every program it runs, for every supported
+/// algorithm, both kinds and every board count up to `max_boards` that includes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Image {
+    /// Program memory, from address 0.
+    pub words: Vec<u32>,
+    /// `(directory index, start, end)`; an absent index means "no program" (`bad-topology`).
+    pub directory: Vec<(usize, u16, u16)>,
+}
+
+/// The configuration image of board `board` in a cluster of up to `max_boards` boards.
+pub fn image(board: usize, max_boards: usize) -> Image {
+    let mut words = Vec::new();
+    let mut directory = Vec::new();
+    for alg in Algorithm::supported() {
+        for kind in [Kind::Reduction, Kind::Scan] {
+            for boards in board + 1..=max_boards.min(MAX_BOARDS) {
+                let Ok(programs) = compile(alg, kind, boards) else {
+                    continue;
+                };
+                let start = words.len();
+                words.extend(programs[board].uops.iter().map(|u| u.encode()));
+                directory.push((
+                    directory_index(alg, kind, boards),
+                    start as u16,
+                    words.len() as u16,
+                ));
+            }
+        }
+    }
+    assert!(
+        words.len() <= PROGRAM_WORDS,
+        "{} program words",
+        words.len()
+    );
+    Image { words, directory }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -579,5 +678,42 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn every_image_fits_program_memory() {
+        let sizes: Vec<usize> = (0..MAX_BOARDS)
+            .map(|b| image(b, MAX_BOARDS).words.len())
+            .collect();
+        // Board 0 takes part in every program: 3533 words at 64 boards.
+        let most = sizes.iter().max().unwrap();
+        assert!(*most <= PROGRAM_WORDS, "{sizes:?}");
+    }
+
+    #[test]
+    fn encoding_keeps_every_field() {
+        let u = Uop::Pass {
+            a: 3,
+            b: Some(H),
+            dst: Some(7),
+            send: Some(Send {
+                board: 63,
+                msg: MessageType::Result,
+                tag: 5,
+            }),
+        };
+        assert_eq!(
+            u.encode(),
+            1 | 3 << 4
+                | 15 << 8
+                | 1 << 12
+                | 1 << 13
+                | 7 << 14
+                | 1 << 18
+                | 1 << 19
+                | 5 << 20
+                | 63 << 24
+        );
+        assert_eq!(Uop::RespondPrefix { x: None }.encode(), 3);
     }
 }

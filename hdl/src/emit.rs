@@ -7,6 +7,8 @@
 use rust_hdl::prelude::*;
 
 use crate::axis_arbiter::{AxisArbiter64, AxisArbiter256};
+use crate::board::{Board64, Board256};
+use crate::cfe::Cfe;
 use crate::cipe::{Cipe64, Cipe256};
 use crate::cipe_alu::{CipeAlu64, CipeAlu256};
 use crate::fp_add::{FpAdd32, FpAdd64};
@@ -15,6 +17,7 @@ use crate::frame_router::{FrameRouter64, FrameRouter256};
 use crate::header_builder::HeaderBuilder;
 use crate::header_capture::{HeaderCapture64, HeaderCapture256};
 use crate::offload_classifier::OffloadClassifier;
+use crate::offload_splitter::{OffloadSplitter64, OffloadSplitter256};
 use crate::output_queues::{OutputQueues64, OutputQueues256};
 
 /// Verilog of `block` with the top module (and its children's prefix) renamed to `name`, and
@@ -91,6 +94,8 @@ pub fn designs_for(width: BusWidth) -> Vec<Design> {
         design(FpAdd32::default(), "collwire_fp_add32"),
         design(OffloadClassifier::default(), "collwire_offload_classifier"),
         design(HeaderBuilder::default(), "collwire_header_builder"),
+        // Width enters only as bytes per word; the 64-bit engine stands for both.
+        design(Cfe::new(8), "collwire_cfe"),
     ];
     all.extend(match width {
         BusWidth::W64 => [
@@ -101,6 +106,8 @@ pub fn designs_for(width: BusWidth) -> Vec<Design> {
             design(OutputQueues64::default(), "collwire_output_queues64"),
             design(Cipe64::default(), "collwire_cipe64"),
             design(FrameBuilder64::default(), "collwire_frame_builder64"),
+            design(OffloadSplitter64::default(), "collwire_offload_splitter64"),
+            design(Board64::default(), "collwire_board64"),
         ],
         BusWidth::W256 => [
             design(CipeAlu256::default(), "collwire_cipe_alu256"),
@@ -110,6 +117,11 @@ pub fn designs_for(width: BusWidth) -> Vec<Design> {
             design(OutputQueues256::default(), "collwire_output_queues256"),
             design(Cipe256::default(), "collwire_cipe256"),
             design(FrameBuilder256::default(), "collwire_frame_builder256"),
+            design(
+                OffloadSplitter256::default(),
+                "collwire_offload_splitter256",
+            ),
+            design(Board256::default(), "collwire_board256"),
         ],
     });
     all
@@ -124,6 +136,12 @@ pub fn designs() -> Vec<Design> {
             .filter(|d| d.name.ends_with("256")),
     );
     all
+}
+
+/// Whole boards: every other design of the target put together. CI synthesizes the parts
+/// (minutes each on two cores); the bench synthesizes the boards.
+pub fn is_board(name: &str) -> bool {
+    name.starts_with("collwire_board")
 }
 
 /// Designs that are also built into a larger design (`fp_add` in `cipe_alu` in `cipe`;

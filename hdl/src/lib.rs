@@ -17,6 +17,8 @@
 
 pub mod axis;
 pub mod axis_arbiter;
+pub mod board;
+pub mod cfe;
 pub mod cfe_program;
 pub mod cipe;
 pub mod cipe_alu;
@@ -27,5 +29,6 @@ pub mod frame_router;
 pub mod header_builder;
 pub mod header_capture;
 pub mod offload_classifier;
+pub mod offload_splitter;
 pub mod output_queues;
 pub mod toolflow;

@@ -12,7 +12,10 @@
 
 pub mod alu_check;
 pub mod axis;
+pub mod board;
 pub mod cipe_check;
+pub mod cluster;
+pub mod collective;
 pub mod fpu_check;
 pub mod frames;
 

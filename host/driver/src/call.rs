@@ -159,10 +159,14 @@ impl Call {
     /// A collector for this call's responses.
     pub fn collector(&self, comm: &Communicator) -> Result<ResponseCollector, DriverError> {
         let segmenter = self.check(comm)?;
+        // A reduce answers non-root ranks with empty responses, one per segment.
+        let empty = (self.collective == Collective::Reduce && comm.rank() != self.root)
+            .then(|| vec![false; usize::from(segmenter.segment_count(self.elements).unwrap_or(1))]);
         Ok(ResponseCollector {
             call: *self,
             comm: *comm,
             reassembler: Reassembler::new(segmenter, self.elements)?,
+            empty,
         })
     }
 }
@@ -174,6 +178,8 @@ pub struct ResponseCollector {
     call: Call,
     comm: Communicator,
     reassembler: Reassembler,
+    /// Reduce, not the root: which segments' empty responses arrived.
+    empty: Option<Vec<bool>>,
 }
 
 impl ResponseCollector {
@@ -199,22 +205,51 @@ impl ResponseCollector {
         {
             return Err(DriverError::Foreign("collective, datatype or op differs"));
         }
+        if let Some(acks) = self.empty.as_mut() {
+            if usize::from(repr.seg_count) != acks.len() || !payload.is_empty() {
+                return Err(DriverError::Foreign(
+                    "a reduce sends non-root ranks empty responses",
+                ));
+            }
+            let Some(seen) = acks.get_mut(usize::from(repr.seg_index)) else {
+                return Err(DriverError::Foreign("segment index out of range"));
+            };
+            let new = !*seen;
+            *seen = true;
+            return Ok(if new {
+                Accepted::New
+            } else {
+                Accepted::Duplicate
+            });
+        }
         Ok(self
             .reassembler
             .accept(repr.seg_index, repr.seg_count, payload)?)
     }
 
     pub fn is_complete(&self) -> bool {
-        self.reassembler.is_complete()
+        match &self.empty {
+            Some(acks) => acks.iter().all(|a| *a),
+            None => self.reassembler.is_complete(),
+        }
     }
 
     /// Segments still missing.
     pub fn missing(&self) -> Vec<u16> {
-        self.reassembler.missing().collect()
+        match &self.empty {
+            Some(acks) => (0..acks.len() as u16)
+                .filter(|i| !acks[usize::from(*i)])
+                .collect(),
+            None => self.reassembler.missing().collect(),
+        }
     }
 
-    /// The result bytes, once complete.
+    /// The result bytes, once complete (empty for a reduce's non-root ranks).
     pub fn finish(self) -> Result<Vec<u8>, DriverError> {
-        Ok(self.reassembler.into_bytes()?)
+        match self.empty {
+            Some(acks) if acks.iter().all(|a| *a) => Ok(Vec::new()),
+            Some(_) => Err(DriverError::Foreign("responses missing")),
+            None => Ok(self.reassembler.into_bytes()?),
+        }
     }
 }

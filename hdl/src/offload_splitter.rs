@@ -1,0 +1,182 @@
+//! Offload splitter: does with each offload frame what the CFE ([`crate::cfe`]) commands, one
+//! command per frame, taken while the frame waits at the router's offload port:
+//!
+//! * **stream** (`[1:0]` = 1): skip the 64-byte header beats, give the next `[15:4]` beats (the
+//!   payload, from a beat boundary at both widths) to the CIPE, drop the rest (Ethernet
+//!   padding) up to `tlast`;
+//! * **drain** (0): drop the frame (stored nothing: duplicates, errors, barrier requests);
+//! * **transit** (2): forward the whole frame unchanged to the ports in `[23:16]` (a frame
+//!   between two other boards that the route table sends through this one).
+//!
+//! `s_cmd_tready` is high only between frames, so the CFE knows the frame at the router's
+//! offload port has not been touched when it decides.
+//!
+//! One template for both widths: [`OffloadSplitter64`] (8 header beats) and
+//! [`OffloadSplitter256`] (2).
+
+use rust_hdl::prelude::*;
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
+pub enum SplitterState {
+    Idle,
+    Header,
+    Payload,
+    Drain,
+    Transit,
+}
+
+macro_rules! offload_splitter {
+    ($(#[$doc:meta])* $name:ident, width = $w:tt, keep = $k:tt, header_beats = $hb:tt) => {
+        $(#[$doc])*
+        #[derive(LogicBlock)]
+        pub struct $name {
+            pub clock: Signal<In, Clock>,
+            pub reset: Signal<In, Bit>,
+            pub s_axis_tdata: Signal<In, Bits<$w>>,
+            pub s_axis_tkeep: Signal<In, Bits<$k>>,
+            pub s_axis_tlast: Signal<In, Bit>,
+            pub s_axis_tuser: Signal<In, Bits<16>>,
+            pub s_axis_tvalid: Signal<In, Bit>,
+            pub s_axis_tready: Signal<Out, Bit>,
+            pub s_cmd_tdata: Signal<In, Bits<32>>,
+            pub s_cmd_tvalid: Signal<In, Bit>,
+            pub s_cmd_tready: Signal<Out, Bit>,
+            /// Payload words for the CIPE.
+            pub m_axis_tdata: Signal<Out, Bits<$w>>,
+            pub m_axis_tvalid: Signal<Out, Bit>,
+            pub m_axis_tready: Signal<In, Bit>,
+            /// Transit frames, `tuser[15:8]` = the commanded port mask.
+            pub m_transit_axis_tdata: Signal<Out, Bits<$w>>,
+            pub m_transit_axis_tkeep: Signal<Out, Bits<$k>>,
+            pub m_transit_axis_tlast: Signal<Out, Bit>,
+            pub m_transit_axis_tuser: Signal<Out, Bits<16>>,
+            pub m_transit_axis_tvalid: Signal<Out, Bit>,
+            pub m_transit_axis_tready: Signal<In, Bit>,
+            last_header_beat: Constant<Bits<12>>,
+            state: DFF<SplitterState>,
+            beat: DFF<Bits<12>>,
+            words: DFF<Bits<12>>,
+            mask: DFF<Bits<8>>,
+            take: Signal<Local, Bit>,
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                Self {
+                    clock: Default::default(),
+                    reset: Default::default(),
+                    s_axis_tdata: Default::default(),
+                    s_axis_tkeep: Default::default(),
+                    s_axis_tlast: Default::default(),
+                    s_axis_tuser: Default::default(),
+                    s_axis_tvalid: Default::default(),
+                    s_axis_tready: Default::default(),
+                    s_cmd_tdata: Default::default(),
+                    s_cmd_tvalid: Default::default(),
+                    s_cmd_tready: Default::default(),
+                    m_axis_tdata: Default::default(),
+                    m_axis_tvalid: Default::default(),
+                    m_axis_tready: Default::default(),
+                    m_transit_axis_tdata: Default::default(),
+                    m_transit_axis_tkeep: Default::default(),
+                    m_transit_axis_tlast: Default::default(),
+                    m_transit_axis_tuser: Default::default(),
+                    m_transit_axis_tvalid: Default::default(),
+                    m_transit_axis_tready: Default::default(),
+                    last_header_beat: Constant::new(bits::<12>($hb - 1)),
+                    state: Default::default(),
+                    beat: Default::default(),
+                    words: Default::default(),
+                    mask: Default::default(),
+                    take: Default::default(),
+                }
+            }
+        }
+
+        impl Logic for $name {
+            #[hdl_gen]
+            fn update(&mut self) {
+                dff_setup!(self, clock, state, beat, words, mask);
+                self.s_axis_tready.next = false;
+                self.s_cmd_tready.next = false;
+                self.m_axis_tdata.next = self.s_axis_tdata.val();
+                self.m_axis_tvalid.next = false;
+                self.m_transit_axis_tdata.next = self.s_axis_tdata.val();
+                self.m_transit_axis_tkeep.next = self.s_axis_tkeep.val();
+                self.m_transit_axis_tlast.next = self.s_axis_tlast.val();
+                self.m_transit_axis_tuser.next =
+                    (self.s_axis_tuser.val() & bits::<16>(0xFF)) | (bit_cast::<16, 8>(self.mask.q.val()) << 8);
+                self.m_transit_axis_tvalid.next = false;
+                self.take.next = false;
+                match self.state.q.val() {
+                    SplitterState::Idle => {
+                        self.s_cmd_tready.next = true;
+                        self.beat.d.next = bits::<12>(0);
+                        if self.s_cmd_tvalid.val() {
+                            self.words.d.next = self.s_cmd_tdata.val().get_bits::<12>(4);
+                            self.mask.d.next = self.s_cmd_tdata.val().get_bits::<8>(16);
+                            self.state.d.next = SplitterState::Drain;
+                            if self.s_cmd_tdata.val().get_bits::<2>(0) == bits::<2>(1) {
+                                self.state.d.next = SplitterState::Header;
+                            }
+                            if self.s_cmd_tdata.val().get_bits::<2>(0) == bits::<2>(2) {
+                                self.state.d.next = SplitterState::Transit;
+                            }
+                        }
+                    }
+                    SplitterState::Header => {
+                        self.s_axis_tready.next = true;
+                        self.take.next = self.s_axis_tvalid.val();
+                        if self.take.val() {
+                            self.beat.d.next = self.beat.q.val() + bits::<12>(1);
+                            if self.beat.q.val() == self.last_header_beat.val() {
+                                self.beat.d.next = bits::<12>(0);
+                                self.state.d.next = SplitterState::Payload;
+                            }
+                        }
+                    }
+                    SplitterState::Payload => {
+                        self.m_axis_tvalid.next = self.s_axis_tvalid.val();
+                        self.s_axis_tready.next = self.m_axis_tready.val();
+                        self.take.next = self.s_axis_tvalid.val() & self.m_axis_tready.val();
+                        if self.take.val() {
+                            self.beat.d.next = self.beat.q.val() + bits::<12>(1);
+                            if self.beat.q.val() + bits::<12>(1) == self.words.q.val() {
+                                self.state.d.next = SplitterState::Drain;
+                            }
+                        }
+                    }
+                    SplitterState::Drain => {
+                        self.s_axis_tready.next = true;
+                        self.take.next = self.s_axis_tvalid.val();
+                    }
+                    SplitterState::Transit => {
+                        self.m_transit_axis_tvalid.next = self.s_axis_tvalid.val();
+                        self.s_axis_tready.next = self.m_transit_axis_tready.val();
+                        self.take.next = self.s_axis_tvalid.val() & self.m_transit_axis_tready.val();
+                    }
+                    _ => {
+                        self.state.d.next = SplitterState::Idle;
+                    }
+                }
+                // A frame ends at its tlast whatever the command said (a short frame never
+                // leaves the splitter waiting for beats that do not come).
+                if self.take.val() & self.s_axis_tlast.val() {
+                    self.state.d.next = SplitterState::Idle;
+                }
+                if self.reset.val() {
+                    self.state.d.next = SplitterState::Idle;
+                }
+            }
+        }
+    };
+}
+
+offload_splitter!(
+    /// ZedBoard: 64-bit beats, 8 header beats.
+    OffloadSplitter64, width = 64, keep = 8, header_beats = 8
+);
+offload_splitter!(
+    /// NetFPGA SUME: 256-bit beats, 2 header beats.
+    OffloadSplitter256, width = 256, keep = 32, header_beats = 2
+);

@@ -1,0 +1,187 @@
+//! A Verilated board ([`collwire_hdl::board`]) behind one interface for both widths, plus its
+//! configuration from the CFE image ([`collwire_hdl::cfe_program::image`]).
+
+use collwire_hdl::cfe::cfg;
+use collwire_hdl::cfe_program;
+
+use crate::axis::Beat;
+use crate::models::{Board64, Board256};
+
+/// Frame counters of one board.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct BoardCounters {
+    pub stored: u64,
+    pub duplicates: u64,
+    pub errors: u64,
+    pub transits: u64,
+    pub retired: u64,
+    pub engine_drops: u64,
+    pub passed_frames: u64,
+    pub offload_frames: u64,
+    pub malformed_drops: u64,
+    pub queue_drops: u64,
+}
+
+/// Port-level access to one board model; one call sequence per clock:
+/// `set_input`/`set_output_ready` → [`BoardModel::settle`] → read `input_taken`/`output` →
+/// [`BoardModel::rise`].
+pub trait BoardModel: Send {
+    /// Bytes per beat.
+    fn bytes(&self) -> usize;
+    /// Host + network ports.
+    fn ports(&self) -> usize;
+    fn set_input(&mut self, port: usize, beat: Option<&Beat>);
+    fn set_output_ready(&mut self, port: usize, ready: bool);
+    /// Clock low, inputs settled.
+    fn settle(&mut self);
+    fn input_ready(&self, port: usize) -> bool;
+    fn output(&self, port: usize) -> Option<Beat>;
+    /// Rising clock edge.
+    fn rise(&mut self);
+    fn set_reset(&mut self, on: bool);
+    fn set_cfg(&mut self, we: bool, addr: u16, data: u32);
+    /// The CFE state code ([`collwire_hdl::cfe::STATE_NAMES`]).
+    fn cfe_state(&self) -> u8;
+    fn counters(&self) -> BoardCounters;
+}
+
+macro_rules! board_model {
+    ($ty:ty, $bytes:expr, $ports:expr) => {
+        impl BoardModel for $ty {
+            fn bytes(&self) -> usize {
+                $bytes
+            }
+            fn ports(&self) -> usize {
+                $ports
+            }
+            fn set_input(&mut self, port: usize, beat: Option<&Beat>) {
+                match beat {
+                    Some(b) => {
+                        self.set_s_axis_tdata_bytes_at(port, &b.data);
+                        self.set_s_axis_tkeep_at(port, b.keep);
+                        self.set_s_axis_tlast_at(port, u64::from(b.last));
+                        self.set_s_axis_tvalid_at(port, 1);
+                    }
+                    None => self.set_s_axis_tvalid_at(port, 0),
+                }
+            }
+            fn set_output_ready(&mut self, port: usize, ready: bool) {
+                self.set_m_axis_tready_at(port, u64::from(ready));
+            }
+            fn settle(&mut self) {
+                self.set_clock(0);
+                self.eval();
+            }
+            fn input_ready(&self, port: usize) -> bool {
+                self.s_axis_tready_at(port) != 0
+            }
+            fn output(&self, port: usize) -> Option<Beat> {
+                (self.m_axis_tvalid_at(port) != 0).then(|| Beat {
+                    data: self.m_axis_tdata_bytes_at(port),
+                    keep: self.m_axis_tkeep_at(port),
+                    last: self.m_axis_tlast_at(port) != 0,
+                    user: 0,
+                })
+            }
+            fn rise(&mut self) {
+                self.set_clock(1);
+                self.eval();
+            }
+            fn set_reset(&mut self, on: bool) {
+                <$ty>::set_reset(self, u64::from(on));
+            }
+            fn set_cfg(&mut self, we: bool, addr: u16, data: u32) {
+                self.set_cfg_we(u64::from(we));
+                self.set_cfg_addr(u64::from(addr));
+                self.set_cfg_data(u64::from(data));
+            }
+            fn cfe_state(&self) -> u8 {
+                <$ty>::cfe_state(self) as u8
+            }
+            fn counters(&self) -> BoardCounters {
+                BoardCounters {
+                    stored: self.stored(),
+                    duplicates: self.duplicates(),
+                    errors: self.errors(),
+                    transits: self.transits(),
+                    retired: self.retired(),
+                    engine_drops: self.engine_drops(),
+                    passed_frames: self.passed_frames(),
+                    offload_frames: self.offload_frames(),
+                    malformed_drops: self.malformed_drops(),
+                    queue_drops: self.queue_drops(),
+                }
+            }
+        }
+    };
+}
+
+board_model!(Board64, 8, 4);
+board_model!(Board256, 32, 5);
+
+/// A new board model of `width` bits (64 or 256).
+pub fn new_board(width: usize) -> Option<Box<dyn BoardModel>> {
+    match width {
+        64 => Some(Box::new(Board64::new())),
+        256 => Some(Box::new(Board256::new())),
+        _ => None,
+    }
+}
+
+/// The configuration writes of board `board` in a cluster of `boards`: identity, address
+/// prefix, route table (`routes[dst]` = output port mask), directory and programs.
+pub fn config_writes(
+    board: usize,
+    boards: usize,
+    ip_prefix: [u8; 3],
+    routes: &[u8],
+) -> Vec<(u16, u32)> {
+    let image = cfe_program::image(board, boards);
+    let mut w = vec![
+        (cfg::BOARD, board as u32),
+        (
+            cfg::IP_PREFIX,
+            u32::from(ip_prefix[0]) | u32::from(ip_prefix[1]) << 8 | u32::from(ip_prefix[2]) << 16,
+        ),
+    ];
+    w.extend(
+        routes
+            .iter()
+            .enumerate()
+            .map(|(dst, mask)| (cfg::ROUTE + dst as u16, u32::from(*mask))),
+    );
+    w.extend(image.directory.iter().map(|(index, start, end)| {
+        (
+            cfg::DIRECTORY + *index as u16,
+            cfg::directory_word(*start, *end),
+        )
+    }));
+    w.extend(
+        image
+            .words
+            .iter()
+            .enumerate()
+            .map(|(i, word)| (cfg::PROGRAM + i as u16, *word)),
+    );
+    w
+}
+
+/// Applies configuration writes, one per clock, then a reset pulse.
+pub fn configure(board: &mut dyn BoardModel, writes: &[(u16, u32)]) {
+    for p in 0..board.ports() {
+        board.set_input(p, None);
+        board.set_output_ready(p, true);
+    }
+    for (addr, data) in writes {
+        board.set_cfg(true, *addr, *data);
+        board.settle();
+        board.rise();
+    }
+    board.set_cfg(false, 0, 0);
+    board.set_reset(true);
+    board.settle();
+    board.rise();
+    board.set_reset(false);
+    board.settle();
+    board.rise();
+}

@@ -1,0 +1,505 @@
+//! The cluster simulator: N Verilated boards ([`crate::board`]) cabled port to port with links
+//! of a fixed latency in cycles, one host adapter per board on its host port (port 0).
+//!
+//! * Cabling ([`Topology`]): `ring` (port 1 → next board's port 2) or `torus` (rows × cols from
+//!   `layout::torus_shape`; ports 1/2 east/west, 3/4 south/north — needs the 4 network ports of
+//!   the 256-bit build). Every algorithm runs on either: frames for boards that are not
+//!   neighbours are forwarded hop by hop by the route table, which is computed here by
+//!   breadth-first search over the cabling (shortest paths) and installed in every board.
+//! * Addressing: board `b` is MAC `02:c0:11:00:00:b`, IPv4 `10.11.0.b`; local rank `l` of board
+//!   `b` is MAC `02:00:00:00:b:l`, IPv4 `10.12.b.l`, UDP port `40000 + l` ([`rank_endpoints`]).
+//! * Links move beats: a beat a board sends at cycle `t` is offered to the peer from cycle
+//!   `t + latency` on, in order, with no loss (infinite link buffer).
+//! * Waveforms ([`Cluster::trace_vcd`]): a VCD of a window of cycles with, per board, the CFE
+//!   state by name (a string variable), the per-port valid/last of every link, and the counters.
+
+use std::collections::VecDeque;
+
+use collwire_proto::frame::Endpoints;
+use collwire_proto::layout::torus_shape;
+use serde::{Deserialize, Serialize};
+
+use crate::axis::{Beat, beats};
+use crate::board::{BoardCounters, BoardModel, config_writes, configure, new_board};
+
+/// How the boards are cabled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Topology {
+    Ring,
+    Torus,
+}
+
+/// A cluster: from flags or a TOML file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterConfig {
+    /// 1 to 64 boards.
+    pub boards: usize,
+    /// Datapath width, 64 (ZedBoard) or 256 (NetFPGA SUME).
+    #[serde(default = "default_width")]
+    pub width: usize,
+    /// Cycles a beat spends on a cable (≥ 1).
+    #[serde(default = "default_latency")]
+    pub link_latency: u64,
+    #[serde(default = "default_topology")]
+    pub topology: Topology,
+}
+
+fn default_width() -> usize {
+    64
+}
+fn default_latency() -> u64 {
+    4
+}
+fn default_topology() -> Topology {
+    Topology::Ring
+}
+
+/// Why a cluster cannot be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClusterError {
+    #[error("{0} boards: the simulator runs 1 to 64")]
+    Boards(usize),
+    #[error("width {0}: the boards are 64 or 256 bits wide")]
+    Width(usize),
+    #[error("link latency must be at least 1 cycle")]
+    Latency,
+    #[error("a torus needs 4 network ports per board; the {0}-bit board has {1}")]
+    Ports(usize, usize),
+    #[error("no answer after {0} cycles")]
+    Timeout(u64),
+}
+
+/// One cable end: (board, port).
+pub type PortId = (usize, usize);
+
+/// Board `b`'s MAC address.
+pub fn board_mac(b: usize) -> [u8; 6] {
+    [0x02, 0xc0, 0x11, 0, 0, b as u8]
+}
+/// Board `b`'s IPv4 address.
+pub fn board_ip(b: usize) -> [u8; 4] {
+    [10, 11, 0, b as u8]
+}
+/// The first three bytes of every board address.
+pub const BOARD_IP_PREFIX: [u8; 3] = [10, 11, 0];
+/// UDP port of local rank `l` on its host.
+pub fn rank_port(local: usize) -> u16 {
+    40000 + local as u16
+}
+
+/// Addresses of a request from local rank `local` of board `b` (to the board, offload port).
+pub fn rank_endpoints(b: usize, local: usize) -> Endpoints {
+    Endpoints {
+        src_mac: [0x02, 0, 0, 0, b as u8, local as u8],
+        dst_mac: board_mac(b),
+        src_ip: [10, 12, b as u8, local as u8],
+        dst_ip: board_ip(b),
+        src_port: rank_port(local),
+        dst_port: collwire_proto::OFFLOAD_UDP_PORT,
+    }
+}
+
+/// The cables of a cluster: pairs of (board, port) ends.
+pub fn cabling(cfg: &ClusterConfig) -> Vec<(PortId, PortId)> {
+    let n = cfg.boards;
+    let mut cables = Vec::new();
+    if n < 2 {
+        return cables;
+    }
+    match cfg.topology {
+        Topology::Ring => {
+            for b in 0..n {
+                cables.push(((b, 1), ((b + 1) % n, 2)));
+            }
+        }
+        Topology::Torus => {
+            let (rows, cols) = torus_shape(n);
+            for r in 0..rows {
+                for c in 0..cols {
+                    let b = r * cols + c;
+                    if cols > 1 {
+                        cables.push(((b, 1), (r * cols + (c + 1) % cols, 2)));
+                    }
+                    if rows > 1 {
+                        cables.push(((b, 3), (((r + 1) % rows) * cols + c, 4)));
+                    }
+                }
+            }
+        }
+    }
+    cables
+}
+
+/// Route tables: `routes[b][dst]` = the port mask board `b` sends a frame for `dst` out of
+/// (shortest path, the lowest port on ties); 0 for `dst == b`.
+pub fn routes(boards: usize, cables: &[(PortId, PortId)]) -> Vec<Vec<u8>> {
+    // Directed adjacency: (board, port) → neighbour board.
+    let mut adj: Vec<Vec<(usize, usize)>> = vec![Vec::new(); boards];
+    for &((a, pa), (b, pb)) in cables {
+        adj[a].push((pa, b));
+        adj[b].push((pb, a));
+    }
+    for a in adj.iter_mut() {
+        a.sort();
+    }
+    (0..boards)
+        .map(|src| {
+            // BFS from src, remembering the first hop's port.
+            let mut first = vec![0u8; boards];
+            let mut seen = vec![false; boards];
+            seen[src] = true;
+            let mut queue = VecDeque::new();
+            for &(port, nb) in &adj[src] {
+                if !seen[nb] {
+                    seen[nb] = true;
+                    first[nb] = 1 << port;
+                    queue.push_back(nb);
+                }
+            }
+            while let Some(x) = queue.pop_front() {
+                for &(_, nb) in &adj[x] {
+                    if !seen[nb] {
+                        seen[nb] = true;
+                        first[nb] = first[x];
+                        queue.push_back(nb);
+                    }
+                }
+            }
+            first
+        })
+        .collect()
+}
+
+/// A frame a host received, with the cycle its last beat left the board.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Received {
+    pub cycle: u64,
+    pub frame: Vec<u8>,
+}
+
+enum Change {
+    Bit(bool),
+    Vector(u64),
+    Text(&'static str),
+}
+
+struct Trace {
+    out: vcd::Writer<std::io::BufWriter<std::fs::File>>,
+    start: u64,
+    end: u64,
+    state: Vec<vcd::IdCode>,
+    state_code: Vec<vcd::IdCode>,
+    in_valid: Vec<Vec<vcd::IdCode>>,
+    out_valid: Vec<Vec<vcd::IdCode>>,
+    out_last: Vec<Vec<vcd::IdCode>>,
+    retired: Vec<vcd::IdCode>,
+    last_state: Vec<u8>,
+}
+
+impl Trace {
+    fn write(&mut self, now: u64, changes: Vec<(vcd::IdCode, Change)>) -> std::io::Result<()> {
+        self.out.timestamp(now)?;
+        for (id, change) in changes {
+            match change {
+                Change::Bit(v) => self.out.change_scalar(id, v)?,
+                Change::Vector(v) => {
+                    let bits: Vec<vcd::Value> = (0..64 - v.leading_zeros().min(63))
+                        .rev()
+                        .map(|i| vcd::Value::from(v >> i & 1 == 1))
+                        .collect();
+                    self.out.change_vector(id, &bits)?
+                }
+                Change::Text(s) => self.out.change_string(id, s)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The simulated cluster.
+pub struct Cluster {
+    pub config: ClusterConfig,
+    boards: Vec<Box<dyn BoardModel>>,
+    /// `peer[b][p]`: where board `b`'s port `p` is cabled to.
+    peer: Vec<Vec<Option<PortId>>>,
+    /// Beats waiting at every input, with the cycle they may enter.
+    inputs: Vec<Vec<VecDeque<(u64, Beat)>>>,
+    /// Frames being assembled at every host port.
+    host_partial: Vec<Vec<u8>>,
+    host_rx: Vec<Vec<Received>>,
+    /// Cycle the first beat of the current frame entered each input (per-hop latency).
+    pub first_in: Vec<Vec<Option<u64>>>,
+    /// Cycle the first beat of each frame left each output.
+    pub first_out: Vec<Vec<Vec<u64>>>,
+    in_frame_out: Vec<Vec<bool>>,
+    pub cycle: u64,
+    /// Beats sent out of unconnected ports (lost).
+    pub unconnected_beats: u64,
+    trace: Option<Trace>,
+}
+
+impl Cluster {
+    pub fn new(config: ClusterConfig) -> Result<Cluster, ClusterError> {
+        if !(1..=64).contains(&config.boards) {
+            return Err(ClusterError::Boards(config.boards));
+        }
+        if config.link_latency == 0 {
+            return Err(ClusterError::Latency);
+        }
+        let mut boards = Vec::with_capacity(config.boards);
+        for _ in 0..config.boards {
+            boards.push(new_board(config.width).ok_or(ClusterError::Width(config.width))?);
+        }
+        let ports = boards[0].ports();
+        if config.topology == Topology::Torus && ports < 5 {
+            return Err(ClusterError::Ports(config.width, ports - 1));
+        }
+        let cables = cabling(&config);
+        let mut peer = vec![vec![None; ports]; config.boards];
+        for &(a, b) in &cables {
+            peer[a.0][a.1] = Some(b);
+            peer[b.0][b.1] = Some(a);
+        }
+        let routes = routes(config.boards, &cables);
+        // Configure the boards, two threads (the machine has two cores).
+        let n = config.boards;
+        std::thread::scope(|s| {
+            let (lo, hi) = boards.split_at_mut(n / 2);
+            for (offset, part) in [(0, lo), (n / 2, hi)] {
+                let routes = &routes;
+                s.spawn(move || {
+                    for (i, board) in part.iter_mut().enumerate() {
+                        let b = offset + i;
+                        configure(
+                            board.as_mut(),
+                            &config_writes(b, n, BOARD_IP_PREFIX, &routes[b]),
+                        );
+                    }
+                });
+            }
+        });
+        Ok(Cluster {
+            inputs: vec![vec![VecDeque::new(); ports]; n],
+            host_partial: vec![Vec::new(); n],
+            host_rx: vec![Vec::new(); n],
+            first_in: vec![vec![None; ports]; n],
+            first_out: vec![vec![Vec::new(); ports]; n],
+            in_frame_out: vec![vec![false; ports]; n],
+            config,
+            boards,
+            peer,
+            cycle: 0,
+            unconnected_beats: 0,
+            trace: None,
+        })
+    }
+
+    /// Bytes per beat.
+    pub fn beat_bytes(&self) -> usize {
+        self.boards[0].bytes()
+    }
+
+    /// Queues `frame` at board `b`'s host port.
+    pub fn host_send(&mut self, b: usize, frame: &[u8]) {
+        let now = self.cycle;
+        let bytes = self.beat_bytes();
+        self.inputs[b][0].extend(beats(frame, bytes, 0).into_iter().map(|beat| (now, beat)));
+    }
+
+    /// Frames board `b` delivered to its host so far (taken).
+    pub fn host_take(&mut self, b: usize) -> Vec<Received> {
+        std::mem::take(&mut self.host_rx[b])
+    }
+
+    pub fn counters(&self, b: usize) -> BoardCounters {
+        self.boards[b].counters()
+    }
+
+    /// Writes a VCD of cycles `start..end` to `path` (GTKWave opens it; the CFE state shows by
+    /// name as a string variable).
+    pub fn trace_vcd(
+        &mut self,
+        path: &std::path::Path,
+        start: u64,
+        end: u64,
+    ) -> std::io::Result<()> {
+        let file = std::fs::File::create(path)?;
+        let mut w = vcd::Writer::new(std::io::BufWriter::new(file));
+        w.timescale(1, vcd::TimescaleUnit::NS)?;
+        w.add_module("cluster")?;
+        let (mut state, mut state_code, mut in_valid, mut out_valid, mut out_last, mut retired) =
+            (vec![], vec![], vec![], vec![], vec![], vec![]);
+        for (b, board) in self.boards.iter().enumerate() {
+            w.add_module(&format!("board{b}"))?;
+            state.push(w.add_var(vcd::VarType::String, 1, "cfe_state", None)?);
+            state_code.push(w.add_wire(4, "cfe_state_code")?);
+            retired.push(w.add_wire(32, "retired")?);
+            let (mut iv, mut ov, mut ol) = (vec![], vec![], vec![]);
+            for p in 0..board.ports() {
+                iv.push(w.add_wire(1, &format!("in{p}_valid"))?);
+                ov.push(w.add_wire(1, &format!("out{p}_valid"))?);
+                ol.push(w.add_wire(1, &format!("out{p}_last"))?);
+            }
+            in_valid.push(iv);
+            out_valid.push(ov);
+            out_last.push(ol);
+            w.upscope()?;
+        }
+        w.upscope()?;
+        w.enddefinitions()?;
+        self.trace = Some(Trace {
+            out: w,
+            start,
+            end,
+            state,
+            state_code,
+            in_valid,
+            out_valid,
+            out_last,
+            retired,
+            last_state: vec![u8::MAX; self.boards.len()],
+        });
+        Ok(())
+    }
+
+    /// One clock cycle of every board and link.
+    pub fn step(&mut self) {
+        let now = self.cycle;
+        let tracing = self
+            .trace
+            .as_ref()
+            .is_some_and(|t| (t.start..t.end).contains(&now));
+        let mut changes: Vec<(vcd::IdCode, Change)> = Vec::new();
+        let mut deliveries: Vec<(PortId, Beat)> = Vec::new();
+        for b in 0..self.boards.len() {
+            let ports = self.boards[b].ports();
+            let offered: Vec<bool> = (0..ports)
+                .map(|p| {
+                    let head = self.inputs[b][p]
+                        .front()
+                        .filter(|(t, _)| *t <= now)
+                        .map(|(_, beat)| beat);
+                    self.boards[b].set_input(p, head);
+                    self.boards[b].set_output_ready(p, true);
+                    head.is_some()
+                })
+                .collect();
+            self.boards[b].settle();
+            for (p, &offered) in offered.iter().enumerate() {
+                if offered && self.boards[b].input_ready(p) {
+                    let (_, beat) = self.inputs[b][p].pop_front().unwrap();
+                    if self.first_in[b][p].is_none() {
+                        self.first_in[b][p] = Some(now);
+                    }
+                    if beat.last {
+                        self.first_in[b][p] = None;
+                    }
+                }
+                if let Some(beat) = self.boards[b].output(p) {
+                    if !self.in_frame_out[b][p] {
+                        self.first_out[b][p].push(now);
+                    }
+                    self.in_frame_out[b][p] = !beat.last;
+                    if tracing {
+                        let t = self.trace.as_ref().unwrap();
+                        changes.push((t.out_valid[b][p], Change::Bit(true)));
+                        changes.push((t.out_last[b][p], Change::Bit(beat.last)));
+                    }
+                    if p == 0 {
+                        let n = beat.keep.trailing_ones() as usize;
+                        self.host_partial[b].extend_from_slice(&beat.data[..n]);
+                        if beat.last {
+                            let frame = std::mem::take(&mut self.host_partial[b]);
+                            self.host_rx[b].push(Received { cycle: now, frame });
+                        }
+                    } else if let Some(to) = self.peer[b][p] {
+                        deliveries.push((to, beat));
+                    } else {
+                        self.unconnected_beats += 1;
+                    }
+                } else if tracing {
+                    let t = self.trace.as_ref().unwrap();
+                    changes.push((t.out_valid[b][p], Change::Bit(false)));
+                    changes.push((t.out_last[b][p], Change::Bit(false)));
+                }
+                if tracing {
+                    let t = self.trace.as_ref().unwrap();
+                    changes.push((t.in_valid[b][p], Change::Bit(offered)));
+                }
+            }
+            self.boards[b].rise();
+            if tracing {
+                let state = self.boards[b].cfe_state();
+                let retired = self.boards[b].counters().retired;
+                let t = self.trace.as_mut().unwrap();
+                if t.last_state[b] != state {
+                    t.last_state[b] = state;
+                    let name = collwire_hdl::cfe::STATE_NAMES
+                        .get(usize::from(state))
+                        .copied()
+                        .unwrap_or("unknown");
+                    changes.push((t.state[b], Change::Text(name)));
+                    changes.push((t.state_code[b], Change::Vector(u64::from(state))));
+                }
+                changes.push((t.retired[b], Change::Vector(retired)));
+            }
+        }
+        let latency = self.config.link_latency;
+        for ((b, p), beat) in deliveries {
+            self.inputs[b][p].push_back((now + latency, beat));
+        }
+        if let Some(t) = self.trace.as_mut() {
+            if tracing {
+                let _ = t.write(now, changes);
+            }
+            if now + 1 >= t.end {
+                // Dropping the writer flushes its buffer: the file is complete.
+                self.trace = None;
+            }
+        }
+        self.cycle += 1;
+    }
+
+    /// Steps until `done(self)` holds, at most `max_cycles` more cycles.
+    pub fn run_until(
+        &mut self,
+        max_cycles: u64,
+        mut done: impl FnMut(&mut Cluster) -> bool,
+    ) -> Result<u64, ClusterError> {
+        let start = self.cycle;
+        while !done(self) {
+            if self.cycle - start >= max_cycles {
+                return Err(ClusterError::Timeout(max_cycles));
+            }
+            self.step();
+        }
+        Ok(self.cycle - start)
+    }
+
+    /// One line per board: CFE state, counters, beats waiting at each input.
+    pub fn summary(&self) -> String {
+        let mut out = String::new();
+        for (b, board) in self.boards.iter().enumerate() {
+            let state = collwire_hdl::cfe::STATE_NAMES
+                .get(usize::from(board.cfe_state()))
+                .copied()
+                .unwrap_or("unknown");
+            let waiting: Vec<usize> = self.inputs[b].iter().map(|q| q.len()).collect();
+            out += &format!(
+                "board {b}: cfe {state}, waiting beats {waiting:?}, {:?}\n",
+                board.counters()
+            );
+        }
+        out
+    }
+
+    /// Number of boards.
+    pub fn len(&self) -> usize {
+        self.boards.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.boards.is_empty()
+    }
+}
