@@ -1,0 +1,271 @@
+//! Engine behaviour on simulated clusters beyond the matrix: two operations in flight at once,
+//! refusals answered with error frames (and the board still works afterwards), late duplicates
+//! dropped, and a waveform with the CFE state by name.
+
+use collwire_driver::Call;
+use collwire_proto::frame::build_frame;
+use collwire_proto::wire::ErrorRecord;
+use collwire_proto::{
+    Algorithm, Collective, Datatype, ErrorCode, Layout, MessageType, OffloadRepr, ReduceOp,
+};
+use collwire_sim::cluster::{Cluster, ClusterConfig, Topology, rank_endpoints};
+use collwire_sim::collective::{Job, run_jobs, udp_datagram};
+use collwire_testbench::golden::{Spec, expected};
+
+fn cluster(boards: usize, width: usize) -> Cluster {
+    Cluster::new(ClusterConfig {
+        boards,
+        width,
+        link_latency: 4,
+        topology: Topology::Ring,
+    })
+    .unwrap()
+}
+
+fn distinct(rank: usize, elements: usize, size: usize) -> Vec<u8> {
+    (0..elements * size)
+        .map(|i| (i * 31 + rank * 97 + 5) as u8)
+        .collect()
+}
+
+fn job(
+    collective: Collective,
+    algorithm: Algorithm,
+    datatype: Datatype,
+    op: ReduceOp,
+    elements: usize,
+    op_id: u16,
+    ranks: usize,
+    rph: u8,
+) -> Job {
+    Job {
+        call: Call {
+            collective,
+            algorithm,
+            datatype,
+            op,
+            root: 1,
+            elements,
+            op_id,
+        },
+        comm_id: 11,
+        ranks_per_host: rph,
+        inputs: (0..ranks)
+            .map(|r| distinct(r, elements, datatype.size()))
+            .collect(),
+    }
+}
+
+fn golden(j: &Job) -> Vec<Vec<u8>> {
+    let spec = Spec {
+        collective: j.call.collective,
+        algorithm: j.call.algorithm,
+        datatype: j.call.datatype,
+        op: j.call.op,
+        layout: Layout::new(j.inputs.len() as u16, j.ranks_per_host).unwrap(),
+        root: j.call.root,
+    };
+    expected(&spec, &j.inputs)
+        .unwrap()
+        .into_iter()
+        .map(Option::unwrap_or_default)
+        .collect()
+}
+
+#[test]
+fn two_operations_in_flight_do_not_mix() {
+    let mut c = cluster(4, 64);
+    let a = job(
+        Collective::Allreduce,
+        Algorithm::Ring,
+        Datatype::F64,
+        ReduceOp::Sum,
+        400,
+        1,
+        8,
+        2,
+    );
+    let b = job(
+        Collective::Scan,
+        Algorithm::Tree,
+        Datatype::Int32,
+        ReduceOp::Sum,
+        700,
+        2,
+        8,
+        2,
+    );
+    let results = run_jobs(&mut c, &[a.clone(), b.clone()], 1500, 1_000_000).unwrap();
+    for (j, r) in [a, b].iter().zip(&results) {
+        let want = golden(j);
+        for (rank, got) in r.outcomes.iter().enumerate() {
+            assert_eq!(
+                got.as_ref().unwrap(),
+                &want[rank],
+                "op {} rank {rank}",
+                j.call.op_id
+            );
+        }
+    }
+    // Both were in flight together: the second finished after the first began answering.
+    assert!(results[0].last_response > 0 && results[1].last_response > 0);
+}
+
+fn request(rank: u16, size: u16, rph: u8, op: ReduceOp, op_id: u16) -> OffloadRepr {
+    OffloadRepr {
+        msg_type: MessageType::Request,
+        op_id,
+        collective: Collective::Allreduce,
+        algorithm: Algorithm::Ring,
+        datatype: Datatype::Int32,
+        op,
+        comm_id: 11,
+        comm_size: size,
+        rank,
+        root: 0,
+        ranks_per_host: rph,
+        attempt: 0,
+        seg_index: 0,
+        seg_count: 1,
+        elem_count: 2,
+    }
+}
+
+/// Sends `repr` from local rank `local` of board `b`; returns what the host of `b` received
+/// within `cycles`.
+fn exchange(
+    c: &mut Cluster,
+    b: usize,
+    local: usize,
+    repr: &OffloadRepr,
+    cycles: u64,
+) -> Vec<(OffloadRepr, Vec<u8>)> {
+    let frame = build_frame(
+        &rank_endpoints(b, local),
+        &repr.to_datagram(&[1, 0, 0, 0, 2, 0, 0, 0]).unwrap(),
+    )
+    .unwrap();
+    c.host_send(b, &frame);
+    for _ in 0..cycles {
+        c.step();
+    }
+    c.host_take(b)
+        .into_iter()
+        .filter_map(|rx| {
+            let (_, d) = udp_datagram(&rx.frame)?;
+            let (repr, payload) = OffloadRepr::from_datagram(d).ok()?;
+            Some((repr, payload.to_vec()))
+        })
+        .collect()
+}
+
+fn error_code(answers: &[(OffloadRepr, Vec<u8>)]) -> ErrorCode {
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert_eq!(answers[0].0.msg_type, MessageType::Error);
+    ErrorRecord::parse(&answers[0].1).unwrap().code
+}
+
+#[test]
+fn refusals_get_error_frames_and_change_nothing() {
+    let mut c = cluster(2, 64);
+    // A reserved op.
+    assert_eq!(
+        error_code(&exchange(
+            &mut c,
+            0,
+            0,
+            &request(0, 2, 1, ReduceOp::Prod, 40),
+            300
+        )),
+        ErrorCode::Unsupported
+    );
+    // A rank that board 0 does not host.
+    assert_eq!(
+        error_code(&exchange(
+            &mut c,
+            0,
+            0,
+            &request(1, 2, 1, ReduceOp::Sum, 41),
+            300
+        )),
+        ErrorCode::BadTopology
+    );
+    // Two local ranks that disagree on the op.
+    let mut c1 = cluster(1, 256);
+    assert!(exchange(&mut c1, 0, 0, &request(0, 2, 2, ReduceOp::Sum, 42), 300).is_empty());
+    assert_eq!(
+        error_code(&exchange(
+            &mut c1,
+            0,
+            1,
+            &request(1, 2, 2, ReduceOp::Max, 42),
+            300
+        )),
+        ErrorCode::Mismatch
+    );
+    // Nothing was stored by the refusals: a real allreduce still runs, bit-exact.
+    let j = job(
+        Collective::Allreduce,
+        Algorithm::RecursiveDoubling,
+        Datatype::Int64,
+        ReduceOp::Bxor,
+        9,
+        43,
+        2,
+        1,
+    );
+    let r = run_jobs(&mut c, std::slice::from_ref(&j), 1500, 100_000).unwrap();
+    let want = golden(&j);
+    for (rank, got) in r[0].outcomes.iter().enumerate() {
+        assert_eq!(got.as_ref().unwrap(), &want[rank]);
+    }
+    assert_eq!(c.counters(0).errors, 2);
+    // Stored on board 0: its own request and board 1's partial only.
+    assert_eq!(c.counters(0).stored, 2);
+}
+
+#[test]
+fn a_late_duplicate_is_dropped() {
+    let mut c = cluster(1, 64);
+    let answers = exchange(&mut c, 0, 0, &request(0, 1, 1, ReduceOp::Sum, 50), 300);
+    assert_eq!(answers.len(), 1);
+    assert_eq!(answers[0].0.msg_type, MessageType::Response);
+    assert_eq!(answers[0].1, vec![1, 0, 0, 0, 2, 0, 0, 0]);
+    // The same request again (a retransmission after the answer): no second answer.
+    let again = exchange(&mut c, 0, 0, &request(0, 1, 1, ReduceOp::Sum, 50), 300);
+    assert!(again.is_empty(), "{again:?}");
+    assert_eq!(c.counters(0).duplicates, 1);
+    assert_eq!(c.counters(0).retired, 1);
+}
+
+#[test]
+fn waveform_shows_the_cfe_state_by_name() {
+    let mut c = cluster(2, 64);
+    let path = std::env::temp_dir().join(format!("collwire-wave-{}.vcd", std::process::id()));
+    c.trace_vcd(&path, 0, 400).unwrap();
+    let j = job(
+        Collective::Allreduce,
+        Algorithm::Ring,
+        Datatype::Uint32,
+        ReduceOp::Max,
+        4,
+        60,
+        2,
+        1,
+    );
+    run_jobs(&mut c, &[j], 1500, 100_000).unwrap();
+    for _ in 0..400 {
+        c.step();
+    }
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_file(&path).ok();
+    assert!(
+        text.contains("$var string 1"),
+        "{}",
+        &text[..400.min(text.len())]
+    );
+    for state in ["sidle", "sarrive", "sissue", "sretire"] {
+        assert!(text.contains(state), "no {state} in the waveform");
+    }
+    assert!(text.contains("#399"));
+}
