@@ -28,16 +28,15 @@ fn distinct(rank: usize, elements: usize, size: usize) -> Vec<u8> {
         .collect()
 }
 
+/// A job of `ranks` ranks, `rph` per host, each with distinct data.
 fn job(
-    collective: Collective,
-    algorithm: Algorithm,
-    datatype: Datatype,
-    op: ReduceOp,
+    call: (Collective, Algorithm, Datatype, ReduceOp),
     elements: usize,
     op_id: u16,
     ranks: usize,
     rph: u8,
 ) -> Job {
+    let (collective, algorithm, datatype, op) = call;
     Job {
         call: Call {
             collective,
@@ -76,20 +75,24 @@ fn golden(j: &Job) -> Vec<Vec<u8>> {
 fn two_operations_in_flight_do_not_mix() {
     let mut c = cluster(4, 64);
     let a = job(
-        Collective::Allreduce,
-        Algorithm::Ring,
-        Datatype::F64,
-        ReduceOp::Sum,
+        (
+            Collective::Allreduce,
+            Algorithm::Ring,
+            Datatype::F64,
+            ReduceOp::Sum,
+        ),
         400,
         1,
         8,
         2,
     );
     let b = job(
-        Collective::Scan,
-        Algorithm::Tree,
-        Datatype::Int32,
-        ReduceOp::Sum,
+        (
+            Collective::Scan,
+            Algorithm::Tree,
+            Datatype::Int32,
+            ReduceOp::Sum,
+        ),
         700,
         2,
         8,
@@ -205,10 +208,12 @@ fn refusals_get_error_frames_and_change_nothing() {
     );
     // Nothing was stored by the refusals: a real allreduce still runs, bit-exact.
     let j = job(
-        Collective::Allreduce,
-        Algorithm::RecursiveDoubling,
-        Datatype::Int64,
-        ReduceOp::Bxor,
+        (
+            Collective::Allreduce,
+            Algorithm::RecursiveDoubling,
+            Datatype::Int64,
+            ReduceOp::Bxor,
+        ),
         9,
         43,
         2,
@@ -244,10 +249,12 @@ fn waveform_shows_the_cfe_state_by_name() {
     let path = std::env::temp_dir().join(format!("collwire-wave-{}.vcd", std::process::id()));
     c.trace_vcd(&path, 0, 400).unwrap();
     let j = job(
-        Collective::Allreduce,
-        Algorithm::Ring,
-        Datatype::Uint32,
-        ReduceOp::Max,
+        (
+            Collective::Allreduce,
+            Algorithm::Ring,
+            Datatype::Uint32,
+            ReduceOp::Max,
+        ),
         4,
         60,
         2,
