@@ -231,6 +231,8 @@ pub struct Cluster {
     host_rx: Vec<Vec<Received>>,
     /// Cycle the first beat of the current frame entered each input (per-hop latency).
     pub first_in: Vec<Vec<Option<u64>>>,
+    /// Cycle the first beat of each frame entered each input.
+    pub first_in_log: Vec<Vec<Vec<u64>>>,
     /// Cycle the first beat of each frame left each output.
     pub first_out: Vec<Vec<Vec<u64>>>,
     in_frame_out: Vec<Vec<bool>>,
@@ -286,6 +288,7 @@ impl Cluster {
             host_rx: vec![Vec::new(); n],
             first_in: vec![vec![None; ports]; n],
             first_out: vec![vec![Vec::new(); ports]; n],
+            first_in_log: vec![vec![Vec::new(); ports]; n],
             in_frame_out: vec![vec![false; ports]; n],
             config,
             boards,
@@ -303,9 +306,14 @@ impl Cluster {
 
     /// Queues `frame` at board `b`'s host port.
     pub fn host_send(&mut self, b: usize, frame: &[u8]) {
+        self.inject(b, 0, frame);
+    }
+
+    /// Queues `frame` at board `b`'s port `port` (as if it came over that port's cable).
+    pub fn inject(&mut self, b: usize, port: usize, frame: &[u8]) {
         let now = self.cycle;
         let bytes = self.beat_bytes();
-        self.inputs[b][0].extend(beats(frame, bytes, 0).into_iter().map(|beat| (now, beat)));
+        self.inputs[b][port].extend(beats(frame, bytes, 0).into_iter().map(|beat| (now, beat)));
     }
 
     /// Frames board `b` delivered to its host so far (taken).
@@ -392,6 +400,7 @@ impl Cluster {
                     let (_, beat) = self.inputs[b][p].pop_front().unwrap();
                     if self.first_in[b][p].is_none() {
                         self.first_in[b][p] = Some(now);
+                        self.first_in_log[b][p].push(now);
                     }
                     if beat.last {
                         self.first_in[b][p] = None;

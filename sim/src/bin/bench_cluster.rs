@@ -1,0 +1,196 @@
+//! Cluster benchmark: prints (never asserts) per-hop latencies (first word in → first word
+//! out) at 64 and 256 bits, the cycles from the first request to the last response of an
+//! 8-byte f64 SUM allreduce at P = 2 … 64 for every algorithm, and the simulator's speed.
+//! `--json FILE` writes the numbers for plotting.
+
+use std::time::Instant;
+
+use clap::Parser;
+use collwire_driver::Call;
+use collwire_proto::frame::{Endpoints, build_frame};
+use collwire_proto::{Algorithm, Collective, Datatype, MessageType, OffloadRepr, ReduceOp};
+use collwire_sim::cluster::{Cluster, ClusterConfig, Topology, board_ip, board_mac};
+use collwire_sim::collective::{Job, run_jobs};
+use serde::Serialize;
+
+#[derive(Parser)]
+#[command(about = "collwire cluster benchmark: per-hop latency, allreduce latency vs P, simulator speed")]
+struct Args {
+    /// Largest communicator (boards, one rank each).
+    #[arg(long, default_value_t = 64)]
+    max_boards: usize,
+    /// Cycles a beat spends on a cable.
+    #[arg(long, default_value_t = 4)]
+    link_latency: u64,
+    /// Write the results as JSON here.
+    #[arg(long)]
+    json: Option<std::path::PathBuf>,
+}
+
+#[derive(Serialize)]
+struct Hop {
+    width: usize,
+    /// A partial that board 1 of a 3-board ring combines and sends on.
+    engine_hop_cycles: u64,
+    /// A partial for another board, forwarded by the route table.
+    transit_hop_cycles: u64,
+    /// A plain (non-offload) frame from a network port to the host.
+    pass_through_hop_cycles: u64,
+}
+
+#[derive(Serialize)]
+struct Allreduce {
+    algorithm: String,
+    boards: usize,
+    cycles: u64,
+    wall_seconds: f64,
+    board_cycles_per_second: f64,
+}
+
+#[derive(Serialize)]
+struct Report {
+    link_latency: u64,
+    cabling: &'static str,
+    hops: Vec<Hop>,
+    allreduce_f64_sum_8_bytes: Vec<Allreduce>,
+}
+
+fn cluster(boards: usize, width: usize, link_latency: u64) -> Cluster {
+    Cluster::new(ClusterConfig {
+        boards,
+        width,
+        link_latency,
+        topology: Topology::Ring,
+    })
+    .expect("cluster")
+}
+
+fn allreduce_job(algorithm: Algorithm, ranks: usize, op_id: u16) -> Job {
+    Job {
+        call: Call {
+            collective: Collective::Allreduce,
+            algorithm,
+            datatype: Datatype::F64,
+            op: ReduceOp::Sum,
+            root: 0,
+            elements: 1,
+            op_id,
+        },
+        comm_id: 1,
+        ranks_per_host: 1,
+        inputs: (0..ranks).map(|r| (r as f64 + 0.25).to_le_bytes().to_vec()).collect(),
+    }
+}
+
+fn hops(width: usize, link_latency: u64) -> Hop {
+    // Engine hop: ring allreduce on 3 boards; board 1 gets board 0's partial on port 2 and
+    // sends its own on port 1.
+    let mut c = cluster(3, width, link_latency);
+    run_jobs(&mut c, &[allreduce_job(Algorithm::Ring, 3, 1)], 1500, 100_000).expect("allreduce");
+    let engine = c.first_out[1][1][0] - c.first_in_log[1][2][0];
+    // Transit: a partial addressed to board 2 arriving at board 1 on port 2.
+    let repr = OffloadRepr {
+        msg_type: MessageType::Partial,
+        op_id: 99,
+        collective: Collective::Allreduce,
+        algorithm: Algorithm::Ring,
+        datatype: Datatype::F64,
+        op: ReduceOp::Sum,
+        comm_id: 1,
+        comm_size: 3,
+        rank: 2 << 8,
+        root: 0,
+        ranks_per_host: 1,
+        attempt: 0,
+        seg_index: 0,
+        seg_count: 1,
+        elem_count: 1,
+    };
+    let ends = Endpoints {
+        src_mac: board_mac(0),
+        dst_mac: board_mac(2),
+        src_ip: board_ip(0),
+        dst_ip: board_ip(2),
+        src_port: collwire_proto::OFFLOAD_UDP_PORT,
+        dst_port: collwire_proto::OFFLOAD_UDP_PORT,
+    };
+    let frame = build_frame(&ends, &repr.to_datagram(&1f64.to_le_bytes()).unwrap()).unwrap();
+    let outs = c.first_out[1][1].len();
+    c.inject(1, 2, &frame);
+    c.run_until(10_000, |c| c.first_out[1][1].len() > outs).expect("transit");
+    let transit = c.first_out[1][1][outs] - *c.first_in_log[1][2].last().unwrap();
+    // Pass-through: a plain UDP frame (not the offload port) from port 2 to the host.
+    let plain = build_frame(
+        &Endpoints {
+            dst_port: 53,
+            ..ends
+        },
+        &[0u8; 64],
+    )
+    .unwrap();
+    let host_outs = c.first_out[1][0].len();
+    c.inject(1, 2, &plain);
+    c.run_until(10_000, |c| c.first_out[1][0].len() > host_outs).expect("pass-through");
+    let pass = c.first_out[1][0][host_outs] - *c.first_in_log[1][2].last().unwrap();
+    Hop {
+        width,
+        engine_hop_cycles: engine,
+        transit_hop_cycles: transit,
+        pass_through_hop_cycles: pass,
+    }
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let hops: Vec<Hop> = [64, 256].into_iter().map(|w| hops(w, args.link_latency)).collect();
+    for h in &hops {
+        println!(
+            "{}-bit hop: engine {} cycles, transit {} cycles, pass-through {} cycles",
+            h.width, h.engine_hop_cycles, h.transit_hop_cycles, h.pass_through_hop_cycles
+        );
+    }
+    let mut runs = Vec::new();
+    let mut p = 2;
+    while p <= args.max_boards {
+        let mut c = cluster(p, 64, args.link_latency);
+        for (i, alg) in [
+            Algorithm::Ring,
+            Algorithm::RecursiveDoubling,
+            Algorithm::Tree,
+            Algorithm::Torus2d,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let start = Instant::now();
+            let c0 = c.cycle;
+            let r = run_jobs(&mut c, &[allreduce_job(alg, p, i as u16 + 1)], 1500, 10_000_000)?;
+            let wall = start.elapsed().as_secs_f64();
+            let cycles = r[0].last_response - r[0].first_request;
+            let simulated = c.cycle - c0;
+            println!(
+                "P={p:>2} {:<20} {cycles:>6} cycles  ({:.0} board-cycles/s)",
+                alg.name(),
+                (simulated * p as u64) as f64 / wall
+            );
+            runs.push(Allreduce {
+                algorithm: alg.name().to_string(),
+                boards: p,
+                cycles,
+                wall_seconds: wall,
+                board_cycles_per_second: (simulated * p as u64) as f64 / wall,
+            });
+        }
+        p *= 2;
+    }
+    let report = Report {
+        link_latency: args.link_latency,
+        cabling: "ring (port 1 → next board), routes by shortest path",
+        hops,
+        allreduce_f64_sum_8_bytes: runs,
+    };
+    if let Some(path) = args.json {
+        std::fs::write(path, serde_json::to_string_pretty(&report)?)?;
+    }
+    Ok(())
+}
