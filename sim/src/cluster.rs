@@ -46,6 +46,15 @@ pub struct ClusterConfig {
     pub topology: Topology,
 }
 
+impl ClusterConfig {
+    /// Reads a TOML file, e.g. `boards = 8`, `width = 256`, `link_latency = 10`,
+    /// `topology = "torus"`.
+    pub fn from_toml_file(path: &std::path::Path) -> anyhow::Result<ClusterConfig> {
+        let text = std::fs::read_to_string(path)?;
+        Ok(toml::from_str(&text)?)
+    }
+}
+
 fn default_width() -> usize {
     64
 }

@@ -279,7 +279,10 @@ fn run_all(cases: Vec<Case>, seed: u64) {
                                 });
                         match run_case(cluster, &case, i as u16, &mut rng) {
                             Ok(cycles) => println!("ok {cycles:>7} cycles  {case:?}"),
-                            Err(e) => failures.push(format!("case {i} {case:?}: {e}")),
+                            Err(e) => {
+                                println!("FAIL case {i} {case:?}: {e}");
+                                failures.push(format!("case {i} {case:?}: {e}"));
+                            }
                         }
                     }
                     failures

@@ -1,5 +1,6 @@
 //! `collwire` — the command line.
 
+mod cluster;
 mod decode;
 mod demo;
 mod emit;
@@ -26,6 +27,8 @@ enum Command {
     Decode(decode::Args),
     /// Write the Verilog of one target's datapath (optionally lint and synthesize it).
     Emit(emit::Args),
+    /// Run one collective on a simulated cluster of Verilated boards against the golden model.
+    Cluster(cluster::Args),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -33,5 +36,6 @@ fn main() -> anyhow::Result<()> {
         Command::Demo(args) => demo::run(&args),
         Command::Decode(args) => decode::run(&args),
         Command::Emit(args) => emit::run(&args),
+        Command::Cluster(args) => cluster::run(&args),
     }
 }

@@ -94,3 +94,48 @@ fn emit_writes_named_verilog_per_width() {
         .assert()
         .failure();
 }
+
+#[test]
+fn cluster_runs_a_reduce_against_the_golden_model_and_writes_a_waveform() {
+    let vcd = std::env::temp_dir().join(format!("collwire-cli-{}.vcd", std::process::id()));
+    let out = collwire()
+        .args([
+            "cluster",
+            "--boards",
+            "3",
+            "--collective",
+            "reduce",
+            "--root",
+            "2",
+        ])
+        .args([
+            "--datatype",
+            "int64",
+            "--op",
+            "max",
+            "--elements",
+            "300",
+            "--vcd",
+        ])
+        .arg(&vcd)
+        .args(["--window", "0:500"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!(
+        out.matches("bit-identical to the golden model").count(),
+        3,
+        "{out}"
+    );
+    let wave = std::fs::read_to_string(&vcd).unwrap();
+    std::fs::remove_file(&vcd).ok();
+    assert!(
+        wave.contains("$var string 1 ! cfe_state $end"),
+        "{}",
+        &wave[..300]
+    );
+    assert!(wave.contains("sarrive"));
+}

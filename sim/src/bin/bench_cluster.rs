@@ -14,7 +14,9 @@ use collwire_sim::collective::{Job, run_jobs};
 use serde::Serialize;
 
 #[derive(Parser)]
-#[command(about = "collwire cluster benchmark: per-hop latency, allreduce latency vs P, simulator speed")]
+#[command(
+    about = "collwire cluster benchmark: per-hop latency, allreduce latency vs P, simulator speed"
+)]
 struct Args {
     /// Largest communicator (boards, one rank each).
     #[arg(long, default_value_t = 64)]
@@ -78,7 +80,9 @@ fn allreduce_job(algorithm: Algorithm, ranks: usize, op_id: u16) -> Job {
         },
         comm_id: 1,
         ranks_per_host: 1,
-        inputs: (0..ranks).map(|r| (r as f64 + 0.25).to_le_bytes().to_vec()).collect(),
+        inputs: (0..ranks)
+            .map(|r| (r as f64 + 0.25).to_le_bytes().to_vec())
+            .collect(),
     }
 }
 
@@ -86,7 +90,13 @@ fn hops(width: usize, link_latency: u64) -> Hop {
     // Engine hop: ring allreduce on 3 boards; board 1 gets board 0's partial on port 2 and
     // sends its own on port 1.
     let mut c = cluster(3, width, link_latency);
-    run_jobs(&mut c, &[allreduce_job(Algorithm::Ring, 3, 1)], 1500, 100_000).expect("allreduce");
+    run_jobs(
+        &mut c,
+        &[allreduce_job(Algorithm::Ring, 3, 1)],
+        1500,
+        100_000,
+    )
+    .expect("allreduce");
     let engine = c.first_out[1][1][0] - c.first_in_log[1][2][0];
     // Transit: a partial addressed to board 2 arriving at board 1 on port 2.
     let repr = OffloadRepr {
@@ -117,7 +127,8 @@ fn hops(width: usize, link_latency: u64) -> Hop {
     let frame = build_frame(&ends, &repr.to_datagram(&1f64.to_le_bytes()).unwrap()).unwrap();
     let outs = c.first_out[1][1].len();
     c.inject(1, 2, &frame);
-    c.run_until(10_000, |c| c.first_out[1][1].len() > outs).expect("transit");
+    c.run_until(10_000, |c| c.first_out[1][1].len() > outs)
+        .expect("transit");
     let transit = c.first_out[1][1][outs] - *c.first_in_log[1][2].last().unwrap();
     // Pass-through: a plain UDP frame (not the offload port) from port 2 to the host.
     let plain = build_frame(
@@ -130,7 +141,8 @@ fn hops(width: usize, link_latency: u64) -> Hop {
     .unwrap();
     let host_outs = c.first_out[1][0].len();
     c.inject(1, 2, &plain);
-    c.run_until(10_000, |c| c.first_out[1][0].len() > host_outs).expect("pass-through");
+    c.run_until(10_000, |c| c.first_out[1][0].len() > host_outs)
+        .expect("pass-through");
     let pass = c.first_out[1][0][host_outs] - *c.first_in_log[1][2].last().unwrap();
     Hop {
         width,
@@ -142,7 +154,10 @@ fn hops(width: usize, link_latency: u64) -> Hop {
 
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let hops: Vec<Hop> = [64, 256].into_iter().map(|w| hops(w, args.link_latency)).collect();
+    let hops: Vec<Hop> = [64, 256]
+        .into_iter()
+        .map(|w| hops(w, args.link_latency))
+        .collect();
     for h in &hops {
         println!(
             "{}-bit hop: engine {} cycles, transit {} cycles, pass-through {} cycles",
@@ -164,7 +179,12 @@ fn main() -> anyhow::Result<()> {
         {
             let start = Instant::now();
             let c0 = c.cycle;
-            let r = run_jobs(&mut c, &[allreduce_job(alg, p, i as u16 + 1)], 1500, 10_000_000)?;
+            let r = run_jobs(
+                &mut c,
+                &[allreduce_job(alg, p, i as u16 + 1)],
+                1500,
+                10_000_000,
+            )?;
             let wall = start.elapsed().as_secs_f64();
             let cycles = r[0].last_response - r[0].first_request;
             let simulated = c.cycle - c0;

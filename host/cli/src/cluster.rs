@@ -1,0 +1,177 @@
+//! `collwire cluster`: one collective on a simulated cluster of Verilated boards, every rank's
+//! answer compared bit for bit with the golden model; optionally a waveform of a window of
+//! cycles (`--vcd`), with the CFE state of every board by name.
+
+use anyhow::{Context, Result, bail};
+use collwire_driver::Call;
+use collwire_proto::{Algorithm, Collective, Datatype, Layout, ReduceOp};
+use collwire_sim::cluster::{Cluster, ClusterConfig, Topology};
+use collwire_sim::collective::{Job, run_jobs};
+use collwire_testbench::golden::{Spec, expected};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Cluster description (TOML: boards, width, link_latency, topology); flags override it.
+    #[arg(long)]
+    pub config: Option<std::path::PathBuf>,
+    #[arg(long)]
+    pub boards: Option<usize>,
+    /// Datapath width: 64 (ZedBoard) or 256 (NetFPGA SUME).
+    #[arg(long)]
+    pub width: Option<usize>,
+    /// Cycles a beat spends on a cable.
+    #[arg(long)]
+    pub link_latency: Option<u64>,
+    /// ring or torus.
+    #[arg(long, value_parser = parse_topology)]
+    pub topology: Option<Topology>,
+    #[arg(long, default_value = "allreduce")]
+    pub collective: Collective,
+    #[arg(long, default_value = "ring")]
+    pub algorithm: Algorithm,
+    #[arg(long, default_value = "f64")]
+    pub datatype: Datatype,
+    #[arg(long, default_value = "sum")]
+    pub op: ReduceOp,
+    /// Elements per rank (0 for a barrier).
+    #[arg(long, default_value_t = 1)]
+    pub elements: usize,
+    #[arg(long, default_value_t = 1)]
+    pub ranks_per_host: u8,
+    #[arg(long, default_value_t = 0)]
+    pub root: usize,
+    /// Seed of every rank's random data.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write a VCD waveform (GTKWave) of the cycles in `--window`.
+    #[arg(long)]
+    pub vcd: Option<std::path::PathBuf>,
+    /// Cycles to trace, `START:END`.
+    #[arg(long, default_value = "0:5000")]
+    pub window: String,
+}
+
+fn parse_topology(s: &str) -> Result<Topology, String> {
+    match s {
+        "ring" => Ok(Topology::Ring),
+        "torus" => Ok(Topology::Torus),
+        _ => Err(format!("unknown topology {s:?} (ring, torus)")),
+    }
+}
+
+pub fn run(args: &Args) -> Result<()> {
+    let mut config = match &args.config {
+        Some(path) => ClusterConfig::from_toml_file(path)
+            .with_context(|| format!("reading {}", path.display()))?,
+        None => ClusterConfig {
+            boards: 4,
+            width: 64,
+            link_latency: 4,
+            topology: Topology::Ring,
+        },
+    };
+    config.boards = args.boards.unwrap_or(config.boards);
+    config.width = args.width.unwrap_or(config.width);
+    config.link_latency = args.link_latency.unwrap_or(config.link_latency);
+    config.topology = args.topology.unwrap_or(config.topology);
+    let ranks = config.boards * usize::from(args.ranks_per_host);
+    let layout = Layout::new(ranks as u16, args.ranks_per_host)?;
+    let elements = if args.collective.carries_data() {
+        args.elements
+    } else {
+        0
+    };
+    let mut rng = SmallRng::seed_from_u64(args.seed);
+    let size = args.datatype.size();
+    let inputs: Vec<Vec<u8>> = (0..ranks)
+        .map(|_| (0..elements * size).map(|_| rng.r#gen::<u8>()).collect())
+        .collect();
+    let spec = Spec {
+        collective: args.collective,
+        algorithm: args.algorithm,
+        datatype: args.datatype,
+        op: args.op,
+        layout,
+        root: args.root,
+    };
+    let golden = expected(&spec, &inputs)?;
+    println!(
+        "{} boards × {} ranks, {}-bit, {:?} cabling, links {} cycles: {} {} {} {} of {elements} elements",
+        config.boards,
+        args.ranks_per_host,
+        config.width,
+        config.topology,
+        config.link_latency,
+        args.collective,
+        args.algorithm,
+        args.datatype,
+        args.op
+    );
+    let mut cluster = Cluster::new(config)?;
+    if let Some(path) = &args.vcd {
+        let (a, b) = args
+            .window
+            .split_once(':')
+            .context("--window is START:END")?;
+        cluster.trace_vcd(path, a.parse()?, b.parse()?)?;
+    }
+    let job = Job {
+        call: Call {
+            collective: args.collective,
+            algorithm: args.algorithm,
+            datatype: args.datatype,
+            op: args.op,
+            root: args.root,
+            elements,
+            op_id: 1,
+        },
+        comm_id: 1,
+        ranks_per_host: args.ranks_per_host,
+        inputs,
+    };
+    let result = run_jobs(&mut cluster, &[job], 1500, 50_000_000)
+        .map_err(|e| anyhow::anyhow!("{e}\n{}", cluster.summary()))?
+        .remove(0);
+    let mut bad = 0;
+    for (rank, (got, want)) in result.outcomes.iter().zip(&golden).enumerate() {
+        let want = want.as_deref().unwrap_or(&[]);
+        let verdict = match got {
+            Ok(bytes) if bytes == want => "bit-identical to the golden model".to_string(),
+            Ok(_) => {
+                bad += 1;
+                "DIFFERS from the golden model".to_string()
+            }
+            Err(e) => {
+                bad += 1;
+                format!("refused: {e}")
+            }
+        };
+        println!(
+            "  rank {rank:>3}: {} bytes, {verdict}",
+            got.as_ref().map_or(0, |b| b.len())
+        );
+    }
+    println!(
+        "cycles from the first request to the last response: {}",
+        result.last_response - result.first_request
+    );
+    print!("{}", cluster.summary());
+    if let Some(path) = &args.vcd {
+        // Finish the window so the file is complete.
+        let end: u64 = args
+            .window
+            .split_once(':')
+            .map_or(0, |(_, b)| b.parse().unwrap_or(0));
+        while cluster.cycle < end {
+            cluster.step();
+        }
+        drop(cluster);
+        println!("waveform: {} (cycles {})", path.display(), args.window);
+    }
+    if bad > 0 {
+        bail!("{bad} ranks did not get the golden model's answer");
+    }
+    Ok(())
+}
