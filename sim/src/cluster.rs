@@ -238,8 +238,7 @@ pub struct Cluster {
     /// Frames being assembled at every host port.
     host_partial: Vec<Vec<u8>>,
     host_rx: Vec<Vec<Received>>,
-    /// Cycle the first beat of the current frame entered each input (per-hop latency).
-    pub first_in: Vec<Vec<Option<u64>>>,
+    in_frame_in: Vec<Vec<bool>>,
     /// Cycle the first beat of each frame entered each input.
     pub first_in_log: Vec<Vec<Vec<u64>>>,
     /// Cycle the first beat of each frame left each output.
@@ -295,7 +294,7 @@ impl Cluster {
             inputs: vec![vec![VecDeque::new(); ports]; n],
             host_partial: vec![Vec::new(); n],
             host_rx: vec![Vec::new(); n],
-            first_in: vec![vec![None; ports]; n],
+            in_frame_in: vec![vec![false; ports]; n],
             first_out: vec![vec![Vec::new(); ports]; n],
             first_in_log: vec![vec![Vec::new(); ports]; n],
             in_frame_out: vec![vec![false; ports]; n],
@@ -407,13 +406,10 @@ impl Cluster {
             for (p, &offered) in offered.iter().enumerate() {
                 if offered && self.boards[b].input_ready(p) {
                     let (_, beat) = self.inputs[b][p].pop_front().unwrap();
-                    if self.first_in[b][p].is_none() {
-                        self.first_in[b][p] = Some(now);
+                    if !self.in_frame_in[b][p] {
                         self.first_in_log[b][p].push(now);
                     }
-                    if beat.last {
-                        self.first_in[b][p] = None;
-                    }
+                    self.in_frame_in[b][p] = !beat.last;
                 }
                 if let Some(beat) = self.boards[b].output(p) {
                     if !self.in_frame_out[b][p] {

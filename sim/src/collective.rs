@@ -8,6 +8,7 @@
 
 use collwire_driver::{Call, Communicator, DriverError, ResponseCollector};
 use collwire_proto::frame::build_frame;
+use collwire_proto::segment::Accepted;
 use collwire_proto::{Layout, OffloadRepr};
 
 use crate::cluster::{Cluster, ClusterError, rank_endpoints, rank_port};
@@ -41,6 +42,8 @@ struct RankState {
     local: usize,
     frames: Vec<Vec<u8>>,
     sent: usize,
+    /// Segments answered (new responses accepted).
+    answered: usize,
     collector: Option<ResponseCollector>,
     outcome: Option<Result<Vec<u8>, DriverError>>,
 }
@@ -84,6 +87,7 @@ pub fn run_jobs(
                 local,
                 frames,
                 sent: 0,
+                answered: 0,
                 collector,
                 outcome,
             });
@@ -95,11 +99,7 @@ pub fn run_jobs(
         // Send what the windows allow.
         for states in ranks.iter_mut() {
             for s in states.iter_mut().filter(|s| s.outcome.is_none()) {
-                let done = s
-                    .collector
-                    .as_ref()
-                    .map_or(0, |c| s.frames.len() - c.missing().len());
-                while s.sent < s.frames.len() && s.sent < done + WINDOW {
+                while s.sent < s.frames.len() && s.sent < s.answered + WINDOW {
                     cluster.host_send(s.board, &s.frames[s.sent]);
                     s.sent += 1;
                 }
@@ -131,7 +131,10 @@ pub fn run_jobs(
                 };
                 let collector = s.collector.as_mut().expect("collector");
                 match collector.accept(datagram) {
-                    Ok(_) => {
+                    Ok(accepted) => {
+                        if accepted == Accepted::New {
+                            s.answered += 1;
+                        }
                         if collector.is_complete() {
                             let c = s.collector.take().unwrap();
                             s.outcome = Some(c.finish());

@@ -49,8 +49,18 @@ pub struct Args {
     #[arg(long)]
     pub vcd: Option<std::path::PathBuf>,
     /// Cycles to trace, `START:END`.
-    #[arg(long, default_value = "0:5000")]
-    pub window: String,
+    #[arg(long, default_value = "0:5000", value_parser = parse_window)]
+    pub window: (u64, u64),
+}
+
+fn parse_window(s: &str) -> Result<(u64, u64), String> {
+    let parsed = s
+        .split_once(':')
+        .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)));
+    match parsed {
+        Some((a, b)) if a < b => Ok((a, b)),
+        _ => Err(format!("{s:?} is not START:END with START < END")),
+    }
 }
 
 fn parse_topology(s: &str) -> Result<Topology, String> {
@@ -111,11 +121,7 @@ pub fn run(args: &Args) -> Result<()> {
     );
     let mut cluster = Cluster::new(config)?;
     if let Some(path) = &args.vcd {
-        let (a, b) = args
-            .window
-            .split_once(':')
-            .context("--window is START:END")?;
-        cluster.trace_vcd(path, a.parse()?, b.parse()?)?;
+        cluster.trace_vcd(path, args.window.0, args.window.1)?;
     }
     let job = Job {
         call: Call {
@@ -160,15 +166,12 @@ pub fn run(args: &Args) -> Result<()> {
     print!("{}", cluster.summary());
     if let Some(path) = &args.vcd {
         // Finish the window so the file is complete.
-        let end: u64 = args
-            .window
-            .split_once(':')
-            .map_or(0, |(_, b)| b.parse().unwrap_or(0));
+        let (start, end) = args.window;
         while cluster.cycle < end {
             cluster.step();
         }
         drop(cluster);
-        println!("waveform: {} (cycles {})", path.display(), args.window);
+        println!("waveform: {} (cycles {start}:{end})", path.display());
     }
     if bad > 0 {
         bail!("{bad} ranks did not get the golden model's answer");
