@@ -245,6 +245,8 @@ pub struct Cluster {
     pub first_out: Vec<Vec<Vec<u64>>>,
     in_frame_out: Vec<Vec<bool>>,
     pub cycle: u64,
+    /// The last cycle a beat waited at, entered or left any board port.
+    pub last_activity: u64,
     /// Beats sent out of unconnected ports (lost).
     pub unconnected_beats: u64,
     trace: Option<Trace>,
@@ -302,6 +304,7 @@ impl Cluster {
             boards,
             peer,
             cycle: 0,
+            last_activity: 0,
             unconnected_beats: 0,
             trace: None,
         })
@@ -402,6 +405,9 @@ impl Cluster {
                     head.is_some()
                 })
                 .collect();
+            if offered.iter().any(|o| *o) {
+                self.last_activity = now;
+            }
             self.boards[b].settle();
             for (p, &offered) in offered.iter().enumerate() {
                 if offered && self.boards[b].input_ready(p) {
@@ -412,6 +418,7 @@ impl Cluster {
                     self.in_frame_in[b][p] = !beat.last;
                 }
                 if let Some(beat) = self.boards[b].output(p) {
+                    self.last_activity = now;
                     if !self.in_frame_out[b][p] {
                         self.first_out[b][p].push(now);
                     }
@@ -474,6 +481,14 @@ impl Cluster {
             }
         }
         self.cycle += 1;
+    }
+
+    /// Whether nothing has moved for `cycles` cycles and nothing is waiting at any input (cable
+    /// beats in flight wait at their input queue, so they count as activity). The boards hold
+    /// no timers, so a quiet cluster changes only when a host sends.
+    pub fn is_quiet(&self, cycles: u64) -> bool {
+        self.cycle.saturating_sub(self.last_activity) >= cycles
+            && self.inputs.iter().flatten().all(VecDeque::is_empty)
     }
 
     /// Steps until `done(self)` holds, at most `max_cycles` more cycles.

@@ -7,11 +7,11 @@
 //! response completes an earlier one), so the boards' 8 contexts never run out.
 
 use collwire_driver::{Call, Communicator, DriverError, ResponseCollector};
-use collwire_proto::frame::build_frame;
 use collwire_proto::segment::Accepted;
 use collwire_proto::{Layout, OffloadRepr};
 
-use crate::cluster::{Cluster, ClusterError, rank_endpoints, rank_port};
+use crate::cluster::{Cluster, ClusterError};
+use crate::hosts::{rank_frame, to_rank};
 
 /// Segments a rank keeps in flight per operation.
 pub const WINDOW: usize = 2;
@@ -75,7 +75,7 @@ pub fn run_jobs(
                 Ok((datagrams, collector)) => (
                     datagrams
                         .iter()
-                        .map(|d| build_frame(&rank_endpoints(board, local), d).expect("frame"))
+                        .map(|d| rank_frame(board, local, d))
                         .collect(),
                     Some(collector),
                     None,
@@ -110,7 +110,7 @@ pub fn run_jobs(
             for rx in cluster.host_take(b) {
                 // Responses go to the rank's own UDP port, so the host parses them as any
                 // UDP datagram (etherparse), then as an offload datagram.
-                let Some((dst_port, datagram)) = udp_datagram(&rx.frame) else {
+                let Some((local, datagram)) = to_rank(&rx.frame) else {
                     continue;
                 };
                 let Ok((repr, _)) = OffloadRepr::from_datagram(datagram) else {
@@ -122,7 +122,6 @@ pub fn run_jobs(
                 else {
                     continue;
                 };
-                let local = usize::from(dst_port.wrapping_sub(rank_port(0)));
                 let Some(s) = ranks[j]
                     .iter_mut()
                     .find(|s| s.board == b && s.local == local && s.outcome.is_none())
@@ -165,15 +164,4 @@ pub fn run_jobs(
             last_response: last,
         })
         .collect())
-}
-
-/// The UDP destination port and payload of an Ethernet/IPv4/UDP frame.
-pub fn udp_datagram(frame: &[u8]) -> Option<(u16, &[u8])> {
-    let sliced = etherparse::SlicedPacket::from_ethernet(frame).ok()?;
-    match (sliced.transport, sliced.net) {
-        (Some(etherparse::TransportSlice::Udp(udp)), Some(_)) => {
-            Some((udp.destination_port(), udp.payload()))
-        }
-        _ => None,
-    }
 }

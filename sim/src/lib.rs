@@ -6,6 +6,7 @@
 //! * [`axis`]: AXI-Stream frame sources and sinks for tests.
 //! * [`cipe_check`]: drives the CIPEs with instruction programs against a buffer model.
 //! * [`alu_check`]: streams words through the Verilated CIPE ALUs against `reduce::combine`.
+//! * [`hosts`]: the hosts' side of a simulated cluster, and the driver's in-process transport.
 //! * [`frames`]: test frames: valid and mutated offload frames, plain NIC traffic.
 //! * [`fpu_check`]: streams operands through the Verilated adders and compares every result bit
 //!   for bit with the protocol's reduction semantics.
@@ -18,6 +19,7 @@ pub mod cluster;
 pub mod collective;
 pub mod fpu_check;
 pub mod frames;
+pub mod hosts;
 
 /// Generated Verilator model wrappers.
 #[allow(clippy::all, missing_docs)]

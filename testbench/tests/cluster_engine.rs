@@ -9,7 +9,8 @@ use collwire_proto::{
     Algorithm, Collective, Datatype, ErrorCode, Layout, MessageType, OffloadRepr, ReduceOp,
 };
 use collwire_sim::cluster::{Cluster, ClusterConfig, Topology, rank_endpoints};
-use collwire_sim::collective::{Job, run_jobs, udp_datagram};
+use collwire_sim::collective::{Job, run_jobs};
+use collwire_sim::hosts::udp_datagram;
 use collwire_testbench::golden::{Spec, expected};
 
 fn cluster(boards: usize, width: usize) -> Cluster {

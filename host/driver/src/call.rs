@@ -25,6 +25,26 @@ pub enum DriverError {
     Foreign(&'static str),
     #[error("board refused the operation: {code} (detail {detail})")]
     Refused { code: ErrorCode, detail: u16 },
+    #[error("buffer of {bytes} bytes is not a whole number of {elem_size}-byte elements")]
+    Unaligned { bytes: usize, elem_size: usize },
+    #[error("posted as {posted}, waited for as {given}")]
+    DatatypeMismatch { posted: Datatype, given: Datatype },
+    #[error("65536 operations in flight on one communicator")]
+    TooManyInFlight,
+    #[error("no operation {0} in flight (already waited for?)")]
+    UnknownRequest(u16),
+    #[error(
+        "operation {op_id} timed out after {waited_ms} ms: segments {missing:?} never answered \
+         ({unsent} not yet sent); is every rank calling it, and is the board reachable?"
+    )]
+    Timeout {
+        op_id: u16,
+        waited_ms: u64,
+        missing: Vec<u16>,
+        unsent: usize,
+    },
+    #[error(transparent)]
+    Transport(#[from] crate::transport::TransportError),
 }
 
 /// A rank's view of its communicator.

@@ -1,0 +1,148 @@
+//! How a rank's datagrams reach its board.
+//!
+//! The driver speaks in UDP payloads (offload header + elements). A [`Transport`] carries them:
+//! [`UdpTransport`] over a real socket — the production path, and also how separate processes
+//! talk to `collwire serve` — while the simulator crate provides an in-process transport into a
+//! simulated cluster for tests.
+
+use std::io;
+use std::net::{SocketAddr, ToSocketAddrs, UdpSocket};
+use std::time::Duration;
+
+/// Why a transport could not send or receive.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("transport: {context}: {message}")]
+pub struct TransportError {
+    pub context: &'static str,
+    pub kind: io::ErrorKind,
+    pub message: String,
+}
+
+impl TransportError {
+    pub fn io(context: &'static str, e: io::Error) -> TransportError {
+        TransportError {
+            context,
+            kind: e.kind(),
+            message: e.to_string(),
+        }
+    }
+}
+
+/// Carries one rank's datagrams to its board and the board's answers back.
+pub trait Transport {
+    /// Sends one datagram to the board.
+    fn send(&mut self, datagram: &[u8]) -> Result<(), TransportError>;
+    /// The next datagram for this rank, waiting at most `timeout` (`Duration::ZERO`: only what
+    /// has already arrived). `Ok(None)` when nothing came.
+    fn recv(&mut self, timeout: Duration) -> Result<Option<Vec<u8>>, TransportError>;
+}
+
+/// The largest datagram a board sends (the offload header plus a jumbo payload).
+const MAX_DATAGRAM: usize = 9216;
+
+/// A UDP socket connected to the board's offload address: the board intercepts datagrams to
+/// the offload port and answers from it, so a connected socket hears only its board.
+#[derive(Debug)]
+pub struct UdpTransport {
+    socket: UdpSocket,
+    /// The read timeout the socket has now (`Some(ZERO)` means non-blocking), so a poll loop
+    /// does not reconfigure the socket on every call.
+    mode: Option<Duration>,
+    buf: Vec<u8>,
+}
+
+impl UdpTransport {
+    /// Binds an ephemeral port on the interface that reaches `board` and connects to it.
+    pub fn connect(board: impl ToSocketAddrs) -> Result<UdpTransport, TransportError> {
+        let board: SocketAddr = board
+            .to_socket_addrs()
+            .map_err(|e| TransportError::io("resolve board address", e))?
+            .next()
+            .ok_or_else(|| {
+                TransportError::io(
+                    "resolve board address",
+                    io::Error::new(io::ErrorKind::NotFound, "no address"),
+                )
+            })?;
+        let local: SocketAddr = if board.is_ipv4() {
+            "0.0.0.0:0".parse().unwrap()
+        } else {
+            "[::]:0".parse().unwrap()
+        };
+        let socket = UdpSocket::bind(local).map_err(|e| TransportError::io("bind", e))?;
+        socket
+            .connect(board)
+            .map_err(|e| TransportError::io("connect", e))?;
+        Ok(UdpTransport {
+            socket,
+            mode: None,
+            buf: vec![0; MAX_DATAGRAM],
+        })
+    }
+
+    /// This rank's own address (where the board's responses go).
+    pub fn local_addr(&self) -> Result<SocketAddr, TransportError> {
+        self.socket
+            .local_addr()
+            .map_err(|e| TransportError::io("local address", e))
+    }
+
+    fn set_mode(&mut self, timeout: Duration) -> Result<(), TransportError> {
+        if self.mode == Some(timeout) {
+            return Ok(());
+        }
+        let result = if timeout.is_zero() {
+            self.socket.set_nonblocking(true)
+        } else {
+            self.socket
+                .set_nonblocking(false)
+                .and_then(|_| self.socket.set_read_timeout(Some(timeout)))
+        };
+        result.map_err(|e| TransportError::io("configure socket", e))?;
+        self.mode = Some(timeout);
+        Ok(())
+    }
+}
+
+impl Transport for UdpTransport {
+    fn send(&mut self, datagram: &[u8]) -> Result<(), TransportError> {
+        let mut result = self.socket.send(datagram);
+        if matches!(&result, Err(e) if e.kind() == io::ErrorKind::WouldBlock) {
+            // A non-blocking socket whose buffer is full: wait for room instead of dropping.
+            self.socket
+                .set_nonblocking(false)
+                .map_err(|e| TransportError::io("configure socket", e))?;
+            self.mode = None;
+            result = self.socket.send(datagram);
+        }
+        match result {
+            Ok(n) if n == datagram.len() => Ok(()),
+            Ok(n) => Err(TransportError::io(
+                "send",
+                io::Error::new(
+                    io::ErrorKind::WriteZero,
+                    format!("sent {n} of {} bytes", datagram.len()),
+                ),
+            )),
+            Err(e) => Err(TransportError::io("send", e)),
+        }
+    }
+
+    fn recv(&mut self, timeout: Duration) -> Result<Option<Vec<u8>>, TransportError> {
+        self.set_mode(timeout)?;
+        match self.socket.recv(&mut self.buf) {
+            Ok(n) => Ok(Some(self.buf[..n].to_vec())),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                Ok(None)
+            }
+            // A connected UDP socket reports an ICMP port-unreachable from an earlier send as
+            // a refused receive: the board (or `collwire serve`) is not there.
+            Err(e) => Err(TransportError::io("receive", e)),
+        }
+    }
+}

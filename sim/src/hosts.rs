@@ -1,0 +1,177 @@
+//! The hosts' side of a simulated cluster: a rank's datagram goes in at its board's host port
+//! wrapped in the Ethernet/IPv4/UDP frame its NIC would send, and every frame a board sends to
+//! its host is unwrapped back into (local rank, datagram) by the UDP destination port.
+//!
+//! [`SharedCluster`] lets many ranks (threads, or one test posting for all of them) use one
+//! cluster at once through [`ClusterTransport`], the driver's in-process transport: whoever
+//! waits for an answer clocks the cluster.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use collwire_driver::{Transport, TransportError};
+use collwire_proto::frame::build_frame;
+
+use crate::cluster::{Cluster, rank_endpoints, rank_port};
+
+/// The frame local rank `local` of board `b` sends for `datagram`.
+pub fn rank_frame(b: usize, local: usize, datagram: &[u8]) -> Vec<u8> {
+    build_frame(&rank_endpoints(b, local), datagram).expect("a request datagram fits a frame")
+}
+
+/// The local rank a frame from a board is addressed to, and its UDP payload. `None` for a
+/// frame that is not UDP to a rank port.
+pub fn to_rank(frame: &[u8]) -> Option<(usize, &[u8])> {
+    let (port, datagram) = udp_datagram(frame)?;
+    let local = port.checked_sub(rank_port(0))?;
+    (local < 256).then_some((usize::from(local), datagram))
+}
+
+/// The UDP destination port and payload of an Ethernet/IPv4/UDP frame.
+pub fn udp_datagram(frame: &[u8]) -> Option<(u16, &[u8])> {
+    let sliced = etherparse::SlicedPacket::from_ethernet(frame).ok()?;
+    match (sliced.transport, sliced.net) {
+        (Some(etherparse::TransportSlice::Udp(udp)), Some(_)) => {
+            Some((udp.destination_port(), udp.payload()))
+        }
+        _ => None,
+    }
+}
+
+/// Cycles one waiting rank clocks the cluster before it looks at its inbox again.
+pub const STEP_CYCLES: u64 = 64;
+/// Cycles without a beat moving after which the cluster counts as quiet. Longer than any
+/// board's internal latency from its last input beat to its first output beat (a full 64-bit
+/// frame through router, CIPE and frame builder is a few hundred cycles).
+pub const QUIET_CYCLES: u64 = 2048;
+/// How long a waiting rank sleeps when the cluster is quiet: nothing can happen until some
+/// rank sends, so it lets the other ranks' threads take the cluster.
+pub const QUIET_NAP: Duration = Duration::from_micros(50);
+
+/// A datagram a board sent to one of its host's ranks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivery {
+    pub board: usize,
+    pub local: usize,
+    pub cycle: u64,
+    pub datagram: Vec<u8>,
+}
+
+/// Clocks `cluster` for `cycles` and returns what its boards sent to their hosts; frames that
+/// are not UDP to a rank port are counted in `unroutable`.
+pub fn advance(cluster: &mut Cluster, cycles: u64, unroutable: &mut u64) -> Vec<Delivery> {
+    for _ in 0..cycles {
+        cluster.step();
+    }
+    let mut out = Vec::new();
+    for b in 0..cluster.len() {
+        for rx in cluster.host_take(b) {
+            match to_rank(&rx.frame) {
+                Some((local, datagram)) => out.push(Delivery {
+                    board: b,
+                    local,
+                    cycle: rx.cycle,
+                    datagram: datagram.to_vec(),
+                }),
+                None => *unroutable += 1,
+            }
+        }
+    }
+    out
+}
+
+struct Hosts {
+    cluster: Cluster,
+    inbox: HashMap<(usize, usize), VecDeque<Vec<u8>>>,
+    unroutable: u64,
+}
+
+impl Hosts {
+    fn advance(&mut self, cycles: u64) {
+        for d in advance(&mut self.cluster, cycles, &mut self.unroutable) {
+            self.inbox
+                .entry((d.board, d.local))
+                .or_default()
+                .push_back(d.datagram);
+        }
+    }
+}
+
+/// One simulated cluster shared by the ranks of an in-process test.
+#[derive(Clone)]
+pub struct SharedCluster(Arc<Mutex<Hosts>>);
+
+impl SharedCluster {
+    pub fn new(cluster: Cluster) -> SharedCluster {
+        SharedCluster(Arc::new(Mutex::new(Hosts {
+            cluster,
+            inbox: HashMap::new(),
+            unroutable: 0,
+        })))
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Hosts> {
+        // A rank thread that panicked leaves the cluster usable for the others' diagnostics.
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The transport of local rank `local` on board `board`.
+    pub fn transport(&self, board: usize, local: usize) -> ClusterTransport {
+        ClusterTransport {
+            shared: self.clone(),
+            board,
+            local,
+        }
+    }
+
+    /// Runs `f` on the cluster (counters, summary, tracing, fault injection).
+    pub fn with<R>(&self, f: impl FnOnce(&mut Cluster) -> R) -> R {
+        f(&mut self.lock().cluster)
+    }
+
+    /// Frames from the boards that were not UDP to a rank port.
+    pub fn unroutable(&self) -> u64 {
+        self.lock().unroutable
+    }
+}
+
+/// The driver's in-process transport: datagrams go straight into the simulated board's host
+/// port; waiting for an answer clocks the simulation.
+pub struct ClusterTransport {
+    shared: SharedCluster,
+    board: usize,
+    local: usize,
+}
+
+impl Transport for ClusterTransport {
+    fn send(&mut self, datagram: &[u8]) -> Result<(), TransportError> {
+        let frame = rank_frame(self.board, self.local, datagram);
+        self.shared.lock().cluster.host_send(self.board, &frame);
+        Ok(())
+    }
+
+    fn recv(&mut self, timeout: Duration) -> Result<Option<Vec<u8>>, TransportError> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let mut hosts = self.shared.lock();
+            let key = (self.board, self.local);
+            if let Some(d) = hosts.inbox.get_mut(&key).and_then(VecDeque::pop_front) {
+                return Ok(Some(d));
+            }
+            let quiet = hosts.cluster.is_quiet(QUIET_CYCLES);
+            hosts.advance(STEP_CYCLES);
+            if let Some(d) = hosts.inbox.get_mut(&key).and_then(VecDeque::pop_front) {
+                return Ok(Some(d));
+            }
+            drop(hosts);
+            if Instant::now() >= deadline {
+                return Ok(None);
+            }
+            if quiet {
+                // Still clocked (slowly) so a misjudged quiet can only slow a test down.
+                std::thread::sleep(QUIET_NAP.min(deadline - Instant::now()));
+            }
+        }
+    }
+}

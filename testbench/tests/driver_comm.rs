@@ -1,0 +1,339 @@
+//! The driver's communicator API (`OffloadComm`) on a simulated cluster through the in-process
+//! transport: blocking calls from one thread per rank, non-blocking calls posted for every rank
+//! from one thread, every result compared bit for bit with the golden model; bad arguments
+//! send nothing; a missing rank ends in a timeout naming the missing segments.
+
+use std::time::Duration;
+
+use collwire_driver::element::to_bytes;
+use collwire_driver::{Communicator, DriverError, OffloadComm, Request};
+use collwire_proto::{Algorithm, Collective, Datatype, Layout, ReduceOp};
+use collwire_sim::cluster::{Cluster, ClusterConfig, Topology};
+use collwire_sim::hosts::{ClusterTransport, SharedCluster};
+use collwire_testbench::golden::{Spec, expected};
+
+const MTU: usize = 1500;
+
+fn shared(boards: usize) -> SharedCluster {
+    SharedCluster::new(
+        Cluster::new(ClusterConfig {
+            boards,
+            width: 64,
+            link_latency: 4,
+            topology: Topology::Ring,
+        })
+        .unwrap(),
+    )
+}
+
+/// Every rank's communicator on `shared`, `rph` ranks per board.
+fn comms(
+    shared: &SharedCluster,
+    size: usize,
+    rph: u8,
+    algorithm: Algorithm,
+) -> Vec<OffloadComm<ClusterTransport>> {
+    (0..size)
+        .map(|r| {
+            let spec = Communicator::new(size, rph, r, 7, MTU).unwrap();
+            let transport = shared.transport(r / usize::from(rph), r % usize::from(rph));
+            let mut c = OffloadComm::new(spec, transport);
+            c.set_algorithm(algorithm).unwrap();
+            c.set_timeout(Duration::from_secs(60));
+            c
+        })
+        .collect()
+}
+
+/// Distinct values on every rank, spread over many binades so the order of the sums shows.
+fn f64_input(rank: usize, n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|i| ((rank * 1000 + i) as f64 * 0.731).sin() * 2f64.powi((i % 41) as i32 - 20))
+        .collect()
+}
+
+fn golden(
+    collective: Collective,
+    algorithm: Algorithm,
+    datatype: Datatype,
+    op: ReduceOp,
+    rph: u8,
+    root: usize,
+    inputs: &[Vec<u8>],
+) -> Vec<Option<Vec<u8>>> {
+    let spec = Spec {
+        collective,
+        algorithm,
+        datatype,
+        op,
+        layout: Layout::new(inputs.len() as u16, rph).unwrap(),
+        root,
+    };
+    expected(&spec, inputs).unwrap()
+}
+
+#[test]
+fn blocking_calls_from_one_thread_per_rank_match_the_golden_model() {
+    let size = 4;
+    let shared = shared(2);
+    let n = 500; // 3 segments of f64 at MTU 1500
+    let results: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = comms(&shared, size, 2, Algorithm::Ring)
+            .into_iter()
+            .map(|mut c| {
+                s.spawn(move || {
+                    let r = c.rank();
+                    let input = f64_input(r, n);
+                    let mut sum = vec![0.0; n];
+                    c.allreduce(&input, &mut sum, ReduceOp::Sum).unwrap();
+                    let ints: Vec<i32> = (0..37).map(|i| (r as i32 - 2) * 1_000_003 + i).collect();
+                    let mut red = vec![0; 37];
+                    c.reduce(&ints, &mut red, ReduceOp::Max, 3).unwrap();
+                    let words: Vec<u64> = (0..5).map(|i| (r as u64 + 1) << (i * 9)).collect();
+                    let mut scan = vec![0; 5];
+                    c.scan(&words, &mut scan, ReduceOp::Bxor).unwrap();
+                    c.barrier().unwrap();
+                    let mut in_place: Vec<f32> = (0..3).map(|i| (r * 3 + i) as f32 / 7.0).collect();
+                    c.allreduce_in_place(&mut in_place, ReduceOp::Min).unwrap();
+                    assert_eq!(c.stats().operations, 5);
+                    (sum, red, scan, in_place)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let f64_inputs: Vec<Vec<u8>> = (0..size).map(|r| to_bytes(&f64_input(r, n))).collect();
+    let want = golden(
+        Collective::Allreduce,
+        Algorithm::Ring,
+        Datatype::F64,
+        ReduceOp::Sum,
+        2,
+        0,
+        &f64_inputs,
+    );
+    let int_inputs: Vec<Vec<u8>> = (0..size)
+        .map(|r| {
+            to_bytes(
+                &(0..37)
+                    .map(|i| (r as i32 - 2) * 1_000_003 + i)
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .collect();
+    let want_red = golden(
+        Collective::Reduce,
+        Algorithm::Ring,
+        Datatype::Int32,
+        ReduceOp::Max,
+        2,
+        3,
+        &int_inputs,
+    );
+    let word_inputs: Vec<Vec<u8>> = (0..size)
+        .map(|r| {
+            to_bytes(
+                &(0..5)
+                    .map(|i| (r as u64 + 1) << (i * 9))
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .collect();
+    let want_scan = golden(
+        Collective::Scan,
+        Algorithm::Ring,
+        Datatype::Uint64,
+        ReduceOp::Bxor,
+        2,
+        0,
+        &word_inputs,
+    );
+    let f32_inputs: Vec<Vec<u8>> = (0..size)
+        .map(|r| to_bytes(&(0..3).map(|i| (r * 3 + i) as f32 / 7.0).collect::<Vec<_>>()))
+        .collect();
+    let want_min = golden(
+        Collective::Allreduce,
+        Algorithm::Ring,
+        Datatype::F32,
+        ReduceOp::Min,
+        2,
+        0,
+        &f32_inputs,
+    );
+    for (r, (sum, red, scan, in_place)) in results.iter().enumerate() {
+        assert_eq!(Some(to_bytes(sum)), want[r], "allreduce rank {r}");
+        if r == 3 {
+            assert_eq!(Some(to_bytes(red)), want_red[r], "reduce root");
+        } else {
+            assert_eq!(
+                red,
+                &vec![0; 37],
+                "a non-root's receive buffer is untouched"
+            );
+        }
+        assert_eq!(Some(to_bytes(scan)), want_scan[r], "scan rank {r}");
+        assert_eq!(Some(to_bytes(in_place)), want_min[r], "in-place rank {r}");
+    }
+}
+
+#[test]
+fn non_blocking_calls_overlap_and_complete_in_any_wait_order() {
+    for algorithm in [Algorithm::RecursiveDoubling, Algorithm::Tree] {
+        let size = 4;
+        let shared = shared(4);
+        let mut cs = comms(&shared, size, 1, algorithm);
+        // Two operations in flight on every rank: a long f64 sum and a short i64 min.
+        let a_in: Vec<Vec<f64>> = (0..size).map(|r| f64_input(r + 10, 400)).collect();
+        let b_in: Vec<Vec<i64>> = (0..size)
+            .map(|r| {
+                (0..9)
+                    .map(|i| (r as i64 * 7919 - i * 104_729) << 20)
+                    .collect()
+            })
+            .collect();
+        let mut posted: Vec<(Request, Request)> = cs
+            .iter_mut()
+            .enumerate()
+            .map(|(r, c)| {
+                (
+                    c.iallreduce(&a_in[r], ReduceOp::Sum).unwrap(),
+                    c.iallreduce(&b_in[r], ReduceOp::Min).unwrap(),
+                )
+            })
+            .collect();
+        // Poll every rank until everything is done (the host "computes" in between).
+        let mut polls = 0u64;
+        loop {
+            let mut all = true;
+            for (c, (a, b)) in cs.iter_mut().zip(posted.iter()) {
+                all &= c.test(a).unwrap() & c.test(b).unwrap();
+            }
+            polls += 1;
+            if all {
+                break;
+            }
+            assert!(polls < 100_000, "never completed");
+        }
+        let want_a = golden(
+            Collective::Allreduce,
+            algorithm,
+            Datatype::F64,
+            ReduceOp::Sum,
+            1,
+            0,
+            &a_in.iter().map(|v| to_bytes(v)).collect::<Vec<_>>(),
+        );
+        let want_b = golden(
+            Collective::Allreduce,
+            algorithm,
+            Datatype::Int64,
+            ReduceOp::Min,
+            1,
+            0,
+            &b_in.iter().map(|v| to_bytes(v)).collect::<Vec<_>>(),
+        );
+        // Wait in reverse order of posting.
+        for (r, (c, (a, b))) in cs.iter_mut().zip(posted.drain(..)).enumerate().rev() {
+            let mut got_b = vec![0i64; 9];
+            c.wait_into(b, &mut got_b).unwrap();
+            let mut got_a = vec![0f64; 400];
+            c.wait_into(a, &mut got_a).unwrap();
+            assert_eq!(
+                Some(to_bytes(&got_a)),
+                want_a[r],
+                "{algorithm} f64 rank {r}"
+            );
+            assert_eq!(
+                Some(to_bytes(&got_b)),
+                want_b[r],
+                "{algorithm} i64 rank {r}"
+            );
+            assert_eq!(c.stats().malformed, 0);
+        }
+    }
+}
+
+#[test]
+fn bad_arguments_return_typed_errors_and_send_nothing() {
+    let shared = shared(2);
+    let mut cs = comms(&shared, 2, 1, Algorithm::Ring);
+    let c = &mut cs[0];
+    let mut out = vec![0.0f64; 4];
+    assert!(matches!(
+        c.allreduce(&[1.0f64; 4], &mut out, ReduceOp::Band),
+        Err(DriverError::Proto(collwire_proto::Error::InvalidOp { .. }))
+    ));
+    assert!(matches!(
+        c.allreduce(&[1.0f64; 3], &mut out, ReduceOp::Sum),
+        Err(DriverError::LengthMismatch { send: 3, recv: 4 })
+    ));
+    assert!(matches!(
+        c.reduce(&[1i32; 4], &mut [0; 4], ReduceOp::Sum, 2),
+        Err(DriverError::RootOutOfRange { root: 2, size: 2 })
+    ));
+    assert!(matches!(
+        c.post_bytes(
+            Collective::Allreduce,
+            Datatype::F64,
+            ReduceOp::Sum,
+            0,
+            &[0; 12]
+        ),
+        Err(DriverError::Unaligned {
+            bytes: 12,
+            elem_size: 8
+        })
+    ));
+    assert!(matches!(
+        c.post_bytes(Collective::Bcast, Datatype::F64, ReduceOp::Sum, 0, &[0; 8]),
+        Err(DriverError::Proto(
+            collwire_proto::Error::Unsupported { .. }
+        ))
+    ));
+    assert!(c.set_algorithm(Algorithm::Ring).is_ok());
+    assert_eq!(c.stats().datagrams_sent, 0, "refused calls sent nothing");
+    assert_eq!(c.stats().operations, 0, "and took no operation id");
+    shared.with(|cl| {
+        for _ in 0..200 {
+            cl.step();
+        }
+        assert_eq!(cl.counters(0).stored, 0, "the board saw nothing");
+    });
+    // The communicator still works afterwards, with matching operation ids on both ranks.
+    let (a, b) = cs.split_at_mut(1);
+    let ra = a[0].iallreduce(&[1u32, 2], ReduceOp::Bor).unwrap();
+    let rb = b[0].iallreduce(&[4u32, 8], ReduceOp::Bor).unwrap();
+    let mut got = [0u32; 2];
+    b[0].wait_into(rb, &mut got).unwrap();
+    assert_eq!(got, [5, 10]);
+    a[0].wait_into(ra, &mut got).unwrap();
+    assert_eq!(got, [5, 10]);
+}
+
+#[test]
+fn a_rank_that_never_calls_ends_in_a_timeout_naming_the_missing_segments() {
+    let shared = shared(2);
+    let mut cs = comms(&shared, 2, 1, Algorithm::Ring);
+    let c = &mut cs[0];
+    c.set_timeout(Duration::from_millis(300));
+    let started = std::time::Instant::now();
+    let err = c
+        .allreduce(&[1.5f64; 200], &mut [0.0; 200], ReduceOp::Sum)
+        .unwrap_err();
+    let waited = started.elapsed();
+    match &err {
+        DriverError::Timeout {
+            missing, unsent, ..
+        } => {
+            assert_eq!(missing, &vec![0, 1], "both segments unanswered");
+            assert_eq!(*unsent, 0, "the window sent both");
+        }
+        other => panic!("expected a timeout, got {other:?}"),
+    }
+    assert!(err.to_string().contains("timed out"), "{err}");
+    assert!(waited >= Duration::from_millis(300) && waited < Duration::from_secs(30));
+    // The failed request is gone; waiting on it again is a typed error, not a hang.
+    let r = c.ibarrier().unwrap();
+    c.set_timeout(Duration::from_millis(50));
+    assert!(matches!(c.wait_bytes(r), Err(DriverError::Timeout { .. })));
+}
