@@ -179,7 +179,7 @@ impl<T: Transport> OffloadComm<T> {
         send: &[u8],
     ) -> Result<Request, DriverError> {
         let size = datatype.size();
-        if send.len() % size != 0 {
+        if !send.len().is_multiple_of(size) {
             return Err(DriverError::Unaligned {
                 bytes: send.len(),
                 elem_size: size,
@@ -308,17 +308,17 @@ impl<T: Transport> OffloadComm<T> {
                     missing: collector.missing(),
                     unsent: f.datagrams.len() - f.sent,
                 }));
-            } else if let Some(after) = self.retransmit_after {
-                if now.duration_since(f.last_news) >= after {
-                    let collector = f.collector.as_ref().unwrap();
-                    for seg in collector.missing() {
-                        let seg = usize::from(seg);
-                        if seg < f.sent && self.transport.send(&f.datagrams[seg]).is_ok() {
-                            self.stats.retransmitted += 1;
-                        }
+            } else if let Some(after) = self.retransmit_after
+                && now.duration_since(f.last_news) >= after
+            {
+                let collector = f.collector.as_ref().unwrap();
+                for seg in collector.missing() {
+                    let seg = usize::from(seg);
+                    if seg < f.sent && self.transport.send(&f.datagrams[seg]).is_ok() {
+                        self.stats.retransmitted += 1;
                     }
-                    f.last_news = now;
                 }
+                f.last_news = now;
             }
         }
     }

@@ -115,7 +115,7 @@ impl BoardMap {
     pub fn board_for(&self, rank: usize, size: usize) -> Result<SocketAddr, ConfigError> {
         let rph = usize::from(self.ranks_per_host.max(1));
         let boards = size.div_ceil(rph);
-        if size % rph != 0 || boards > self.boards.len() {
+        if !size.is_multiple_of(rph) || boards > self.boards.len() {
             return Err(ConfigError::Invalid(format!(
                 "{size} ranks at {rph} per host need {boards} boards; the map has {}",
                 self.boards.len()
