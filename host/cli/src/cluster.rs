@@ -11,8 +11,9 @@ use collwire_testbench::golden::{Spec, expected};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+/// The simulated cluster's shape, shared by `collwire cluster` and `collwire serve`.
 #[derive(clap::Args)]
-pub struct Args {
+pub struct ShapeArgs {
     /// Cluster description (TOML: boards, width, link_latency, topology); flags override it.
     #[arg(long)]
     pub config: Option<std::path::PathBuf>,
@@ -27,6 +28,33 @@ pub struct Args {
     /// ring or torus.
     #[arg(long, value_parser = parse_topology)]
     pub topology: Option<Topology>,
+}
+
+impl ShapeArgs {
+    /// The TOML file's shape (or 4 64-bit boards on a ring) with the flags applied.
+    pub fn config(&self) -> Result<ClusterConfig> {
+        let mut config = match &self.config {
+            Some(path) => ClusterConfig::from_toml_file(path)
+                .with_context(|| format!("reading {}", path.display()))?,
+            None => ClusterConfig {
+                boards: 4,
+                width: 64,
+                link_latency: 4,
+                topology: Topology::Ring,
+            },
+        };
+        config.boards = self.boards.unwrap_or(config.boards);
+        config.width = self.width.unwrap_or(config.width);
+        config.link_latency = self.link_latency.unwrap_or(config.link_latency);
+        config.topology = self.topology.unwrap_or(config.topology);
+        Ok(config)
+    }
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub shape: ShapeArgs,
     #[arg(long, default_value = "allreduce")]
     pub collective: Collective,
     #[arg(long, default_value = "ring")]
@@ -72,20 +100,7 @@ fn parse_topology(s: &str) -> Result<Topology, String> {
 }
 
 pub fn run(args: &Args) -> Result<()> {
-    let mut config = match &args.config {
-        Some(path) => ClusterConfig::from_toml_file(path)
-            .with_context(|| format!("reading {}", path.display()))?,
-        None => ClusterConfig {
-            boards: 4,
-            width: 64,
-            link_latency: 4,
-            topology: Topology::Ring,
-        },
-    };
-    config.boards = args.boards.unwrap_or(config.boards);
-    config.width = args.width.unwrap_or(config.width);
-    config.link_latency = args.link_latency.unwrap_or(config.link_latency);
-    config.topology = args.topology.unwrap_or(config.topology);
+    let config = args.shape.config()?;
     let ranks = config.boards * usize::from(args.ranks_per_host);
     let layout = Layout::new(ranks as u16, args.ranks_per_host)?;
     let elements = if args.collective.carries_data() {

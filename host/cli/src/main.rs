@@ -4,6 +4,8 @@ mod cluster;
 mod decode;
 mod demo;
 mod emit;
+mod rank;
+mod serve;
 
 use clap::{Parser, Subcommand};
 
@@ -29,6 +31,12 @@ enum Command {
     Emit(emit::Args),
     /// Run one collective on a simulated cluster of Verilated boards against the golden model.
     Cluster(cluster::Args),
+    /// Hardware in the loop: run a simulated cluster and expose every board's host port as a
+    /// UDP socket on 127.0.0.1 for real host processes (driver, C ABI, PMPI under mpirun).
+    Serve(serve::Args),
+    /// One rank as its own process: run a collective over UDP against the boards of a board
+    /// map (from `collwire serve --write-config`) and print the result as JSON.
+    Rank(rank::Args),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -37,5 +45,7 @@ fn main() -> anyhow::Result<()> {
         Command::Decode(args) => decode::run(&args),
         Command::Emit(args) => emit::run(&args),
         Command::Cluster(args) => cluster::run(&args),
+        Command::Serve(args) => serve::run(&args),
+        Command::Rank(args) => rank::run(&args),
     }
 }

@@ -1,0 +1,215 @@
+//! Hardware in the loop: `collwire serve` runs the simulated boards, four separate
+//! `collwire rank` processes talk to them over UDP on 127.0.0.1, and every rank's result bits
+//! are compared with the golden model. Malformed and misdirected datagrams are logged and
+//! change nothing; SIGINT stops the service cleanly with a summary.
+
+use std::io::{BufRead, BufReader};
+use std::net::UdpSocket;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use collwire_driver::BoardMap;
+use collwire_driver::element::to_bytes;
+use collwire_proto::{Algorithm, Collective, Datatype, Layout, OffloadRepr, ReduceOp};
+use collwire_testbench::golden::{Spec, expected};
+
+fn exe() -> &'static str {
+    env!("CARGO_BIN_EXE_collwire")
+}
+
+/// A running `collwire serve`, stopped with SIGINT (and killed if a test fails first).
+struct Service {
+    child: Option<Child>,
+    map: PathBuf,
+}
+
+impl Service {
+    fn start(dir: &Path, extra: &[&str]) -> Service {
+        let map = dir.join("map.toml");
+        let child = Command::new(exe())
+            .args(["serve", "--write-config"])
+            .arg(&map)
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("collwire serve starts");
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while !map.exists() {
+            assert!(Instant::now() < deadline, "serve never wrote its board map");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Service {
+            child: Some(child),
+            map,
+        }
+    }
+
+    /// SIGINT, then the exit status and everything it printed.
+    fn stop(mut self) -> (std::process::ExitStatus, String, String) {
+        let child = self.child.take().unwrap();
+        let status = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status,
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn rank_process(map: &Path, rank: usize, size: usize, values: &[f64]) -> Child {
+    let values: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
+    Command::new(exe())
+        .args(["rank", "--map"])
+        .arg(map)
+        .args(["--rank", &rank.to_string(), "--size", &size.to_string()])
+        .args(["--datatype", "f64", "--op", "sum", "--repeat", "3"])
+        .arg(format!("--values={}", values.join(",")))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn separate_rank_processes_get_golden_results_from_the_served_boards() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = Service::start(dir.path(), &["--boards", "2", "--ranks-per-host", "2"]);
+    let map = BoardMap::from_file(&service.map).unwrap();
+    assert_eq!(map.boards.len(), 2);
+
+    // Garbage and a request for the wrong board first: logged, dropped, nothing else changes.
+    let junk = UdpSocket::bind("127.0.0.1:0").unwrap();
+    junk.send_to(b"not an offload datagram", &map.boards[0])
+        .unwrap();
+    let stray = OffloadRepr {
+        msg_type: collwire_proto::MessageType::Request,
+        op_id: 9,
+        collective: Collective::Allreduce,
+        algorithm: Algorithm::Ring,
+        datatype: Datatype::F64,
+        op: ReduceOp::Sum,
+        comm_id: 99,
+        comm_size: 4,
+        rank: 3, // board 1's rank, sent to board 0
+        root: 0,
+        ranks_per_host: 2,
+        attempt: 0,
+        seg_index: 0,
+        seg_count: 1,
+        elem_count: 1,
+    }
+    .to_datagram(&[0; 8])
+    .unwrap();
+    junk.send_to(&stray, &map.boards[0]).unwrap();
+
+    let size = 4;
+    let inputs: Vec<Vec<f64>> = (0..size)
+        .map(|r| {
+            (0..5)
+                .map(|i| ((r * 17 + i) as f64 * 0.37).cos() * 10f64.powi(i as i32 * 3 - 6))
+                .collect()
+        })
+        .collect();
+    let children: Vec<Child> = (0..size)
+        .map(|r| rank_process(&service.map, r, size, &inputs[r]))
+        .collect();
+    let outputs: Vec<serde_json::Value> = children
+        .into_iter()
+        .map(|c| {
+            let out = c.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "rank failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            serde_json::from_slice(&out.stdout).unwrap()
+        })
+        .collect();
+    let spec = Spec {
+        collective: Collective::Allreduce,
+        algorithm: Algorithm::Ring,
+        datatype: Datatype::F64,
+        op: ReduceOp::Sum,
+        layout: Layout::new(size as u16, 2).unwrap(),
+        root: 0,
+    };
+    let golden = expected(
+        &spec,
+        &inputs.iter().map(|v| to_bytes(v)).collect::<Vec<_>>(),
+    )
+    .unwrap();
+    for out in &outputs {
+        let r = out["rank"].as_u64().unwrap() as usize;
+        let bits: Vec<u64> = out["bits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| u64::from_str_radix(b.as_str().unwrap(), 16).unwrap())
+            .collect();
+        let want: Vec<u64> = golden[r]
+            .as_ref()
+            .unwrap()
+            .chunks(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(bits, want, "rank {r}");
+    }
+
+    let (status, stdout, stderr) = service.stop();
+    assert!(
+        status.success(),
+        "serve exits 0 on SIGINT: {status:?}\n{stderr}"
+    );
+    assert!(stdout.contains("stopped after"), "{stdout}");
+    assert!(
+        stdout.contains("datagrams_in: 14, datagrams_out: 12"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("malformed: 1, misdirected: 1"), "{stdout}");
+    assert!(stderr.contains("malformed datagram (23 bytes)"), "{stderr}");
+    assert!(
+        stderr.contains("rank 3 of 4 (2 per host) sent to board 0"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn serve_prints_where_it_listens_and_refuses_a_bad_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = Service::start(dir.path(), &["--boards", "1"]);
+    let (status, stdout, _) = service.stop();
+    assert!(status.success());
+    let listening = BufReader::new(stdout.as_bytes())
+        .lines()
+        .map_while(Result::ok)
+        .filter(|l| l.contains("host port on udp 127.0.0.1:"))
+        .count();
+    assert_eq!(listening, 1, "{stdout}");
+
+    let out = Command::new(exe())
+        .args(["serve", "--boards", "0"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("boards"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
