@@ -17,7 +17,8 @@
  * it every call is forwarded to MPI and rank 0 says so once. $COLLWIRE_PMPI_VERBOSE=1 prints
  * what each rank offloads. Each intercepted communicator gets its own collwire communicator
  * id, agreed on by all its ranks (a PMPI_Allreduce MAX at its first collective), so
- * operations on MPI_COMM_WORLD and on a duplicate never mix on the boards.
+ * operations on MPI_COMM_WORLD and on a duplicate never mix on the boards, and each job starts
+ * its ids at a random point so it does not collide with the last job's.
  *
  * A failed offloaded operation (timeout, refusal) is reported with collwire's message and
  * raised through the communicator's error handler (MPI_ERR_OTHER), as MPI itself would.
@@ -30,6 +31,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "collwire.h"
 
@@ -37,7 +40,10 @@
 static int enabled = 0;
 static int verbose = 0;
 static int keyval = MPI_KEYVAL_INVALID;
-static int next_comm_id = 1;
+/* The next collwire communicator id. The boards remember recently completed segments by
+ * (communicator id, operation id) to drop late duplicates, so a new job must not start where
+ * the last one did: rank 0 seeds the sequence at random and the others adopt it (MAX). */
+static int next_comm_id = 0;
 static long offloaded_calls = 0;
 
 struct comm_entry {
@@ -63,6 +69,12 @@ static int decide_enabled(void) {
                             "every collective goes to MPI unchanged\n");
     } else {
         enabled = 1;
+        if (world_rank() == 0) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            unsigned seed = (unsigned)ts.tv_nsec ^ (unsigned)ts.tv_sec ^ ((unsigned)getpid() << 16);
+            next_comm_id = 1 + (int)(seed % 60000u);
+        }
     }
     return enabled;
 }
@@ -112,7 +124,7 @@ static collwire_comm *offload_comm(MPI_Comm comm) {
         }
         collwire_comm_close(c);
         PMPI_Allreduce(mine, agreed, 2, MPI_INT, MPI_MAX, comm);
-        next_comm_id = agreed[0] + 1;
+        next_comm_id = agreed[0] % 65535 + 1;
         if (!agreed[1] &&
             collwire_comm_open(NULL, rank, size, (uint16_t)agreed[0], &e->comm) == COLLWIRE_OK) {
             if (verbose)

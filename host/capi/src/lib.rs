@@ -127,10 +127,12 @@ pub unsafe extern "C" fn collwire_comm_open(
             return Err(arg("out is NULL"));
         }
         let path = if config_path.is_null() {
-            std::env::var_os("COLLWIRE_CONFIG").map(PathBuf::from).ok_or((
-                COLLWIRE_ERR_CONFIG,
-                "no board map: config_path is NULL and COLLWIRE_CONFIG is not set".to_string(),
-            ))?
+            std::env::var_os("COLLWIRE_CONFIG")
+                .map(PathBuf::from)
+                .ok_or((
+                    COLLWIRE_ERR_CONFIG,
+                    "no board map: config_path is NULL and COLLWIRE_CONFIG is not set".to_string(),
+                ))?
         } else {
             // SAFETY: checked non-null; the caller promises a NUL-terminated string.
             let s = unsafe { CStr::from_ptr(config_path) };
@@ -256,7 +258,10 @@ fn complete(c: &mut CollwireComm, r: Box<CollwireRequest>) -> Result<(), (c_int,
     if result.len() != recv_len || recv.is_null() {
         return Err((
             COLLWIRE_ERR_INTERNAL,
-            format!("result of {} bytes for a {recv_len}-byte buffer", result.len()),
+            format!(
+                "result of {} bytes for a {recv_len}-byte buffer",
+                result.len()
+            ),
         ));
     }
     // SAFETY: the caller promised `recv_len` writable bytes at `recv` until completion.
