@@ -245,12 +245,12 @@ unsafe fn post(
 }
 
 /// Waits for a posted request and writes its result.
-fn complete(c: &mut CollwireComm, r: Box<CollwireRequest>) -> Result<(), (c_int, String)> {
+fn complete(c: &mut CollwireComm, r: CollwireRequest) -> Result<(), (c_int, String)> {
     let CollwireRequest {
         request,
         recv,
         recv_len,
-    } = *r;
+    } = r;
     let result = c.comm.wait_bytes(request).map_err(driver)?;
     if result.is_empty() {
         return Ok(());
@@ -288,7 +288,7 @@ macro_rules! blocking {
             guard(|| {
                 // SAFETY: forwarded caller promises.
                 let r = unsafe { post(comm, $collective, send, recv, count, datatype, op, root) }?;
-                complete(comm_mut(comm)?, r)
+                complete(comm_mut(comm)?, *r)
             })
         }
     };
@@ -309,7 +309,7 @@ macro_rules! blocking {
             guard(|| {
                 // SAFETY: forwarded caller promises.
                 let r = unsafe { post(comm, $collective, send, recv, count, datatype, op, 0) }?;
-                complete(comm_mut(comm)?, r)
+                complete(comm_mut(comm)?, *r)
             })
         }
     };
@@ -428,7 +428,7 @@ pub unsafe extern "C" fn collwire_barrier(comm: *mut CollwireComm) -> c_int {
                 0,
             )
         }?;
-        complete(comm_mut(comm)?, r)
+        complete(comm_mut(comm)?, *r)
     })
 }
 
@@ -499,7 +499,7 @@ pub unsafe extern "C" fn collwire_test(
                 *slot = std::ptr::null_mut();
                 *flag = 1;
                 done.map_err(driver)?;
-                complete(c, r)
+                complete(c, *r)
             }
         }
     })
@@ -527,7 +527,7 @@ pub unsafe extern "C" fn collwire_wait(
         // SAFETY: ownership comes back; the slot is cleared.
         let r = unsafe { Box::from_raw(*slot) };
         *slot = std::ptr::null_mut();
-        complete(c, r)
+        complete(c, *r)
     })
 }
 
