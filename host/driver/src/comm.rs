@@ -23,6 +23,8 @@ use crate::transport::Transport;
 
 /// Default time an operation may take from post to completion.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Longest single sleep in the transport while waiting.
+const WAIT_SLICE: Duration = Duration::from_millis(50);
 /// Default number of unanswered segments a rank keeps in flight.
 pub const DEFAULT_WINDOW: usize = 2;
 
@@ -248,9 +250,10 @@ impl<T: Transport> OffloadComm<T> {
                 let f = self.inflight.remove(&request.op_id).unwrap();
                 return f.outcome.unwrap();
             }
-            // Sleep in the socket until the next datagram or this operation's deadline.
+            // Sleep in the socket until the next datagram or this operation's deadline, in
+            // slices of a fixed length so the socket's timeout is set once, not every call.
             let left = (f.posted + self.timeout).saturating_duration_since(Instant::now());
-            self.progress(left.max(Duration::from_micros(1)))?;
+            self.progress(left.clamp(Duration::from_micros(1), WAIT_SLICE))?;
         }
     }
 

@@ -42,12 +42,15 @@ const MAX_DATAGRAM: usize = 9216;
 
 /// A UDP socket connected to the board's offload address: the board intercepts datagrams to
 /// the offload port and answers from it, so a connected socket hears only its board.
+///
+/// The socket stays in blocking mode; a poll (`recv(Duration::ZERO)`) uses `MSG_DONTWAIT`, and
+/// the read timeout is only reconfigured when it changes, so issuing and completing a call
+/// costs one system call each way, not a mode switch per call.
 #[derive(Debug)]
 pub struct UdpTransport {
     socket: UdpSocket,
-    /// The read timeout the socket has now (`Some(ZERO)` means non-blocking), so a poll loop
-    /// does not reconfigure the socket on every call.
-    mode: Option<Duration>,
+    /// The read timeout the socket has now.
+    read_timeout: Option<Duration>,
     buf: Vec<u8>,
 }
 
@@ -75,7 +78,7 @@ impl UdpTransport {
             .map_err(|e| TransportError::io("connect", e))?;
         Ok(UdpTransport {
             socket,
-            mode: None,
+            read_timeout: None,
             buf: vec![0; MAX_DATAGRAM],
         })
     }
@@ -87,34 +90,29 @@ impl UdpTransport {
             .map_err(|e| TransportError::io("local address", e))
     }
 
-    fn set_mode(&mut self, timeout: Duration) -> Result<(), TransportError> {
-        if self.mode == Some(timeout) {
-            return Ok(());
-        }
-        let result = if timeout.is_zero() {
-            self.socket.set_nonblocking(true)
-        } else {
-            self.socket
-                .set_nonblocking(false)
-                .and_then(|_| self.socket.set_read_timeout(Some(timeout)))
+    /// One datagram if one is queued, without blocking.
+    fn poll(&mut self) -> io::Result<usize> {
+        use std::os::fd::AsRawFd;
+        // SAFETY: `buf` is valid for `buf.len()` bytes; the descriptor is this socket's.
+        let n = unsafe {
+            libc::recv(
+                self.socket.as_raw_fd(),
+                self.buf.as_mut_ptr().cast(),
+                self.buf.len(),
+                libc::MSG_DONTWAIT,
+            )
         };
-        result.map_err(|e| TransportError::io("configure socket", e))?;
-        self.mode = Some(timeout);
-        Ok(())
+        if n < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(n as usize)
+        }
     }
 }
 
 impl Transport for UdpTransport {
     fn send(&mut self, datagram: &[u8]) -> Result<(), TransportError> {
-        let mut result = self.socket.send(datagram);
-        if matches!(&result, Err(e) if e.kind() == io::ErrorKind::WouldBlock) {
-            // A non-blocking socket whose buffer is full: wait for room instead of dropping.
-            self.socket
-                .set_nonblocking(false)
-                .map_err(|e| TransportError::io("configure socket", e))?;
-            self.mode = None;
-            result = self.socket.send(datagram);
-        }
+        let result = self.socket.send(datagram);
         match result {
             Ok(n) if n == datagram.len() => Ok(()),
             Ok(n) => Err(TransportError::io(
@@ -129,8 +127,18 @@ impl Transport for UdpTransport {
     }
 
     fn recv(&mut self, timeout: Duration) -> Result<Option<Vec<u8>>, TransportError> {
-        self.set_mode(timeout)?;
-        match self.socket.recv(&mut self.buf) {
+        let result = if timeout.is_zero() {
+            self.poll()
+        } else {
+            if self.read_timeout != Some(timeout) {
+                self.socket
+                    .set_read_timeout(Some(timeout))
+                    .map_err(|e| TransportError::io("configure socket", e))?;
+                self.read_timeout = Some(timeout);
+            }
+            self.socket.recv(&mut self.buf)
+        };
+        match result {
             Ok(n) => Ok(Some(self.buf[..n].to_vec())),
             Err(e)
                 if matches!(
