@@ -408,6 +408,23 @@ nonblocking!(
     Collective::Scan
 );
 
+/// Posts a barrier (no buffers).
+fn barrier_request(comm: *mut CollwireComm) -> Result<Box<CollwireRequest>, (c_int, String)> {
+    // SAFETY: a barrier reads and writes no buffer.
+    unsafe {
+        post(
+            comm,
+            Collective::Barrier,
+            std::ptr::null(),
+            std::ptr::null_mut(),
+            0,
+            0,
+            0,
+            0,
+        )
+    }
+}
+
 /// Returns when every rank of the communicator has entered the barrier.
 ///
 /// # Safety
@@ -415,19 +432,7 @@ nonblocking!(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn collwire_barrier(comm: *mut CollwireComm) -> c_int {
     guard(|| {
-        // SAFETY: a barrier reads and writes no buffer.
-        let r = unsafe {
-            post(
-                comm,
-                Collective::Barrier,
-                std::ptr::null(),
-                std::ptr::null_mut(),
-                0,
-                0,
-                0,
-                0,
-            )
-        }?;
+        let r = barrier_request(comm)?;
         complete(comm_mut(comm)?, *r)
     })
 }
@@ -445,19 +450,7 @@ pub unsafe extern "C" fn collwire_ibarrier(
         if request.is_null() {
             return Err(arg("request is NULL"));
         }
-        // SAFETY: a barrier reads and writes no buffer.
-        let r = unsafe {
-            post(
-                comm,
-                Collective::Barrier,
-                std::ptr::null(),
-                std::ptr::null_mut(),
-                0,
-                0,
-                0,
-                0,
-            )
-        }?;
+        let r = barrier_request(comm)?;
         // SAFETY: checked non-null.
         unsafe { *request = Box::into_raw(r) };
         Ok(())

@@ -4,25 +4,11 @@
 //! MPI in `mpi_e2e.rs`, where the PMPI library calls every function.)
 
 use std::net::UdpSocket;
-use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn libcollwire_dir() -> PathBuf {
-    let deps = std::env::current_exe()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .to_path_buf();
-    [deps.clone(), deps.parent().unwrap().to_path_buf()]
-        .into_iter()
-        .find(|d| d.join("libcollwire.so").exists())
-        .expect("libcollwire.so built next to the tests")
-}
+mod common;
+use common::{libcollwire_dir, repo};
 
 #[test]
 fn the_header_matches_the_library_exports() {

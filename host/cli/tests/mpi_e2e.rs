@@ -6,33 +6,12 @@
 //! * the MILC-like CG solver converges to the same answer with and without the library, and
 //!   bit-identically on two offloaded runs (the boards' reductions are reproducible).
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn exe() -> &'static str {
-    env!("CARGO_BIN_EXE_collwire")
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// The directory holding `libcollwire.so` (the CLI depends on the C ABI crate, so cargo has
-/// built it next to this test's own dependencies).
-fn libcollwire_dir() -> PathBuf {
-    let deps = std::env::current_exe()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .to_path_buf();
-    for dir in [deps.clone(), deps.parent().unwrap().to_path_buf()] {
-        if dir.join("libcollwire.so").exists() {
-            return dir;
-        }
-    }
-    panic!("libcollwire.so not found near {}", deps.display());
-}
+mod common;
+use common::{Service, libcollwire_dir, repo};
 
 /// Runs `cmd`, killing it after `limit` (a hung MPI job must fail the test, not CI).
 fn run(mut cmd: Command, limit: Duration) -> Output {
@@ -92,33 +71,6 @@ fn build_mpi(out: &Path) -> Vec<String> {
         .collect()
 }
 
-struct Service(Child);
-
-impl Service {
-    fn start(map: &Path, boards: usize) -> Service {
-        let child = Command::new(exe())
-            .args(["serve", "--boards", &boards.to_string(), "--write-config"])
-            .arg(map)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(120);
-        while !map.exists() {
-            assert!(Instant::now() < deadline, "serve never wrote its board map");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Service(child)
-    }
-}
-
-impl Drop for Service {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// `mpirun -np 4 program args`, with the PMPI library and board map when given.
 fn mpirun(
     mpi: &str,
@@ -171,7 +123,7 @@ fn unmodified_mpi_programs_offload_through_the_pmpi_library() {
         "Open MPI is required: {flavours:?}"
     );
     let map = dir.path().join("map.toml");
-    let _service = Service::start(&map, 4);
+    let _service = Service::start(&map, &["--boards", "4"]);
 
     for mpi in &flavours {
         // Every intercepted collective equals PMPI's own result.

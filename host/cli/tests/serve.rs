@@ -5,72 +5,16 @@
 
 use std::io::{BufRead, BufReader};
 use std::net::UdpSocket;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 use collwire_driver::BoardMap;
 use collwire_driver::element::to_bytes;
 use collwire_proto::{Algorithm, Collective, Datatype, Layout, OffloadRepr, ReduceOp};
 use collwire_testbench::golden::{Spec, expected};
 
-fn exe() -> &'static str {
-    env!("CARGO_BIN_EXE_collwire")
-}
-
-/// A running `collwire serve`, stopped with SIGINT (and killed if a test fails first).
-struct Service {
-    child: Option<Child>,
-    map: PathBuf,
-}
-
-impl Service {
-    fn start(dir: &Path, extra: &[&str]) -> Service {
-        let map = dir.join("map.toml");
-        let child = Command::new(exe())
-            .args(["serve", "--write-config"])
-            .arg(&map)
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("collwire serve starts");
-        let deadline = Instant::now() + Duration::from_secs(120);
-        while !map.exists() {
-            assert!(Instant::now() < deadline, "serve never wrote its board map");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Service {
-            child: Some(child),
-            map,
-        }
-    }
-
-    /// SIGINT, then the exit status and everything it printed.
-    fn stop(mut self) -> (std::process::ExitStatus, String, String) {
-        let child = self.child.take().unwrap();
-        let status = Command::new("kill")
-            .args(["-INT", &child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
-        let out = child.wait_with_output().unwrap();
-        (
-            out.status,
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    }
-}
-
-impl Drop for Service {
-    fn drop(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
+mod common;
+use common::{Service, exe};
 
 fn rank_process(map: &Path, rank: usize, size: usize, values: &[f64]) -> Child {
     let values: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
@@ -89,7 +33,10 @@ fn rank_process(map: &Path, rank: usize, size: usize, values: &[f64]) -> Child {
 #[test]
 fn separate_rank_processes_get_golden_results_from_the_served_boards() {
     let dir = tempfile::tempdir().unwrap();
-    let service = Service::start(dir.path(), &["--boards", "2", "--ranks-per-host", "2"]);
+    let service = Service::start(
+        &dir.path().join("map.toml"),
+        &["--boards", "2", "--ranks-per-host", "2"],
+    );
     let map = BoardMap::from_file(&service.map).unwrap();
     assert_eq!(map.boards.len(), 2);
 
@@ -192,7 +139,7 @@ fn separate_rank_processes_get_golden_results_from_the_served_boards() {
 #[test]
 fn serve_prints_where_it_listens_and_refuses_a_bad_cluster() {
     let dir = tempfile::tempdir().unwrap();
-    let service = Service::start(dir.path(), &["--boards", "1"]);
+    let service = Service::start(&dir.path().join("map.toml"), &["--boards", "1"]);
     let (status, stdout, _) = service.stop();
     assert!(status.success());
     let listening = BufReader::new(stdout.as_bytes())

@@ -206,6 +206,15 @@ impl ResponseCollector {
     /// Feeds one received datagram. Returns whether it was new; errors leave the state as is.
     pub fn accept(&mut self, datagram: &[u8]) -> Result<Accepted, DriverError> {
         let (repr, payload) = OffloadRepr::from_datagram(datagram)?;
+        self.accept_parsed(&repr, payload)
+    }
+
+    /// [`ResponseCollector::accept`] for a datagram the caller has already parsed.
+    pub fn accept_parsed(
+        &mut self,
+        repr: &OffloadRepr,
+        payload: &[u8],
+    ) -> Result<Accepted, DriverError> {
         if repr.op_id != self.call.op_id || repr.comm_id != self.comm.comm_id {
             return Err(DriverError::Foreign("operation or communicator id differs"));
         }

@@ -272,7 +272,7 @@ impl<T: Transport> OffloadComm<T> {
     }
 
     fn dispatch(&mut self, datagram: &[u8]) {
-        let Ok((repr, _)) = OffloadRepr::from_datagram(datagram) else {
+        let Ok((repr, payload)) = OffloadRepr::from_datagram(datagram) else {
             self.stats.malformed += 1;
             return;
         };
@@ -285,7 +285,7 @@ impl<T: Transport> OffloadComm<T> {
             return;
         };
         let collector = f.collector.as_mut().expect("collector while in flight");
-        match collector.accept(datagram) {
+        match collector.accept_parsed(&repr, payload) {
             Ok(Accepted::New) => {
                 f.answered += 1;
                 f.last_news = Instant::now();
