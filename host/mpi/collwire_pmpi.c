@@ -2,9 +2,10 @@
  * collwire_pmpi.c — the PMPI interposer: unmodified MPI applications offload their small
  * collectives to the collwire boards when this library is loaded with LD_PRELOAD.
  *
- * Intercepted: MPI_Allreduce, MPI_Reduce, MPI_Scan, MPI_Barrier, MPI_Iallreduce, and the
- * completion calls (MPI_Wait, MPI_Test, MPI_Waitall, MPI_Testall, MPI_Waitany, MPI_Testany,
- * MPI_Waitsome, MPI_Testsome) so that an offloaded MPI_Iallreduce's request completes.
+ * Intercepted: MPI_Allreduce, MPI_Reduce, MPI_Scan, MPI_Barrier, their non-blocking forms
+ * MPI_Iallreduce, MPI_Ireduce, MPI_Iscan, MPI_Ibarrier, and the completion calls (MPI_Wait,
+ * MPI_Test, MPI_Waitall, MPI_Testall, MPI_Waitany, MPI_Testany, MPI_Waitsome, MPI_Testsome)
+ * so that an offloaded non-blocking collective's request completes.
  *
  * Offloaded when: the communicator is MPI_COMM_WORLD or congruent to it (MILC runs on an
  * MPI_Comm_dup of it), the datatype is MPI_INT/MPI_UNSIGNED/MPI_LONG(_LONG)/MPI_UNSIGNED_LONG
@@ -251,8 +252,8 @@ int MPI_Barrier(MPI_Comm comm) {
     return s == COLLWIRE_OK ? MPI_SUCCESS : failed(comm, "MPI_Barrier", s);
 }
 
-/* ----- non-blocking allreduce -----
- * An offloaded MPI_Iallreduce returns a generalized request (a real MPI_Request the
+/* ----- non-blocking collectives -----
+ * An offloaded MPI_Iallreduce, MPI_Ireduce, MPI_Iscan or MPI_Ibarrier returns a generalized request (a real MPI_Request the
  * application can pass anywhere). The intercepted completion calls drive the collwire request
  * and mark the generalized request complete, then let MPI finish it as usual. */
 
@@ -261,6 +262,7 @@ struct pending {
     collwire_comm *comm;
     collwire_request *req;
     MPI_Comm mpi_comm;
+    const char *what;
     struct pending *next;
 };
 static struct pending *pending_list = NULL;
@@ -283,6 +285,27 @@ static int cancel_fn(void *extra, int complete) {
     return MPI_SUCCESS;
 }
 
+/* Wraps a posted collwire request in a generalized request the application can pass to any
+ * completion call. */
+static int start_pending(MPI_Comm comm, collwire_comm *c, const char *what,
+                         collwire_request *req, MPI_Request *request) {
+    struct pending *p = calloc(1, sizeof *p);
+    if (!p) {
+        collwire_request *r = req;
+        collwire_wait(c, &r);
+        return failed(comm, what, COLLWIRE_ERR_INTERNAL);
+    }
+    PMPI_Grequest_start(query_fn, free_fn, cancel_fn, p, &p->mpi);
+    p->comm = c;
+    p->req = req;
+    p->mpi_comm = comm;
+    p->what = what;
+    p->next = pending_list;
+    pending_list = p;
+    *request = p->mpi;
+    return MPI_SUCCESS;
+}
+
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                    MPI_Op op, MPI_Comm comm, MPI_Request *request) {
     collwire_comm *c = offload_comm(comm);
@@ -291,20 +314,59 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
     if (!c || o < 0 || count <= 0)
         return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
     note("MPI_Iallreduce", count, dt, o);
-    struct pending *p = calloc(1, sizeof *p);
     const void *send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-    int s = collwire_iallreduce(c, send, recvbuf, (size_t)count, dt, o, &p->req);
-    if (s != COLLWIRE_OK) {
-        free(p);
+    collwire_request *req = NULL;
+    int s = collwire_iallreduce(c, send, recvbuf, (size_t)count, dt, o, &req);
+    if (s != COLLWIRE_OK)
         return failed(comm, "MPI_Iallreduce", s);
-    }
-    PMPI_Grequest_start(query_fn, free_fn, cancel_fn, p, &p->mpi);
-    p->comm = c;
-    p->mpi_comm = comm;
-    p->next = pending_list;
-    pending_list = p;
-    *request = p->mpi;
-    return MPI_SUCCESS;
+    return start_pending(comm, c, "MPI_Iallreduce", req, request);
+}
+
+int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm, MPI_Request *request) {
+    collwire_comm *c = offload_comm(comm);
+    int dt = map_datatype(datatype);
+    int o = dt < 0 ? -1 : map_op(op, dt);
+    if (!c || o < 0 || count <= 0)
+        return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+    note("MPI_Ireduce", count, dt, o);
+    int rank;
+    PMPI_Comm_rank(comm, &rank);
+    const void *send = (sendbuf == MPI_IN_PLACE && rank == root) ? recvbuf : sendbuf;
+    collwire_request *req = NULL;
+    int s = collwire_ireduce(c, send, rank == root ? recvbuf : NULL, (size_t)count, dt, o, root,
+                             &req);
+    if (s != COLLWIRE_OK)
+        return failed(comm, "MPI_Ireduce", s);
+    return start_pending(comm, c, "MPI_Ireduce", req, request);
+}
+
+int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm, MPI_Request *request) {
+    collwire_comm *c = offload_comm(comm);
+    int dt = map_datatype(datatype);
+    int o = dt < 0 ? -1 : map_op(op, dt);
+    if (!c || o < 0 || count <= 0)
+        return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
+    note("MPI_Iscan", count, dt, o);
+    const void *send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    collwire_request *req = NULL;
+    int s = collwire_iscan(c, send, recvbuf, (size_t)count, dt, o, &req);
+    if (s != COLLWIRE_OK)
+        return failed(comm, "MPI_Iscan", s);
+    return start_pending(comm, c, "MPI_Iscan", req, request);
+}
+
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
+    collwire_comm *c = offload_comm(comm);
+    if (!c)
+        return PMPI_Ibarrier(comm, request);
+    note("MPI_Ibarrier", 0, -1, -1);
+    collwire_request *req = NULL;
+    int s = collwire_ibarrier(c, &req);
+    if (s != COLLWIRE_OK)
+        return failed(comm, "MPI_Ibarrier", s);
+    return start_pending(comm, c, "MPI_Ibarrier", req, request);
 }
 
 static struct pending *find_pending(MPI_Request r) {
@@ -337,8 +399,9 @@ static int drive(MPI_Request r, int blocking) {
     if (s != COLLWIRE_OK) {
         MPI_Comm comm = p->mpi_comm;
         PMPI_Grequest_complete(p->mpi);
+        const char *what = p->what;
         forget(p);
-        return failed(comm, "MPI_Iallreduce", s);
+        return failed(comm, what, s);
     }
     if (flag) {
         PMPI_Grequest_complete(p->mpi);

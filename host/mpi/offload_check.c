@@ -147,6 +147,32 @@ int main(int argc, char **argv) {
     int want_token = left * 10;
     report("halo token through MPI_Waitall", &got_token, &want_token, sizeof got_token);
 
+    /* Ireduce (root 2, in place at the root) completed by MPI_Waitany, Iscan completed by
+     * MPI_Testsome polling, Ibarrier completed by MPI_Wait; all three in flight at once. */
+    MPI_Request nb[3];
+    memcpy(l_got, l_in, sizeof l_in);
+    memset(u_got, 0, sizeof u_got);
+    MPI_Ireduce(rank == root ? MPI_IN_PLACE : l_got, rank == root ? l_got : NULL, 6, MPI_LONG,
+                MPI_SUM, root, dup, &nb[0]);
+    MPI_Iscan(u_in, u_got, 12, MPI_UNSIGNED, MPI_BXOR, dup, &nb[1]);
+    MPI_Ibarrier(dup, &nb[2]);
+    int index = -1;
+    MPI_Waitany(3, nb, &index, MPI_STATUS_IGNORE);
+    int outcount = 0, indices[3];
+    do
+        MPI_Testsome(3, nb, &outcount, indices, MPI_STATUSES_IGNORE);
+    while (outcount != MPI_UNDEFINED && (nb[0] != MPI_REQUEST_NULL || nb[1] != MPI_REQUEST_NULL));
+    int nberr = MPI_Wait(&nb[2], MPI_STATUS_IGNORE);
+    PMPI_Reduce(l_in, l_want, 6, MPI_LONG, MPI_SUM, root, dup);
+    PMPI_Scan(u_in, u_want, 12, MPI_UNSIGNED, MPI_BXOR, dup);
+    report("ireduce long sum 6 root 2 in place + Waitany", l_got, l_want,
+           rank == root ? 6 * sizeof(long) : 0);
+    report("iscan unsigned bxor 12 + MPI_Testsome", u_got, u_want, 12 * sizeof(unsigned));
+    report("ibarrier + MPI_Wait", &nberr, &bwant, sizeof nberr);
+    int all_null = nb[0] == MPI_REQUEST_NULL && nb[1] == MPI_REQUEST_NULL &&
+                   nb[2] == MPI_REQUEST_NULL, yes = 1;
+    report("non-blocking requests freed", &all_null, &yes, sizeof all_null);
+
     long (*offloaded)(void) = (long (*)(void))dlsym(RTLD_DEFAULT, "collwire_pmpi_offloaded_calls");
     if (rank == 0) {
         if (offloaded)
