@@ -15,13 +15,24 @@
  * result has normally arrived before the wait (the cost of issuing and completing one
  * allreduce, not of waiting for it).
  *
+ * Floor: the thread CPU time of one sendto + one recv of a 64-byte datagram between two
+ * loopback UDP sockets of this process (no other process woken), each pair after the same
+ * 4 x t_pure of computation as the host-cost phase (a syscall after milliseconds of
+ * computation runs on cold caches and costs several times one in a tight loop; both are
+ * printed) — what the operating system alone charges for the two datagrams an offloaded
+ * allreduce exchanges with its board, so the host cost can be split into kernel and library.
+ *
  * usage: osu_overlap [doubles per rank] [iterations] [warmup]
  * Prints one line of key=value pairs on rank 0.
  */
+#include <arpa/inet.h>
 #include <mpi.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 static double thread_cpu(void) {
     struct timespec ts;
@@ -38,6 +49,39 @@ static void compute(double seconds) {
         for (int i = 0; i < 64; i++)
             x = x * 1.0000001 + 1e-9;
     sink = x;
+}
+
+/* Mean thread CPU seconds of one sendto + recv pair on loopback, each after `gap` seconds of
+ * computation, or -1 if sockets fail. */
+static double udp_pair_cpu(int pairs, double gap) {
+    int a = socket(AF_INET, SOCK_DGRAM, 0), b = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = 0};
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    if (a < 0 || b < 0 || bind(b, (struct sockaddr *)&addr, sizeof addr) != 0 ||
+        getsockname(b, (struct sockaddr *)&addr, &len) != 0) {
+        close(a);
+        close(b);
+        return -1;
+    }
+    char buf[64] = {0};
+    double cpu = 0;
+    for (int i = 0; i < pairs + 10; i++) {
+        compute(gap);
+        double c0 = thread_cpu();
+        ssize_t s = sendto(a, buf, sizeof buf, 0, (struct sockaddr *)&addr, sizeof addr);
+        ssize_t r = recv(b, buf, sizeof buf, 0);
+        double c1 = thread_cpu();
+        if (s != (ssize_t)sizeof buf || r != (ssize_t)sizeof buf) {
+            cpu = -1;
+            break;
+        }
+        if (i >= 10)
+            cpu += c1 - c0;
+    }
+    close(a);
+    close(b);
+    return cpu < 0 ? -1 : cpu / pairs;
 }
 
 int main(int argc, char **argv) {
@@ -113,6 +157,7 @@ int main(int argc, char **argv) {
     double overlap = 100.0 - 100.0 * (t_overall - (t_cpu - t_test)) / t_pure;
     if (overlap < 0)
         overlap = 0;
+    double floor_hot = udp_pair_cpu(1000, 0), floor_cold = udp_pair_cpu(iters, 4 * t_cpu);
     /* Report the worst rank's overlap and the mean host cost. */
     double worst, costs[4] = {post_cpu, wait_cpu, post_wall, wait_wall}, mean[4];
     MPI_Reduce(&overlap, &worst, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
@@ -120,10 +165,12 @@ int main(int argc, char **argv) {
     if (rank == 0)
         printf("osu_overlap: ranks=%d bytes=%d iterations=%d t_pure_us=%.2f t_cpu_us=%.2f "
                "t_overall_us=%.2f overlap_pct=%.2f post_cpu_us=%.2f wait_cpu_us=%.2f "
-               "host_cpu_us=%.2f post_wall_us=%.2f wait_wall_us=%.2f\n",
+               "host_cpu_us=%.2f post_wall_us=%.2f wait_wall_us=%.2f udp_pair_cpu_us=%.2f "
+               "udp_pair_hot_cpu_us=%.2f\n",
                size, (int)(count * sizeof(double)), iters, 1e6 * t_pure, 1e6 * t_cpu,
                1e6 * t_overall, worst, 1e6 * mean[0] / size, 1e6 * mean[1] / size,
-               1e6 * (mean[0] + mean[1]) / size, 1e6 * mean[2] / size, 1e6 * mean[3] / size);
+               1e6 * (mean[0] + mean[1]) / size, 1e6 * mean[2] / size, 1e6 * mean[3] / size,
+               1e6 * floor_cold, 1e6 * floor_hot);
     free(in);
     free(out);
     MPI_Finalize();

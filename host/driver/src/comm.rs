@@ -258,14 +258,20 @@ impl<T: Transport> OffloadComm<T> {
     }
 
     /// Sends what the window allows, then takes every datagram that has arrived, waiting at
-    /// most `wait` for the first one.
+    /// most `wait` for the first one. Once no operation awaits an answer it stops looking:
+    /// the poll that would only confirm an empty socket is a system call per operation, and
+    /// a late duplicate is dropped at the next call just the same.
     fn progress(&mut self, wait: Duration) -> Result<(), DriverError> {
         self.pump()?;
         let mut next = self.transport.recv(wait)?;
         while let Some(datagram) = next {
             self.stats.datagrams_received += 1;
             self.dispatch(&datagram);
-            next = self.transport.recv(Duration::ZERO)?;
+            next = if self.awaiting() {
+                self.transport.recv(Duration::ZERO)?
+            } else {
+                None
+            };
         }
         self.expire();
         self.pump()
@@ -324,6 +330,11 @@ impl<T: Transport> OffloadComm<T> {
                 f.last_news = now;
             }
         }
+    }
+
+    /// Whether some operation in flight still waits for answers.
+    fn awaiting(&self) -> bool {
+        self.inflight.values().any(|f| f.outcome.is_none())
     }
 
     /// Sends segments, oldest operation first, while fewer than `window` are unanswered.
