@@ -228,16 +228,7 @@ fn main() {
                     "--prefix",
                     &format!("V{name}"),
                 ])
-                // OPT_FAST: Verilator's default -Os leaves the wide-word helpers
-                // (VL_SHIFTL_WWI of the frame builder's 512-bit header) as calls; -O2
-                // inlines and folds them.
-                .args([
-                    "-CFLAGS",
-                    "-fPIC -O2",
-                    "-MAKEFLAGS",
-                    "OPT_FAST=-O2",
-                    "-Mdir",
-                ])
+                .args(["-CFLAGS", "-fPIC -O2", "-Mdir"])
                 .arg(&dir)
                 .arg(&vfile));
         }
