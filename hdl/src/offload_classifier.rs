@@ -219,8 +219,9 @@ impl Default for OffloadClassifier {
                 nibble(dtype(c).map_or(0, |d| d.size().trailing_zeros() as usize))
             }),
             msgs_without_data: mask16(
-                [MessageType::Nack, MessageType::Ack, MessageType::Error]
+                MessageType::ALL
                     .iter()
+                    .filter(|m| !m.carries_data())
                     .map(|m| m.code()),
             ),
             colls_with_data: mask16(

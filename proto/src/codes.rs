@@ -98,6 +98,19 @@ code_enum! {
         Ack = 5, "ack", true;
         /// Board → host: the operation was refused; the payload is an [`ErrorCode`] record.
         Error = 6, "error", true;
+        /// Host → board: the rank gave up on segment `seg_index` of `op_id` (its deadline
+        /// passed); the board frees the segment's context and drops its late frames.
+        Abort = 7, "abort", true;
+    }
+}
+
+impl MessageType {
+    /// Whether datagrams of this kind may carry elements (control messages never do).
+    pub const fn carries_data(self) -> bool {
+        !matches!(
+            self,
+            MessageType::Nack | MessageType::Ack | MessageType::Error | MessageType::Abort
+        )
     }
 }
 

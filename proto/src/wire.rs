@@ -282,7 +282,7 @@ impl OffloadRepr {
             });
         }
         let no_data = match self.msg_type {
-            MessageType::Nack | MessageType::Ack | MessageType::Error => Some(self.msg_type.name()),
+            m if !m.carries_data() => Some(m.name()),
             _ if !self.collective.carries_data() => Some(self.collective.name()),
             _ => None,
         };

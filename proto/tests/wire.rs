@@ -71,7 +71,10 @@ fn every_code_combination_round_trips() {
                         let carries = collective.carries_data()
                             && !matches!(
                                 msg_type,
-                                MessageType::Ack | MessageType::Nack | MessageType::Error
+                                MessageType::Ack
+                                    | MessageType::Nack
+                                    | MessageType::Error
+                                    | MessageType::Abort
                             );
                         let elem_count = if carries { 3 } else { 0 };
                         let repr = OffloadRepr {
@@ -106,8 +109,8 @@ fn every_code_combination_round_trips() {
             }
         }
     }
-    // 7 msg types × 9 collectives × 4 algorithms × (4 ints × 10 ops + 4 floats × 4 ops)
-    assert_eq!(valid, 7 * 9 * 4 * (4 * 10 + 4 * 4));
+    // 8 msg types × 9 collectives × 4 algorithms × (4 ints × 10 ops + 4 floats × 4 ops)
+    assert_eq!(valid, 8 * 9 * 4 * (4 * 10 + 4 * 4));
 }
 
 fn set(d: &mut [u8], at: usize, v: u8) -> Vec<u8> {
@@ -384,7 +387,10 @@ fn valid_repr() -> impl Strategy<Value = OffloadRepr> {
                 let carries = collective.carries_data()
                     && !matches!(
                         msg_type,
-                        MessageType::Ack | MessageType::Nack | MessageType::Error
+                        MessageType::Ack
+                            | MessageType::Nack
+                            | MessageType::Error
+                            | MessageType::Abort
                     );
                 OffloadRepr {
                     msg_type,
