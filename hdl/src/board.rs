@@ -58,6 +58,8 @@ macro_rules! board {
             pub errors: Signal<Out, Bits<32>>,
             pub transits: Signal<Out, Bits<32>>,
             pub retired: Signal<Out, Bits<32>>,
+            /// Abort requests the CFE took.
+            pub aborted: Signal<Out, Bits<32>>,
             pub engine_drops: Signal<Out, Bits<32>>,
             pub passed_frames: Signal<Out, Bits<32>>,
             pub offload_frames: Signal<Out, Bits<32>>,
@@ -97,6 +99,7 @@ macro_rules! board {
                     errors: Default::default(),
                     transits: Default::default(),
                     retired: Default::default(),
+                    aborted: Default::default(),
                     engine_drops: Default::default(),
                     passed_frames: Default::default(),
                     offload_frames: Default::default(),
@@ -219,6 +222,7 @@ macro_rules! board {
                 self.cfe_state.next = self.cfe.state_code.val();
                 self.stored.next = self.cfe.stored.val();
                 self.duplicates.next = self.cfe.duplicates.val();
+                self.aborted.next = self.cfe.aborted.val();
                 self.errors.next = self.cfe.errors.val();
                 self.transits.next = self.cfe.transits.val();
                 self.retired.next = self.cfe.retired.val();

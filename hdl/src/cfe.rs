@@ -117,6 +117,8 @@ pub struct Cfe {
     pub transits: Signal<Out, Bits<32>>,
     /// Segments completed.
     pub retired: Signal<Out, Bits<32>>,
+    /// Abort requests taken (a local rank gave up on a segment; its context, if open, freed).
+    pub aborted: Signal<Out, Bits<32>>,
     /// Other offload frames dropped (responses, acks, refused board frames).
     pub dropped: Signal<Out, Bits<32>>,
     // Constants.
@@ -171,6 +173,7 @@ pub struct Cfe {
     ent_pend: DFF<Bit>,
     n_stored: DFF<Bits<32>>,
     n_dups: DFF<Bits<32>>,
+    n_aborted: DFF<Bits<32>>,
     n_errors: DFF<Bits<32>>,
     n_transits: DFF<Bits<32>>,
     n_retired: DFF<Bits<32>>,
@@ -179,6 +182,7 @@ pub struct Cfe {
     a_msg: Signal<Local, Bits<4>>,
     a_is_req: Signal<Local, Bit>,
     a_is_board: Signal<Local, Bit>,
+    a_is_abort: Signal<Local, Bit>,
     a_transit: Signal<Local, Bit>,
     a_key: Signal<Local, Bits<48>>,
     a_sig: Signal<Local, Bits<88>>,
@@ -269,6 +273,7 @@ impl Cfe {
             state_code: Default::default(),
             stored: Default::default(),
             duplicates: Default::default(),
+            aborted: Default::default(),
             errors: Default::default(),
             transits: Default::default(),
             retired: Default::default(),
@@ -316,6 +321,7 @@ impl Cfe {
             ent_pend: Default::default(),
             n_stored: Default::default(),
             n_dups: Default::default(),
+            n_aborted: Default::default(),
             n_errors: Default::default(),
             n_transits: Default::default(),
             n_retired: Default::default(),
@@ -323,6 +329,7 @@ impl Cfe {
             a_msg: Default::default(),
             a_is_req: Default::default(),
             a_is_board: Default::default(),
+            a_is_abort: Default::default(),
             a_transit: Default::default(),
             a_key: Default::default(),
             a_sig: Default::default(),
@@ -391,7 +398,7 @@ impl Logic for Cfe {
         dff_setup!(
             self, clock, my_board, ip_prefix, state, h_ptr, blocked, arr_hdr, arr_len, arr_unsup,
             cur, sub, cmd, cmd_pend, ins, ins_pend, ent, ent_pend, n_stored, n_dups, n_errors,
-            n_transits, n_retired, n_dropped
+            n_transits, n_retired, n_dropped, n_aborted
         );
         for c in 0..8 {
             self.c_valid[c].clock.next = self.clock.val();
@@ -454,6 +461,7 @@ impl Logic for Cfe {
         self.a_is_req.next = self.a_msg.val() == bits::<4>(0);
         self.a_is_board.next =
             (self.a_msg.val() == bits::<4>(1)) | (self.a_msg.val() == bits::<4>(2));
+        self.a_is_abort.next = self.a_msg.val() == bits::<4>(7);
         // Board frames for another board (IPv4 destination's last byte, frame byte 33).
         self.a_transit.next = self.a_is_board.val()
             & (self.arr_hdr.q.val().get_bits::<8>(264) != self.my_board.q.val());
@@ -765,6 +773,25 @@ impl Logic for Cfe {
                 self.state.d.next = CfeState::Emit;
                 if self.arr_unsup.q.val() {
                     self.a_error.next = bits::<8>(1);
+                } else if self.a_is_abort.val() & self.a_reg_ok.val() {
+                    // A local rank gave up on this segment: free its context if open and file
+                    // the key with the completed ones, so the segment's late frames (and a
+                    // late request of the same rank) are dropped instead of opening a context
+                    // that would never complete.
+                    for c in 0..8 {
+                        if self.a_hit.val() & (self.a_hit_idx.val() == self.index[c].val()) {
+                            self.c_valid[c].d.next = false;
+                            self.c_dirty[c].d.next = false;
+                        }
+                        if !self.a_late.val() & (self.h_ptr.q.val() == self.index[c].val()) {
+                            self.h_valid[c].d.next = true;
+                            self.h_key[c].d.next = self.a_key.val();
+                        }
+                    }
+                    if !self.a_late.val() {
+                        self.h_ptr.d.next = self.h_ptr.q.val() + bits::<3>(1);
+                    }
+                    self.n_aborted.d.next = self.n_aborted.q.val() + bits::<32>(1);
                 } else if !(self.a_is_req.val() | self.a_is_board.val()) {
                     self.n_dropped.d.next = self.n_dropped.q.val() + bits::<32>(1);
                 } else if self.a_transit.val() {
@@ -1021,6 +1048,7 @@ impl Logic for Cfe {
         }
         self.stored.next = self.n_stored.q.val();
         self.duplicates.next = self.n_dups.q.val();
+        self.aborted.next = self.n_aborted.q.val();
         self.errors.next = self.n_errors.q.val();
         self.transits.next = self.n_transits.q.val();
         self.retired.next = self.n_retired.q.val();

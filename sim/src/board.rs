@@ -15,6 +15,8 @@ pub struct BoardCounters {
     pub errors: u64,
     pub transits: u64,
     pub retired: u64,
+    /// Abort requests taken (contexts given up by their ranks).
+    pub aborted: u64,
     pub engine_drops: u64,
     pub passed_frames: u64,
     pub offload_frames: u64,
@@ -105,6 +107,7 @@ macro_rules! board_model {
                     errors: self.errors(),
                     transits: self.transits(),
                     retired: self.retired(),
+                    aborted: self.aborted(),
                     engine_drops: self.engine_drops(),
                     passed_frames: self.passed_frames(),
                     offload_frames: self.offload_frames(),

@@ -37,10 +37,7 @@ pub fn offload_frame(rng: &mut SplitMix) -> Vec<u8> {
     let rph = 1 + r(rng, 4) as u8;
     let comm_size = u16::from(rph) * (1 + r(rng, 16) as u16);
     let seg_count = 1 + r(rng, 5) as u16;
-    let no_data = matches!(
-        msg_type,
-        MessageType::Nack | MessageType::Ack | MessageType::Error
-    ) || !collective.carries_data();
+    let no_data = !msg_type.carries_data() || !collective.carries_data();
     let repr = OffloadRepr {
         msg_type,
         op_id: rng.next_u64() as u16,

@@ -1,12 +1,13 @@
 //! The driver's communicator API (`OffloadComm`) on a simulated cluster through the in-process
 //! transport: blocking calls from one thread per rank, non-blocking calls posted for every rank
 //! from one thread, every result compared bit for bit with the golden model; bad arguments
-//! send nothing; a missing rank ends in a timeout naming the missing segments.
+//! send nothing; a missing rank ends in a timeout naming the missing segments; lost requests
+//! time out and their aborts free the boards' contexts.
 
 use std::time::Duration;
 
 use collwire_driver::element::to_bytes;
-use collwire_driver::{Communicator, DriverError, OffloadComm, Request};
+use collwire_driver::{Communicator, DriverError, OffloadComm, Request, Transport, TransportError};
 use collwire_proto::{Algorithm, Collective, Datatype, Layout, ReduceOp};
 use collwire_sim::cluster::{Cluster, ClusterConfig, Topology};
 use collwire_sim::hosts::{ClusterTransport, SharedCluster};
@@ -336,4 +337,108 @@ fn a_rank_that_never_calls_ends_in_a_timeout_naming_the_missing_segments() {
     let r = c.ibarrier().unwrap();
     c.set_timeout(Duration::from_millis(50));
     assert!(matches!(c.wait_bytes(r), Err(DriverError::Timeout { .. })));
+}
+
+/// Drops the requests a rank sends while `dropping` is set, keeping them for a late send.
+struct LossyTransport {
+    inner: ClusterTransport,
+    dropping: bool,
+    held: Vec<Vec<u8>>,
+}
+
+impl Transport for LossyTransport {
+    fn send(&mut self, datagram: &[u8]) -> Result<(), TransportError> {
+        let is_request = collwire_proto::OffloadRepr::from_datagram(datagram)
+            .is_ok_and(|(r, _)| r.msg_type == collwire_proto::MessageType::Request);
+        if self.dropping && is_request {
+            self.held.push(datagram.to_vec());
+            return Ok(());
+        }
+        self.inner.send(datagram)
+    }
+    fn recv(&mut self, timeout: Duration) -> Result<Option<Vec<u8>>, TransportError> {
+        self.inner.recv(timeout)
+    }
+}
+
+#[test]
+fn lost_requests_time_out_and_the_aborts_give_the_boards_their_contexts_back() {
+    // Ten operations whose request from rank 1 is lost: more than the 8 contexts a board
+    // has, so without the aborts the boards would be full and every later operation would
+    // hang at the board's input until its deadline.
+    let shared = shared(2);
+    let mut comms: Vec<OffloadComm<LossyTransport>> = (0..2)
+        .map(|r| {
+            let spec = Communicator::new(2, 1, r, 9, MTU).unwrap();
+            let transport = LossyTransport {
+                inner: shared.transport(r, 0),
+                dropping: r == 1,
+                held: Vec::new(),
+            };
+            let mut c = OffloadComm::new(spec, transport);
+            c.set_algorithm(Algorithm::Ring).unwrap();
+            c.set_timeout(Duration::from_millis(100));
+            c
+        })
+        .collect();
+    const LOST: usize = 10;
+    for round in 0..LOST {
+        let posted: Vec<Request> = (0..2)
+            .map(|r| {
+                comms[r]
+                    .iallreduce(&[r as f64 + 0.5], ReduceOp::Sum)
+                    .unwrap()
+            })
+            .collect();
+        for (r, req) in posted.into_iter().enumerate() {
+            match comms[r].wait_bytes(req) {
+                Err(DriverError::Timeout { missing, .. }) => assert_eq!(missing, vec![0]),
+                other => panic!("round {round} rank {r}: expected a timeout, got {other:?}"),
+            }
+        }
+    }
+    for (r, c) in comms.iter().enumerate() {
+        assert_eq!(c.stats().aborts_sent, LOST as u64, "rank {r}");
+    }
+    // The last lost request arrives late, after its segment was aborted: the board drops it
+    // as a late duplicate instead of opening a context for it. (The board remembers the last
+    // 8 completed or aborted segments; a frame older than that would open a context.)
+    let dups_before = shared.with(|c| c.counters(1).duplicates);
+    let late = comms[1].transport_mut().held[LOST - 1].clone();
+    comms[1].transport_mut().dropping = false;
+    comms[1].transport_mut().inner.send(&late).unwrap();
+    // Now a real operation, distinct data on both ranks, checked against the golden model.
+    let inputs: Vec<Vec<f64>> = (0..2).map(|r| f64_input(r, 40)).collect();
+    for c in comms.iter_mut() {
+        c.set_timeout(Duration::from_secs(60));
+    }
+    let posted: Vec<Request> = (0..2)
+        .map(|r| comms[r].iallreduce(&inputs[r], ReduceOp::Sum).unwrap())
+        .collect();
+    let want = golden(
+        Collective::Allreduce,
+        Algorithm::Ring,
+        Datatype::F64,
+        ReduceOp::Sum,
+        1,
+        0,
+        &inputs.iter().map(|v| to_bytes(v)).collect::<Vec<_>>(),
+    );
+    for (r, req) in posted.into_iter().enumerate() {
+        let got = comms[r].wait_bytes(req).unwrap();
+        assert_eq!(Some(got), want[r], "rank {r}");
+    }
+    for b in 0..2 {
+        let counters = shared.with(|c| c.counters(b));
+        assert_eq!(counters.aborted, LOST as u64, "board {b}: {counters:?}");
+        assert_eq!(
+            counters.retired, 1,
+            "board {b}: only the last operation completed"
+        );
+    }
+    assert_eq!(
+        shared.with(|c| c.counters(1).duplicates),
+        dups_before + 1,
+        "the late request was dropped"
+    );
 }

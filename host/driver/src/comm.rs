@@ -9,13 +9,14 @@
 //! (at most [`OffloadComm::window`] unanswered segments of this rank at once, oldest operation
 //! first), because a board holds only 8 segments in flight. Every operation has a deadline: it
 //! ends in [`DriverError::Timeout`], naming the segments that never came back, `timeout` after
-//! it was posted — a lost datagram never leaves a wait hanging.
+//! it was posted — a lost datagram never leaves a wait hanging — and sends the board an abort for
+//! each unanswered segment, so the board frees the contexts they hold instead of filling up.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use collwire_proto::segment::Accepted;
-use collwire_proto::{Algorithm, Collective, Datatype, OffloadRepr, ReduceOp};
+use collwire_proto::{Algorithm, Collective, Datatype, MessageType, OffloadRepr, ReduceOp};
 
 use crate::call::{Call, Communicator, DriverError, ResponseCollector};
 use crate::element::{Element, from_bytes, to_bytes};
@@ -64,6 +65,8 @@ pub struct Stats {
     /// Datagrams that did not parse as offload responses.
     pub malformed: u64,
     pub retransmitted: u64,
+    /// Abort datagrams sent for the unanswered segments of operations past their deadline.
+    pub aborts_sent: u64,
 }
 
 struct InFlight {
@@ -125,6 +128,10 @@ impl<T: Transport> OffloadComm<T> {
     }
     pub fn transport(&self) -> &T {
         &self.transport
+    }
+    /// The transport, e.g. to inject faults in a test.
+    pub fn transport_mut(&mut self) -> &mut T {
+        &mut self.transport
     }
     pub fn algorithm(&self) -> Algorithm {
         self.algorithm
@@ -311,10 +318,21 @@ impl<T: Transport> OffloadComm<T> {
         for f in self.inflight.values_mut().filter(|f| f.outcome.is_none()) {
             if now.duration_since(f.posted) >= self.timeout {
                 let collector = f.collector.take().unwrap();
+                let missing = collector.missing();
+                // Give the board the segments back: each unanswered one (sent or not — a
+                // partial from another board may have opened it here) holds a context that
+                // would otherwise never be freed.
+                for &seg in &missing {
+                    if let Some(abort) = abort_datagram(&f.datagrams[usize::from(seg)])
+                        && self.transport.send(&abort).is_ok()
+                    {
+                        self.stats.aborts_sent += 1;
+                    }
+                }
                 f.outcome = Some(Err(DriverError::Timeout {
                     op_id: f.call.op_id,
                     waited_ms: now.duration_since(f.posted).as_millis() as u64,
-                    missing: collector.missing(),
+                    missing,
                     unsent: f.datagrams.len() - f.sent,
                 }));
             } else if let Some(after) = self.retransmit_after
@@ -469,4 +487,17 @@ fn check_lengths(send: usize, recv: usize) -> Result<(), DriverError> {
         return Err(DriverError::LengthMismatch { send, recv });
     }
     Ok(())
+}
+
+/// The abort datagram for the segment `request` carries: the same header (communicator,
+/// operation, segment, rank) as message type abort, without elements.
+fn abort_datagram(request: &[u8]) -> Option<Vec<u8>> {
+    let (repr, _) = OffloadRepr::from_datagram(request).ok()?;
+    OffloadRepr {
+        msg_type: MessageType::Abort,
+        elem_count: 0,
+        ..repr
+    }
+    .to_datagram(&[])
+    .ok()
 }
