@@ -87,13 +87,26 @@ fn a_c_program_sees_typed_errors_and_bad_calls_send_nothing() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(stdout.contains("PASSED"), "{stdout}");
-    let mut received = 0;
+    let mut received = Vec::new();
     let mut buf = [0u8; 2048];
-    while board.recv(&mut buf).is_ok() {
-        received += 1;
+    while let Ok(n) = board.recv(&mut buf) {
+        let (repr, _) = collwire_proto::OffloadRepr::from_datagram(&buf[..n]).unwrap();
+        received.push(repr);
     }
+    // The one valid call's request, then — at its deadline — the abort that gives the board
+    // its context back; the bad calls sent nothing.
+    let kinds: Vec<_> = received.iter().map(|r| r.msg_type).collect();
     assert_eq!(
-        received, 1,
+        kinds,
+        [
+            collwire_proto::MessageType::Request,
+            collwire_proto::MessageType::Abort
+        ],
         "only the one valid call reached the board: {stdout}"
+    );
+    assert_eq!(
+        (received[1].op_id, received[1].seg_index),
+        (received[0].op_id, received[0].seg_index),
+        "the abort names the request's segment"
     );
 }
