@@ -202,14 +202,27 @@ static void note(const char *what, int count, int dt, int op) {
                 world_rank(), what, count, dt, op);
 }
 
+/* The collwire communicator a reduction-type call (`what`) is offloaded on, with the collwire
+ * datatype and op codes in *dt and *o; NULL when the call must go to MPI unchanged. The
+ * communicator is looked up first, whatever the arguments: its first lookup agrees on the
+ * comm id collectively, so every rank must make it. */
+static collwire_comm *reduction_comm(const char *what, MPI_Comm comm, MPI_Datatype datatype,
+                                     MPI_Op op, int count, int *dt, int *o) {
+    collwire_comm *c = offload_comm(comm);
+    *dt = map_datatype(datatype);
+    *o = *dt < 0 ? -1 : map_op(op, *dt);
+    if (!c || *o < 0 || count <= 0)
+        return NULL;
+    note(what, count, *dt, *o);
+    return c;
+}
+
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                   MPI_Comm comm) {
-    collwire_comm *c = offload_comm(comm);
-    int dt = map_datatype(datatype);
-    int o = dt < 0 ? -1 : map_op(op, dt);
-    if (!c || o < 0 || count <= 0)
+    int dt, o;
+    collwire_comm *c = reduction_comm("MPI_Allreduce", comm, datatype, op, count, &dt, &o);
+    if (!c)
         return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-    note("MPI_Allreduce", count, dt, o);
     const void *send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     int s = collwire_allreduce(c, send, recvbuf, (size_t)count, dt, o);
     return s == COLLWIRE_OK ? MPI_SUCCESS : failed(comm, "MPI_Allreduce", s);
@@ -217,12 +230,10 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                int root, MPI_Comm comm) {
-    collwire_comm *c = offload_comm(comm);
-    int dt = map_datatype(datatype);
-    int o = dt < 0 ? -1 : map_op(op, dt);
-    if (!c || o < 0 || count <= 0)
+    int dt, o;
+    collwire_comm *c = reduction_comm("MPI_Reduce", comm, datatype, op, count, &dt, &o);
+    if (!c)
         return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-    note("MPI_Reduce", count, dt, o);
     int rank;
     PMPI_Comm_rank(comm, &rank);
     const void *send = (sendbuf == MPI_IN_PLACE && rank == root) ? recvbuf : sendbuf;
@@ -232,12 +243,10 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 
 int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
              MPI_Comm comm) {
-    collwire_comm *c = offload_comm(comm);
-    int dt = map_datatype(datatype);
-    int o = dt < 0 ? -1 : map_op(op, dt);
-    if (!c || o < 0 || count <= 0)
+    int dt, o;
+    collwire_comm *c = reduction_comm("MPI_Scan", comm, datatype, op, count, &dt, &o);
+    if (!c)
         return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
-    note("MPI_Scan", count, dt, o);
     const void *send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     int s = collwire_scan(c, send, recvbuf, (size_t)count, dt, o);
     return s == COLLWIRE_OK ? MPI_SUCCESS : failed(comm, "MPI_Scan", s);
@@ -285,10 +294,12 @@ static int cancel_fn(void *extra, int complete) {
     return MPI_SUCCESS;
 }
 
-/* Wraps a posted collwire request in a generalized request the application can pass to any
- * completion call. */
-static int start_pending(MPI_Comm comm, collwire_comm *c, const char *what,
+/* Wraps a posted collwire request (post status `s`) in a generalized request the application
+ * can pass to any completion call; a failed post is reported instead. */
+static int start_pending(MPI_Comm comm, collwire_comm *c, const char *what, int s,
                          collwire_request *req, MPI_Request *request) {
+    if (s != COLLWIRE_OK)
+        return failed(comm, what, s);
     struct pending *p = calloc(1, sizeof *p);
     if (!p) {
         collwire_request *r = req;
@@ -308,53 +319,41 @@ static int start_pending(MPI_Comm comm, collwire_comm *c, const char *what,
 
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                    MPI_Op op, MPI_Comm comm, MPI_Request *request) {
-    collwire_comm *c = offload_comm(comm);
-    int dt = map_datatype(datatype);
-    int o = dt < 0 ? -1 : map_op(op, dt);
-    if (!c || o < 0 || count <= 0)
+    int dt, o;
+    collwire_comm *c = reduction_comm("MPI_Iallreduce", comm, datatype, op, count, &dt, &o);
+    if (!c)
         return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
-    note("MPI_Iallreduce", count, dt, o);
     const void *send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     collwire_request *req = NULL;
     int s = collwire_iallreduce(c, send, recvbuf, (size_t)count, dt, o, &req);
-    if (s != COLLWIRE_OK)
-        return failed(comm, "MPI_Iallreduce", s);
-    return start_pending(comm, c, "MPI_Iallreduce", req, request);
+    return start_pending(comm, c, "MPI_Iallreduce", s, req, request);
 }
 
 int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm, MPI_Request *request) {
-    collwire_comm *c = offload_comm(comm);
-    int dt = map_datatype(datatype);
-    int o = dt < 0 ? -1 : map_op(op, dt);
-    if (!c || o < 0 || count <= 0)
+    int dt, o;
+    collwire_comm *c = reduction_comm("MPI_Ireduce", comm, datatype, op, count, &dt, &o);
+    if (!c)
         return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-    note("MPI_Ireduce", count, dt, o);
     int rank;
     PMPI_Comm_rank(comm, &rank);
     const void *send = (sendbuf == MPI_IN_PLACE && rank == root) ? recvbuf : sendbuf;
     collwire_request *req = NULL;
     int s = collwire_ireduce(c, send, rank == root ? recvbuf : NULL, (size_t)count, dt, o, root,
                              &req);
-    if (s != COLLWIRE_OK)
-        return failed(comm, "MPI_Ireduce", s);
-    return start_pending(comm, c, "MPI_Ireduce", req, request);
+    return start_pending(comm, c, "MPI_Ireduce", s, req, request);
 }
 
 int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm, MPI_Request *request) {
-    collwire_comm *c = offload_comm(comm);
-    int dt = map_datatype(datatype);
-    int o = dt < 0 ? -1 : map_op(op, dt);
-    if (!c || o < 0 || count <= 0)
+    int dt, o;
+    collwire_comm *c = reduction_comm("MPI_Iscan", comm, datatype, op, count, &dt, &o);
+    if (!c)
         return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-    note("MPI_Iscan", count, dt, o);
     const void *send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     collwire_request *req = NULL;
     int s = collwire_iscan(c, send, recvbuf, (size_t)count, dt, o, &req);
-    if (s != COLLWIRE_OK)
-        return failed(comm, "MPI_Iscan", s);
-    return start_pending(comm, c, "MPI_Iscan", req, request);
+    return start_pending(comm, c, "MPI_Iscan", s, req, request);
 }
 
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
@@ -364,9 +363,7 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
     note("MPI_Ibarrier", 0, -1, -1);
     collwire_request *req = NULL;
     int s = collwire_ibarrier(c, &req);
-    if (s != COLLWIRE_OK)
-        return failed(comm, "MPI_Ibarrier", s);
-    return start_pending(comm, c, "MPI_Ibarrier", req, request);
+    return start_pending(comm, c, "MPI_Ibarrier", s, req, request);
 }
 
 static struct pending *find_pending(MPI_Request r) {
