@@ -30,12 +30,14 @@
 //! Arrivals go first; a frame that finds no free context waits at the input (`blocked`) while
 //! the programs run, until a context retires.
 
+use collwire_proto::limits;
+use collwire_proto::{ErrorCode, MessageType};
 use rust_hdl::prelude::*;
 
 use crate::header_builder::HeaderBuilder;
 
 /// Contexts (segments in flight); each owns [`crate::cfe_program::REGS`] CIPE buffers.
-pub const CONTEXTS: usize = 8;
+pub const CONTEXTS: usize = limits::CONTEXTS;
 /// Completed segment keys remembered, so late duplicates are dropped and not re-run.
 pub const HISTORY: usize = 8;
 
@@ -129,6 +131,14 @@ pub struct Cfe {
     error_entry: Constant<Bits<570>>,
     /// Entry bits of an answer to a local rank: host port.
     host_entry: Constant<Bits<570>>,
+    /// Largest segment payload a context holds (`limits::MAX_SEGMENT_PAYLOAD`).
+    max_payload: Constant<Bits<16>>,
+    /// Largest ranks per host (`limits::MAX_RANKS_PER_HOST`).
+    max_rph: Constant<Bits<8>>,
+    /// Message type of the answer to a duplicate request (`MessageType::Ack`).
+    msg_ack: Constant<Bits<4>>,
+    /// Error code of the answer to a request for a completed segment (`ErrorCode::Stale`).
+    code_stale: Constant<Bits<8>>,
     /// Instruction bit 14: store.
     store_bit: Constant<Bits<64>>,
     // Configuration and memories.
@@ -208,6 +218,10 @@ pub struct Cfe {
     a_store: Signal<Local, Bit>,
     a_alloc: Signal<Local, Bit>,
     a_error: Signal<Local, Bits<8>>,
+    /// The error code a request is answered with: `a_error`, or `stale`.
+    a_code: Signal<Local, Bits<8>>,
+    /// A request's answer is an ack (a duplicate of a stored request).
+    a_ack: Signal<Local, Bit>,
     a_slot: Signal<Local, Bits<7>>,
     // The running context.
     k_pc: Signal<Local, Bits<12>>,
@@ -285,6 +299,10 @@ impl Cfe {
                 bits::<570>(1) << 512 | bits::<570>(4) << 520 | bits::<570>(1) << 537,
             ),
             host_entry: Constant::new(bits::<570>(1) << 512),
+            max_payload: Constant::new(bits::<16>(limits::MAX_SEGMENT_PAYLOAD as u64)),
+            max_rph: Constant::new(bits::<8>(u64::from(limits::MAX_RANKS_PER_HOST))),
+            msg_ack: Constant::new(bits::<4>(u64::from(MessageType::Ack.code()))),
+            code_stale: Constant::new(bits::<8>(u64::from(ErrorCode::Stale.code()))),
             store_bit: Constant::new(bits::<64>(1 << 14)),
             microcode: Default::default(),
             directory: Default::default(),
@@ -355,6 +373,8 @@ impl Cfe {
             a_store: Default::default(),
             a_alloc: Default::default(),
             a_error: Default::default(),
+            a_code: Default::default(),
+            a_ack: Default::default(),
             a_slot: Default::default(),
             k_pc: Default::default(),
             k_end: Default::default(),
@@ -750,6 +770,8 @@ impl Logic for Cfe {
         self.a_store.next = false;
         self.a_alloc.next = false;
         self.a_error.next = bits::<8>(0);
+        self.a_code.next = bits::<8>(0);
+        self.a_ack.next = false;
 
         match self.state.q.val() {
             CfeState::Idle => {
@@ -799,10 +821,16 @@ impl Logic for Cfe {
                         bits::<32>(2) | (bit_cast::<32, 8>(self.route.read_data.val()) << 16);
                     self.n_transits.d.next = self.n_transits.q.val() + bits::<32>(1);
                 } else if self.a_late.val() {
+                    // A frame of a completed or aborted segment. A request (a retransmission
+                    // whose answer was lost, or a rank arriving after its peers aborted) is
+                    // told so: the result cannot be sent again.
                     self.n_dups.d.next = self.n_dups.q.val() + bits::<32>(1);
+                    if self.a_is_req.val() {
+                        self.a_code.next = self.code_stale.val();
+                    }
                 } else if (self.a_rph.val() == bits::<8>(0))
-                    | (self.a_rph.val() > bits::<8>(2))
-                    | (self.arr_len.q.val() > bits::<16>(2048))
+                    | (self.a_rph.val() > self.max_rph.val())
+                    | (self.arr_len.q.val() > self.max_payload.val())
                 {
                     self.a_error.next = bits::<8>(1);
                 } else if !self.a_reg_ok.val() {
@@ -811,7 +839,11 @@ impl Logic for Cfe {
                     if !self.a_sig_match.val() {
                         self.a_error.next = bits::<8>(4);
                     } else if self.a_present.val() {
+                        // A duplicate (a retransmission): the board has this contribution
+                        // and waits for the others; a request is acknowledged, so its rank
+                        // knows the board is alive.
                         self.n_dups.d.next = self.n_dups.q.val() + bits::<32>(1);
+                        self.a_ack.next = self.a_is_req.val();
                     } else {
                         self.a_store.next = true;
                     }
@@ -827,18 +859,28 @@ impl Logic for Cfe {
                     self.a_alloc.next = true;
                 }
                 if self.a_error.val() != bits::<8>(0) {
+                    self.a_code.next = self.a_error.val();
                     if self.a_is_req.val() {
-                        // Error answer: the 4-byte record is code (u16 BE) + detail 0.
-                        self.builder.msg_type.next = bits::<4>(6);
-                        self.builder.payload_bytes.next = bits::<16>(4);
-                        self.ent.d.next = bit_cast::<570, 512>(self.builder.header.val())
-                            | self.error_entry.val()
-                            | (bit_cast::<570, 8>(self.a_error.val()) << 546);
-                        self.ent_pend.d.next = true;
                         self.n_errors.d.next = self.n_errors.q.val() + bits::<32>(1);
                     } else {
                         self.n_dropped.d.next = self.n_dropped.q.val() + bits::<32>(1);
                     }
+                }
+                if (self.a_code.val() != bits::<8>(0)) & self.a_is_req.val() {
+                    // Error answer: the 4-byte record is code (u16 BE) + detail 0.
+                    self.builder.msg_type.next = bits::<4>(6);
+                    self.builder.payload_bytes.next = bits::<16>(4);
+                    self.ent.d.next = bit_cast::<570, 512>(self.builder.header.val())
+                        | self.error_entry.val()
+                        | (bit_cast::<570, 8>(self.a_code.val()) << 546);
+                    self.ent_pend.d.next = true;
+                }
+                if self.a_ack.val() {
+                    // Ack: the request's header, addresses swapped, no elements.
+                    self.builder.msg_type.next = self.msg_ack.val();
+                    self.ent.d.next =
+                        bit_cast::<570, 512>(self.builder.header.val()) | self.host_entry.val();
+                    self.ent_pend.d.next = true;
                 }
                 if self.a_store.val() {
                     self.n_stored.d.next = self.n_stored.q.val() + bits::<32>(1);

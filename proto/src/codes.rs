@@ -94,7 +94,9 @@ code_enum! {
         Response = 3, "response", true;
         /// Receiver → sender: segment `seg_index` of operation `op_id` is missing, resend it.
         Nack = 4, "nack", true;
-        /// Receiver → sender: segment `seg_index` of operation `op_id` arrived.
+        /// Board → host: a retransmitted request (`attempt` > 0) for a segment the board holds
+        /// open: it has this rank's contribution and waits for the others. The header is the
+        /// request's, addresses swapped, without elements.
         Ack = 5, "ack", true;
         /// Board → host: the operation was refused; the payload is an [`ErrorCode`] record.
         Error = 6, "error", true;
@@ -188,10 +190,21 @@ code_enum! {
         Busy = 5, "busy", true;
         /// A partner never answered within the retry budget.
         Timeout = 6, "timeout", true;
+        /// A request for a segment the board already completed or aborted (its key is in the
+        /// board's history): the response was sent once and cannot be sent again.
+        Stale = 7, "stale", true;
+        /// The datagram is longer than a board takes (`limits::MAX_DATAGRAM`); the detail is
+        /// that limit in bytes. Sent by the host side (`collwire serve`), never forwarded.
+        TooLarge = 8, "too-large", true;
     }
 }
 
 impl MessageType {
+    /// What a host sends its board: requests and aborts. Everything else comes from a board.
+    pub fn is_host_to_board(self) -> bool {
+        matches!(self, MessageType::Request | MessageType::Abort)
+    }
+
     /// Partial and result frames travel between boards; their `rank` field is
     /// `input register << 8 | sending board` (docs/protocol.md), not a rank.
     pub fn is_board_to_board(self) -> bool {

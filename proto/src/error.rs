@@ -77,6 +77,13 @@ pub enum Error {
     SegmentCount { got: u16, expected: u16 },
     #[error("message incomplete: {missing} of {count} segments missing")]
     Incomplete { missing: usize, count: u16 },
+    #[error("{what} {value} is beyond what the boards run ({min}..={max})")]
+    BeyondBoard {
+        what: &'static str,
+        value: usize,
+        min: usize,
+        max: usize,
+    },
     #[error("not an offload frame: {0}")]
     NotOffload(&'static str),
     #[error("frame does not parse: {0}")]

@@ -12,6 +12,7 @@
 //! * [`segment`]: splitting long messages into element-aligned segments and reassembling them.
 //! * [`frame`]: Ethernet/IPv4/UDP framing and the reference offload/pass-through classification.
 //! * [`layout`]: rank → board placement and the 2-D torus shape.
+//! * [`limits`]: what one board runs (ranks per host, segment payload, boards, contexts).
 //!
 //! No I/O happens here.
 
@@ -19,6 +20,7 @@ pub mod codes;
 mod error;
 pub mod frame;
 pub mod layout;
+pub mod limits;
 pub mod reduce;
 pub mod segment;
 pub mod wire;

@@ -11,13 +11,23 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use collwire_driver::{Transport, TransportError};
-use collwire_proto::frame::build_frame;
+use collwire_proto::frame::{Endpoints, build_frame};
 
 use crate::cluster::{Cluster, rank_endpoints, rank_port};
 
 /// The frame local rank `local` of board `b` sends for `datagram`.
 pub fn rank_frame(b: usize, local: usize, datagram: &[u8]) -> Vec<u8> {
     build_frame(&rank_endpoints(b, local), datagram).expect("a request datagram fits a frame")
+}
+
+/// The frame local rank `local` of board `b` sends for `datagram` from UDP source port
+/// `src_port` (a host with several sockets: the board answers each to its own port).
+pub fn rank_frame_from(b: usize, local: usize, src_port: u16, datagram: &[u8]) -> Vec<u8> {
+    let endpoints = Endpoints {
+        src_port,
+        ..rank_endpoints(b, local)
+    };
+    build_frame(&endpoints, datagram).expect("a request datagram fits a frame")
 }
 
 /// The local rank a frame from a board is addressed to, and its UDP payload. `None` for a
@@ -49,17 +59,26 @@ pub const QUIET_CYCLES: u64 = 2048;
 /// rank sends, so it lets the other ranks' threads take the cluster.
 pub const QUIET_NAP: Duration = Duration::from_micros(50);
 
-/// A datagram a board sent to one of its host's ranks.
+/// A UDP datagram a board sent to its host.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Delivery {
     pub board: usize,
-    pub local: usize,
+    /// The UDP destination port: the source port of the request it answers.
+    pub port: u16,
     pub cycle: u64,
     pub datagram: Vec<u8>,
 }
 
-/// Clocks `cluster` for `cycles` and returns what its boards sent to their hosts; frames that
-/// are not UDP to a rank port are counted in `unroutable`.
+impl Delivery {
+    /// The local rank, for hosts that send from [`rank_port`] (`rank_frame`).
+    pub fn local(&self) -> Option<usize> {
+        let local = self.port.checked_sub(rank_port(0))?;
+        (local < 256).then_some(usize::from(local))
+    }
+}
+
+/// Clocks `cluster` for `cycles` and returns the UDP datagrams its boards sent to their
+/// hosts; frames that are not UDP are counted in `unroutable`.
 pub fn advance(cluster: &mut Cluster, cycles: u64, unroutable: &mut u64) -> Vec<Delivery> {
     for _ in 0..cycles {
         cluster.step();
@@ -67,10 +86,10 @@ pub fn advance(cluster: &mut Cluster, cycles: u64, unroutable: &mut u64) -> Vec<
     let mut out = Vec::new();
     for b in 0..cluster.len() {
         for rx in cluster.host_take(b) {
-            match to_rank(&rx.frame) {
-                Some((local, datagram)) => out.push(Delivery {
+            match udp_datagram(&rx.frame) {
+                Some((port, datagram)) => out.push(Delivery {
                     board: b,
-                    local,
+                    port,
                     cycle: rx.cycle,
                     datagram: datagram.to_vec(),
                 }),
@@ -90,10 +109,14 @@ struct Hosts {
 impl Hosts {
     fn advance(&mut self, cycles: u64) {
         for d in advance(&mut self.cluster, cycles, &mut self.unroutable) {
-            self.inbox
-                .entry((d.board, d.local))
-                .or_default()
-                .push_back(d.datagram);
+            match d.local() {
+                Some(local) => self
+                    .inbox
+                    .entry((d.board, local))
+                    .or_default()
+                    .push_back(d.datagram),
+                None => self.unroutable += 1,
+            }
         }
     }
 }
@@ -145,6 +168,10 @@ pub struct ClusterTransport {
 }
 
 impl Transport for ClusterTransport {
+    fn describe(&self) -> String {
+        format!("simulated board {}", self.board)
+    }
+
     fn send(&mut self, datagram: &[u8]) -> Result<(), TransportError> {
         let frame = rank_frame(self.board, self.local, datagram);
         self.shared.lock().cluster.host_send(self.board, &frame);

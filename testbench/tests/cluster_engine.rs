@@ -1,6 +1,7 @@
 //! Engine behaviour on simulated clusters beyond the matrix: two operations in flight at once,
-//! refusals answered with error frames (and the board still works afterwards), late duplicates
-//! dropped, and a waveform with the CFE state by name.
+//! refusals answered with error frames (and the board still works afterwards), duplicates of a
+//! waiting request acked, a request for a completed segment answered `stale`, and a waveform
+//! with the CFE state by name.
 
 use collwire_driver::Call;
 use collwire_proto::frame::build_frame;
@@ -231,17 +232,56 @@ fn refusals_get_error_frames_and_change_nothing() {
 }
 
 #[test]
-fn a_late_duplicate_is_dropped() {
+fn a_request_for_a_completed_segment_is_answered_stale_and_runs_nothing() {
     let mut c = cluster(1, 64);
     let answers = exchange(&mut c, 0, 0, &request(0, 1, 1, ReduceOp::Sum, 50), 300);
     assert_eq!(answers.len(), 1);
     assert_eq!(answers[0].0.msg_type, MessageType::Response);
     assert_eq!(answers[0].1, vec![1, 0, 0, 0, 2, 0, 0, 0]);
-    // The same request again (a retransmission after the answer): no second answer.
-    let again = exchange(&mut c, 0, 0, &request(0, 1, 1, ReduceOp::Sum, 50), 300);
-    assert!(again.is_empty(), "{again:?}");
-    assert_eq!(c.counters(0).duplicates, 1);
-    assert_eq!(c.counters(0).retired, 1);
+    // The same request again (a retransmission after the answer was lost): the board cannot
+    // send the result again and says so; nothing runs a second time.
+    let again = OffloadRepr {
+        attempt: 1,
+        ..request(0, 1, 1, ReduceOp::Sum, 50)
+    };
+    let answers = exchange(&mut c, 0, 0, &again, 300);
+    assert_eq!(error_code(&answers), ErrorCode::Stale);
+    assert_eq!(
+        answers[0].0.attempt, 1,
+        "the answer names the attempt it answers"
+    );
+    assert_eq!((answers[0].0.op_id, answers[0].0.seg_index), (50, 0));
+    let counters = c.counters(0);
+    assert_eq!(counters.duplicates, 1);
+    assert_eq!(counters.retired, 1);
+    assert_eq!(counters.stored, 1);
+    assert_eq!(counters.errors, 0, "a stale answer is not a refusal");
+}
+
+#[test]
+fn a_duplicate_of_a_waiting_request_is_acked_and_stored_once() {
+    // Two boards: board 1's rank never sends, so board 0 holds its rank's request.
+    let mut c = cluster(2, 64);
+    let first = exchange(&mut c, 0, 0, &request(0, 2, 1, ReduceOp::Sum, 60), 300);
+    assert!(first.is_empty(), "{first:?}");
+    for attempt in 1..=3u8 {
+        let again = OffloadRepr {
+            attempt,
+            ..request(0, 2, 1, ReduceOp::Sum, 60)
+        };
+        let answers = exchange(&mut c, 0, 0, &again, 300);
+        assert_eq!(answers.len(), 1, "{answers:?}");
+        let (ack, payload) = &answers[0];
+        assert_eq!(ack.msg_type, MessageType::Ack);
+        assert!(payload.is_empty());
+        assert_eq!(
+            (ack.op_id, ack.comm_id, ack.rank, ack.seg_index, ack.attempt),
+            (60, 11, 0, 0, attempt)
+        );
+    }
+    let counters = c.counters(0);
+    assert_eq!((counters.stored, counters.duplicates), (1, 3));
+    assert_eq!(counters.retired, 0, "still waiting for rank 1");
 }
 
 #[test]

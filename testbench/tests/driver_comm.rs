@@ -40,7 +40,7 @@ fn comms(
             let transport = shared.transport(r / usize::from(rph), r % usize::from(rph));
             let mut c = OffloadComm::new(spec, transport);
             c.set_algorithm(algorithm).unwrap();
-            c.set_timeout(Duration::from_secs(60));
+            c.set_timeout(Some(Duration::from_secs(60)));
             c
         })
         .collect()
@@ -316,7 +316,7 @@ fn a_rank_that_never_calls_ends_in_a_timeout_naming_the_missing_segments() {
     let shared = shared(2);
     let mut cs = comms(&shared, 2, 1, Algorithm::Ring);
     let c = &mut cs[0];
-    c.set_timeout(Duration::from_millis(300));
+    c.set_timeout(Some(Duration::from_millis(300)));
     let started = std::time::Instant::now();
     let err = c
         .allreduce(&[1.5f64; 200], &mut [0.0; 200], ReduceOp::Sum)
@@ -335,7 +335,7 @@ fn a_rank_that_never_calls_ends_in_a_timeout_naming_the_missing_segments() {
     assert!(waited >= Duration::from_millis(300) && waited < Duration::from_secs(30));
     // The failed request is gone; waiting on it again is a typed error, not a hang.
     let r = c.ibarrier().unwrap();
-    c.set_timeout(Duration::from_millis(50));
+    c.set_timeout(Some(Duration::from_millis(50)));
     assert!(matches!(c.wait_bytes(r), Err(DriverError::Timeout { .. })));
 }
 
@@ -377,7 +377,10 @@ fn lost_requests_time_out_and_the_aborts_give_the_boards_their_contexts_back() {
             };
             let mut c = OffloadComm::new(spec, transport);
             c.set_algorithm(Algorithm::Ring).unwrap();
-            c.set_timeout(Duration::from_millis(100));
+            // The fail-fast path: a deadline, no retransmission (which would recover the
+            // requests this transport holds back).
+            c.set_timeout(Some(Duration::from_millis(100)));
+            c.set_retransmit(None);
             c
         })
         .collect();
@@ -410,7 +413,7 @@ fn lost_requests_time_out_and_the_aborts_give_the_boards_their_contexts_back() {
     // Now a real operation, distinct data on both ranks, checked against the golden model.
     let inputs: Vec<Vec<f64>> = (0..2).map(|r| f64_input(r, 40)).collect();
     for c in comms.iter_mut() {
-        c.set_timeout(Duration::from_secs(60));
+        c.set_timeout(Some(Duration::from_secs(60)));
     }
     let posted: Vec<Request> = (0..2)
         .map(|r| comms[r].iallreduce(&inputs[r], ReduceOp::Sum).unwrap())

@@ -7,9 +7,12 @@
  * must issue the same collectives in the same order, as in MPI.
  *
  * Every function returns a collwire_status. On failure, collwire_last_error() describes it
- * (per thread). Bad arguments are refused before anything is sent. Every operation has a
- * deadline (the board map's timeout_ms, or collwire_comm_set_timeout_ms): a lost datagram or a
- * rank that never calls ends in COLLWIRE_ERR_TIMEOUT, never in an endless wait.
+ * (per thread). Bad arguments, and calls the boards cannot run (COLLWIRE_ERR_UNSUPPORTED), are
+ * refused before anything is sent. Operations wait as MPI does (a late rank, a long message):
+ * lost datagrams are retransmitted; a board that answers no retransmission for the board map's
+ * dead_after_ms ends the operation in COLLWIRE_ERR_TRANSPORT naming the board, never in a silent
+ * endless wait. A fail-fast deadline is opt-in (timeout_ms in the board map, or
+ * collwire_comm_set_timeout_ms): the operation then ends in COLLWIRE_ERR_TIMEOUT.
  *
  * Buffers hold little-endian elements of the given datatype (the host's own layout on x86 and
  * ARM). Floating-point results are bit-exact and reproducible: the boards combine in the fixed
@@ -33,14 +36,19 @@ typedef enum collwire_status {
     COLLWIRE_ERR_ARG = 1,
     /* The board map could not be read or does not fit the communicator. */
     COLLWIRE_ERR_CONFIG = 2,
-    /* The operation did not complete before its deadline. */
+    /* The operation did not complete before its (opt-in) deadline. */
     COLLWIRE_ERR_TIMEOUT = 3,
     /* The board refused the operation (unsupported, bad topology, mismatched ranks). */
     COLLWIRE_ERR_REFUSED = 4,
-    /* The socket failed (is the board, or collwire serve, there?). */
+    /* The socket failed, or the board never answered any retransmission (is the board, or
+     * collwire serve, there?). The message names the board. */
     COLLWIRE_ERR_TRANSPORT = 5,
     /* A bug in libcollwire. */
-    COLLWIRE_ERR_INTERNAL = 6
+    COLLWIRE_ERR_INTERNAL = 6,
+    /* The boards cannot run this call: its shape (datatype, op, count, ranks per host, MTU,
+     * communicator size) is beyond what they implement. Nothing was sent, or the board answered
+     * `unsupported`/`bad-topology`/`too-large`. Run the call another way (MPI does). */
+    COLLWIRE_ERR_UNSUPPORTED = 7
 } collwire_status;
 
 /* Element types (the wire codes). */
@@ -76,7 +84,7 @@ int collwire_comm_open(const char *config_path, int rank, int size, uint16_t com
                        collwire_comm **out);
 /* Closes a communicator (NULL is ignored); requests still posted are abandoned. */
 void collwire_comm_close(collwire_comm *comm);
-/* Deadline of each operation, in milliseconds from its post. */
+/* Opt-in fail-fast deadline of each operation, in milliseconds from its post; 0: none. */
 int collwire_comm_set_timeout_ms(collwire_comm *comm, uint64_t milliseconds);
 /* The rank and size the communicator was opened with (either pointer may be NULL). */
 int collwire_comm_rank_size(collwire_comm *comm, int *rank, int *size);

@@ -32,6 +32,8 @@ pub const COLLWIRE_ERR_REFUSED: c_int = 4;
 pub const COLLWIRE_ERR_TRANSPORT: c_int = 5;
 /// A bug: please report it with `collwire_last_error()`.
 pub const COLLWIRE_ERR_INTERNAL: c_int = 6;
+/// The boards cannot run this call shape (nothing sent, or the board answered unsupported).
+pub const COLLWIRE_ERR_UNSUPPORTED: c_int = 7;
 
 thread_local! {
     static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
@@ -43,10 +45,13 @@ fn set_error(message: String) {
 }
 
 fn status_of(e: &DriverError) -> c_int {
+    if e.is_unsupported() {
+        return COLLWIRE_ERR_UNSUPPORTED;
+    }
     match e {
         DriverError::Timeout { .. } => COLLWIRE_ERR_TIMEOUT,
         DriverError::Refused { .. } => COLLWIRE_ERR_REFUSED,
-        DriverError::Transport(_) => COLLWIRE_ERR_TRANSPORT,
+        DriverError::Transport(_) | DriverError::Unreachable { .. } => COLLWIRE_ERR_TRANSPORT,
         DriverError::Foreign(_) => COLLWIRE_ERR_INTERNAL,
         _ => COLLWIRE_ERR_ARG,
     }
@@ -169,7 +174,8 @@ pub unsafe extern "C" fn collwire_comm_close(comm: *mut CollwireComm) {
     }
 }
 
-/// Sets the deadline of this communicator's operations, in milliseconds from post.
+/// Sets a fail-fast deadline for this communicator's operations, in milliseconds from post
+/// (0: none, wait like MPI — the default unless the board map sets `timeout_ms`).
 ///
 /// # Safety
 /// `comm` is from `collwire_comm_open`.
@@ -181,7 +187,7 @@ pub unsafe extern "C" fn collwire_comm_set_timeout_ms(
     guard(|| {
         comm_mut(comm)?
             .comm
-            .set_timeout(Duration::from_millis(milliseconds));
+            .set_timeout((milliseconds > 0).then(|| Duration::from_millis(milliseconds)));
         Ok(())
     })
 }

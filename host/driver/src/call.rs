@@ -1,5 +1,6 @@
 //! One collective call: argument checks, request datagrams, response collection.
 
+use collwire_proto::limits;
 use collwire_proto::segment::{Accepted, Reassembler, Segmenter};
 use collwire_proto::wire::ErrorRecord;
 use collwire_proto::{
@@ -43,8 +44,41 @@ pub enum DriverError {
         missing: Vec<u16>,
         unsent: usize,
     },
+    #[error(
+        "{board} does not answer: operation {op_id} segment {segment} was retransmitted \
+         {retransmissions} times over {silent_ms} ms without an answer, an ack or an error; is \
+         the board (or collwire serve) running?"
+    )]
+    Unreachable {
+        board: String,
+        op_id: u16,
+        segment: u16,
+        retransmissions: u32,
+        silent_ms: u64,
+    },
     #[error(transparent)]
     Transport(#[from] crate::transport::TransportError),
+}
+
+impl DriverError {
+    /// The boards cannot run this call's shape: a reserved code, a message of more segments
+    /// than the header counts, a configuration beyond a board's limits
+    /// ([`collwire_proto::limits`]), or a board's `unsupported` / `bad-topology` / `too-large`
+    /// answer. Every rank of the call gets the same answer, so a library above the driver can
+    /// run the call another way (the PMPI library hands it to MPI).
+    pub fn is_unsupported(&self) -> bool {
+        use collwire_proto::Error as P;
+        match self {
+            DriverError::Proto(P::Unsupported { .. })
+            | DriverError::Proto(P::MessageTooLarge { .. })
+            | DriverError::Proto(P::BeyondBoard { .. }) => true,
+            DriverError::Refused { code, .. } => matches!(
+                code,
+                ErrorCode::Unsupported | ErrorCode::BadTopology | ErrorCode::TooLarge
+            ),
+            _ => false,
+        }
+    }
 }
 
 /// A rank's view of its communicator.
@@ -70,6 +104,11 @@ impl Communicator {
             return Err(DriverError::RankOutOfRange { rank, size });
         }
         Segmenter::new(Datatype::Int32, mtu)?; // validates the MTU once
+        // What the boards run: checked here, once, so no call on a communicator the boards
+        // cannot serve ever sends a datagram.
+        limits::check_ranks_per_host(ranks_per_host)?;
+        limits::check_mtu(mtu)?;
+        limits::check_boards(layout.boards())?;
         Ok(Communicator {
             layout,
             rank: rank as u16,

@@ -5,27 +5,44 @@
 //! requires); each call takes the next operation id, so the boards match the ranks' segments
 //! by (communicator id, operation id, segment).
 //!
-//! A call is checked completely before anything is sent. Its segments go out through a window
-//! (at most [`OffloadComm::window`] unanswered segments of this rank at once, oldest operation
-//! first), because a board holds only 8 segments in flight. Every operation has a deadline: it
-//! ends in [`DriverError::Timeout`], naming the segments that never came back, `timeout` after
-//! it was posted — a lost datagram never leaves a wait hanging — and sends the board an abort for
-//! each unanswered segment, so the board frees the contexts they hold instead of filling up.
+//! A call is checked completely before anything is sent, including the boards' limits
+//! ([`collwire_proto::limits`]), so a call the boards cannot run is refused with an error that
+//! [`DriverError::is_unsupported`] recognises and nothing leaves. Its segments go out through a
+//! window (at most [`OffloadComm::window`] unanswered segments of this rank at once, oldest
+//! operation first), because a board holds only 8 segments in flight.
+//!
+//! Waiting is MPI's: by default an operation waits as long as it takes (a rank may arrive late,
+//! a long message takes long). Lost datagrams are recovered by retransmission
+//! ([`Retransmit`]): a segment unanswered for one retransmission timeout (RTO, adapted to the
+//! measured round trip as in RFC 6298, doubled per retransmission of that segment) is sent
+//! again with its `attempt` field incremented. The board acknowledges a duplicate of a request
+//! it holds (an `ack`: alive, waiting for the other ranks) and refuses a request for a segment
+//! it already completed (`stale`: the answer was lost and cannot be sent again), so:
+//!
+//! * a late rank: its peers' retransmissions are acked and they keep waiting;
+//! * a lost request: the retransmission delivers it;
+//! * a lost answer: the retransmission gets `stale` and the operation fails with that error;
+//! * a dead board or `collwire serve`: nothing answers `dead_retries` retransmissions over
+//!   `dead_after`, and the operation fails with [`DriverError::Unreachable`] naming the board.
+//!
+//! A fail-fast deadline is opt-in ([`OffloadComm::set_timeout`]): the operation then ends in
+//! [`DriverError::Timeout`], naming the segments that never came back, and sends the board an
+//! abort for each, so the board frees the contexts they hold instead of filling up.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use collwire_proto::segment::Accepted;
-use collwire_proto::{Algorithm, Collective, Datatype, MessageType, OffloadRepr, ReduceOp};
+use collwire_proto::{
+    Algorithm, Collective, Datatype, MessageType, OffloadPacket, OffloadRepr, ReduceOp,
+};
 
 use crate::call::{Call, Communicator, DriverError, ResponseCollector};
 use crate::element::{Element, from_bytes, to_bytes};
 use crate::transport::Transport;
 
-/// Default time an operation may take from post to completion.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
-/// Longest single sleep in the transport while waiting.
-const WAIT_SLICE: Duration = Duration::from_millis(50);
+/// Longest single sleep in the transport while waiting (the granularity of the timers).
+const WAIT_SLICE: Duration = Duration::from_millis(20);
 /// Default number of unanswered segments a rank keeps in flight.
 pub const DEFAULT_WINDOW: usize = 2;
 
@@ -65,24 +82,123 @@ pub struct Stats {
     /// Datagrams that did not parse as offload responses.
     pub malformed: u64,
     pub retransmitted: u64,
+    /// Acks from the board: it holds a retransmitted segment and waits for the other ranks.
+    pub acks: u64,
     /// Abort datagrams sent for the unanswered segments of operations past their deadline.
     pub aborts_sent: u64,
+    /// The current retransmission timeout, in microseconds.
+    pub rto_us: u64,
+}
+
+/// Retransmission and board-liveness settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retransmit {
+    /// RTO before the first round trip was measured.
+    pub initial_rto: Duration,
+    /// Bounds of the adapted RTO (and of its per-segment doubling).
+    pub min_rto: Duration,
+    pub max_rto: Duration,
+    /// A segment whose board has said nothing about it (no answer, no ack, no error) through
+    /// this many retransmissions ...
+    pub dead_retries: u32,
+    /// ... and for this long since it was sent or last heard of, fails the operation with
+    /// [`DriverError::Unreachable`].
+    pub dead_after: Duration,
+}
+
+impl Default for Retransmit {
+    fn default() -> Retransmit {
+        Retransmit {
+            initial_rto: Duration::from_millis(200),
+            min_rto: Duration::from_millis(20),
+            max_rto: Duration::from_secs(2),
+            dead_retries: 8,
+            dead_after: Duration::from_secs(30),
+        }
+    }
+}
+
+/// RFC 6298's smoothed round-trip time and RTO. Samples come only from segments answered on
+/// their first transmission (Karn's rule), and include the wait for the slowest rank.
+#[derive(Debug, Clone, Copy)]
+struct RttEstimator {
+    srtt: Option<Duration>,
+    rttvar: Duration,
+    rto: Duration,
+}
+
+impl RttEstimator {
+    fn new(cfg: &Retransmit) -> RttEstimator {
+        RttEstimator {
+            srtt: None,
+            rttvar: Duration::ZERO,
+            rto: cfg.initial_rto,
+        }
+    }
+
+    fn sample(&mut self, r: Duration, cfg: &Retransmit) {
+        let (srtt, rttvar) = match self.srtt {
+            None => (r, r / 2),
+            Some(s) => {
+                let err = if s > r { s - r } else { r - s };
+                (s * 7 / 8 + r / 8, self.rttvar * 3 / 4 + err / 4)
+            }
+        };
+        self.srtt = Some(srtt);
+        self.rttvar = rttvar;
+        self.rto =
+            (srtt + (rttvar * 4).max(Duration::from_millis(1))).clamp(cfg.min_rto, cfg.max_rto);
+    }
+
+    /// The timeout of a segment sent `attempts` times before (doubled per retransmission).
+    fn backed_off(&self, attempts: u8, cfg: &Retransmit) -> Duration {
+        self.rto
+            .saturating_mul(1 << attempts.min(16))
+            .min(cfg.max_rto)
+    }
+}
+
+/// One segment of an operation in flight, as this rank sees it.
+#[derive(Debug, Clone, Copy)]
+struct Segment {
+    /// Last transmission (None: not sent yet).
+    last_tx: Option<Instant>,
+    /// Transmissions so far minus one (the header's `attempt`).
+    attempts: u8,
+    /// Answered (the response arrived).
+    done: bool,
+    /// Last time the board said something about it (sent, acked).
+    heard: Instant,
+    /// Retransmissions since then.
+    silent: u32,
 }
 
 struct InFlight {
     call: Call,
     datagrams: Vec<Vec<u8>>,
+    segments: Vec<Segment>,
     sent: usize,
     answered: usize,
     collector: Option<ResponseCollector>,
     outcome: Option<Result<Vec<u8>, DriverError>>,
     posted: Instant,
-    last_news: Instant,
 }
 
 impl InFlight {
     fn unanswered(&self) -> usize {
         self.sent - self.answered
+    }
+
+    /// Sends the abort datagram for every unanswered segment (sent or not: a partial from
+    /// another board may have opened it on this rank's board).
+    fn abort_unanswered<T: Transport>(&self, transport: &mut T, stats: &mut Stats) {
+        for (seg, _) in self.segments.iter().enumerate().filter(|(_, s)| !s.done) {
+            if let Some(abort) = abort_datagram(&self.datagrams[seg])
+                && transport.send(&abort).is_ok()
+            {
+                stats.aborts_sent += 1;
+            }
+        }
     }
 }
 
@@ -91,8 +207,9 @@ pub struct OffloadComm<T: Transport> {
     spec: Communicator,
     transport: T,
     algorithm: Algorithm,
-    timeout: Duration,
-    retransmit_after: Option<Duration>,
+    timeout: Option<Duration>,
+    retransmit: Option<Retransmit>,
+    rtt: RttEstimator,
     window: usize,
     next_op_id: u16,
     inflight: BTreeMap<u16, InFlight>,
@@ -105,8 +222,9 @@ impl<T: Transport> OffloadComm<T> {
             spec,
             transport,
             algorithm: Algorithm::Ring,
-            timeout: DEFAULT_TIMEOUT,
-            retransmit_after: None,
+            timeout: None,
+            retransmit: Some(Retransmit::default()),
+            rtt: RttEstimator::new(&Retransmit::default()),
             window: DEFAULT_WINDOW,
             next_op_id: 0,
             inflight: BTreeMap::new(),
@@ -124,7 +242,10 @@ impl<T: Transport> OffloadComm<T> {
         self.spec.size()
     }
     pub fn stats(&self) -> Stats {
-        self.stats
+        Stats {
+            rto_us: self.rtt.rto.as_micros() as u64,
+            ..self.stats
+        }
     }
     pub fn transport(&self) -> &T {
         &self.transport
@@ -139,8 +260,12 @@ impl<T: Transport> OffloadComm<T> {
     pub fn window(&self) -> usize {
         self.window
     }
-    pub fn timeout(&self) -> Duration {
+    /// The fail-fast deadline, if one is set.
+    pub fn timeout(&self) -> Option<Duration> {
         self.timeout
+    }
+    pub fn retransmit(&self) -> Option<Retransmit> {
+        self.retransmit
     }
 
     /// The algorithm the boards run for this communicator's next calls (every rank must use
@@ -157,8 +282,10 @@ impl<T: Transport> OffloadComm<T> {
         Ok(())
     }
 
-    /// How long an operation may take from post to completion.
-    pub fn set_timeout(&mut self, timeout: Duration) {
+    /// A fail-fast deadline: an operation not complete `timeout` after its post ends in
+    /// [`DriverError::Timeout`] and its unanswered segments are aborted on the board. `None`
+    /// (the default) waits like MPI.
+    pub fn set_timeout(&mut self, timeout: Option<Duration>) {
         self.timeout = timeout;
     }
 
@@ -167,12 +294,18 @@ impl<T: Transport> OffloadComm<T> {
         self.window = window.max(1);
     }
 
-    /// Resend a segment's request when nothing arrived for an operation for `after`. Off by
-    /// default: it recovers lost requests, but the boards keep only the last 8 completed
-    /// segments to recognise late duplicates, and have no way yet to reclaim a context that a
-    /// very late duplicate opens.
-    pub fn set_retransmit(&mut self, after: Option<Duration>) {
-        self.retransmit_after = after;
+    /// Retransmission and liveness settings; `None` turns both off (a lost datagram then
+    /// waits for ever unless a deadline is set). On by default with [`Retransmit::default`].
+    pub fn set_retransmit(&mut self, retransmit: Option<Retransmit>) {
+        if let Some(cfg) = &retransmit {
+            self.rtt = RttEstimator::new(cfg);
+        }
+        self.retransmit = retransmit;
+    }
+
+    /// Where this rank's board is, for messages.
+    pub fn board(&self) -> String {
+        self.transport.describe()
     }
 
     // ----- non-blocking, byte level (what the C ABI calls) -----
@@ -211,17 +344,24 @@ impl<T: Transport> OffloadComm<T> {
         }
         self.next_op_id = self.next_op_id.wrapping_add(1);
         let now = Instant::now();
+        let segment = Segment {
+            last_tx: None,
+            attempts: 0,
+            done: false,
+            heard: now,
+            silent: 0,
+        };
         self.inflight.insert(
             call.op_id,
             InFlight {
                 call,
+                segments: vec![segment; datagrams.len()],
                 datagrams,
                 sent: 0,
                 answered: 0,
                 collector: Some(collector),
                 outcome: None,
                 posted: now,
-                last_news: now,
             },
         );
         self.stats.operations += 1;
@@ -257,9 +397,11 @@ impl<T: Transport> OffloadComm<T> {
                 let f = self.inflight.remove(&request.op_id).unwrap();
                 return f.outcome.unwrap();
             }
-            // Sleep in the socket until the next datagram or this operation's deadline, in
-            // slices of a fixed length so the socket's timeout is set once, not every call.
-            let left = (f.posted + self.timeout).saturating_duration_since(Instant::now());
+            // Sleep in the socket until the next datagram, this operation's deadline or the
+            // next timer, in slices of a fixed length so the socket's timeout is rarely reset.
+            let left = self.timeout.map_or(WAIT_SLICE, |t| {
+                (f.posted + t).saturating_duration_since(Instant::now())
+            });
             self.progress(left.clamp(Duration::from_micros(1), WAIT_SLICE))?;
         }
     }
@@ -297,11 +439,36 @@ impl<T: Transport> OffloadComm<T> {
             self.stats.stray += 1;
             return;
         };
+        let now = Instant::now();
+        let seg = usize::from(repr.seg_index);
+        let answered_before = f.segments.get(seg).is_some_and(|s| s.done);
+        match repr.msg_type {
+            MessageType::Ack => {
+                // The board holds this segment and waits for the other ranks.
+                if let Some(s) = f.segments.get_mut(seg) {
+                    s.heard = now;
+                    s.silent = 0;
+                }
+                self.stats.acks += 1;
+                return;
+            }
+            // A retransmission that crossed its answer: the segment is done, nothing was lost.
+            MessageType::Error if answered_before => {
+                self.stats.duplicates += 1;
+                return;
+            }
+            _ => {}
+        }
         let collector = f.collector.as_mut().expect("collector while in flight");
         match collector.accept_parsed(&repr, payload) {
             Ok(Accepted::New) => {
                 f.answered += 1;
-                f.last_news = Instant::now();
+                if let Some(s) = f.segments.get_mut(seg) {
+                    s.done = true;
+                    if let (Some(sent), 0, Some(cfg)) = (s.last_tx, s.attempts, &self.retransmit) {
+                        self.rtt.sample(now.duration_since(sent), cfg);
+                    }
+                }
                 if collector.is_complete() {
                     f.outcome = Some(f.collector.take().unwrap().finish());
                 }
@@ -312,40 +479,58 @@ impl<T: Transport> OffloadComm<T> {
         }
     }
 
-    /// Ends operations past their deadline; resends stale segments when retransmission is on.
+    /// Ends operations past their deadline or whose board stopped answering; retransmits
+    /// segments whose RTO passed.
     fn expire(&mut self) {
         let now = Instant::now();
+        let board = self.transport.describe();
         for f in self.inflight.values_mut().filter(|f| f.outcome.is_none()) {
-            if now.duration_since(f.posted) >= self.timeout {
+            if let Some(timeout) = self.timeout
+                && now.duration_since(f.posted) >= timeout
+            {
+                f.abort_unanswered(&mut self.transport, &mut self.stats);
                 let collector = f.collector.take().unwrap();
-                let missing = collector.missing();
-                // Give the board the segments back: each unanswered one (sent or not — a
-                // partial from another board may have opened it here) holds a context that
-                // would otherwise never be freed.
-                for &seg in &missing {
-                    if let Some(abort) = abort_datagram(&f.datagrams[usize::from(seg)])
-                        && self.transport.send(&abort).is_ok()
-                    {
-                        self.stats.aborts_sent += 1;
-                    }
-                }
                 f.outcome = Some(Err(DriverError::Timeout {
                     op_id: f.call.op_id,
                     waited_ms: now.duration_since(f.posted).as_millis() as u64,
-                    missing,
+                    missing: collector.missing(),
                     unsent: f.datagrams.len() - f.sent,
                 }));
-            } else if let Some(after) = self.retransmit_after
-                && now.duration_since(f.last_news) >= after
-            {
-                let collector = f.collector.as_ref().unwrap();
-                for seg in collector.missing() {
-                    let seg = usize::from(seg);
-                    if seg < f.sent && self.transport.send(&f.datagrams[seg]).is_ok() {
-                        self.stats.retransmitted += 1;
-                    }
+                continue;
+            }
+            let Some(cfg) = self.retransmit else {
+                continue;
+            };
+            let mut dead = None;
+            for (i, s) in f.segments.iter_mut().enumerate() {
+                let Some(last) = s.last_tx.filter(|_| !s.done) else {
+                    continue;
+                };
+                if now.duration_since(last) < self.rtt.backed_off(s.attempts, &cfg) {
+                    continue;
                 }
-                f.last_news = now;
+                if s.silent >= cfg.dead_retries && now.duration_since(s.heard) >= cfg.dead_after {
+                    dead = Some((i, s.silent, now.duration_since(s.heard)));
+                    break;
+                }
+                s.attempts = s.attempts.wrapping_add(1);
+                OffloadPacket::new_unchecked(&mut f.datagrams[i][..]).set_attempt(s.attempts);
+                if self.transport.send(&f.datagrams[i]).is_ok() {
+                    self.stats.retransmitted += 1;
+                }
+                s.last_tx = Some(now);
+                s.silent += 1;
+            }
+            if let Some((segment, retransmissions, silent)) = dead {
+                f.abort_unanswered(&mut self.transport, &mut self.stats);
+                f.collector = None;
+                f.outcome = Some(Err(DriverError::Unreachable {
+                    board: board.clone(),
+                    op_id: f.call.op_id,
+                    segment: segment as u16,
+                    retransmissions,
+                    silent_ms: silent.as_millis() as u64,
+                }));
             }
         }
     }
@@ -366,6 +551,9 @@ impl<T: Transport> OffloadComm<T> {
         for f in self.inflight.values_mut().filter(|f| f.outcome.is_none()) {
             while f.sent < f.datagrams.len() && unanswered < self.window {
                 self.transport.send(&f.datagrams[f.sent])?;
+                let now = Instant::now();
+                f.segments[f.sent].last_tx = Some(now);
+                f.segments[f.sent].heard = now;
                 self.stats.datagrams_sent += 1;
                 f.sent += 1;
                 unanswered += 1;

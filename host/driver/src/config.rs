@@ -3,11 +3,13 @@
 //! `COLLWIRE_CONFIG`).
 //!
 //! ```toml
-//! ranks_per_host = 1          # ranks r*k .. r*k+k-1 share board r
+//! ranks_per_host = 1          # ranks r*k .. r*k+k-1 share board r (1 or 2)
 //! algorithm = "ring"          # ring | recursive-doubling | tree | torus2d
-//! timeout_ms = 10000          # an operation's deadline from post
+//! # timeout_ms = 10000        # opt-in fail-fast deadline from post; absent or 0: wait like MPI
+//! retransmit = true           # resend unanswered segments (adaptive RTO)
+//! dead_after_ms = 30000       # no answer to any retransmission for this long: board unreachable
 //! window = 2                  # unanswered segments a rank keeps in flight
-//! mtu = 1500
+//! mtu = 1500                  # 576 ..= 2129 (a segment's payload fits one 2 KiB board buffer)
 //! boards = ["127.0.0.1:47000", "127.0.0.1:47001"]   # board b's offload address
 //! ```
 
@@ -15,11 +17,11 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::Path;
 use std::time::Duration;
 
-use collwire_proto::Algorithm;
+use collwire_proto::{Algorithm, limits};
 use serde::{Deserialize, Serialize};
 
 use crate::call::{Communicator, DriverError};
-use crate::comm::{DEFAULT_TIMEOUT, DEFAULT_WINDOW, OffloadComm};
+use crate::comm::{DEFAULT_WINDOW, OffloadComm, Retransmit};
 use crate::transport::UdpTransport;
 
 /// Why a board map could not be used.
@@ -46,8 +48,16 @@ pub struct BoardMap {
     pub ranks_per_host: u8,
     #[serde(default = "ring")]
     pub algorithm: String,
-    #[serde(default = "default_timeout_ms")]
-    pub timeout_ms: u64,
+    /// Opt-in fail-fast deadline of every operation, from its post (absent or 0: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    /// Retransmit unanswered segments (on by default).
+    #[serde(default = "yes")]
+    pub retransmit: bool,
+    /// A board that answers no retransmission of a segment for this long is reported
+    /// unreachable.
+    #[serde(default = "default_dead_after_ms")]
+    pub dead_after_ms: u64,
     #[serde(default = "default_window")]
     pub window: usize,
     #[serde(default = "default_mtu")]
@@ -62,8 +72,11 @@ fn one() -> u8 {
 fn ring() -> String {
     Algorithm::Ring.name().to_string()
 }
-fn default_timeout_ms() -> u64 {
-    DEFAULT_TIMEOUT.as_millis() as u64
+fn yes() -> bool {
+    true
+}
+fn default_dead_after_ms() -> u64 {
+    Retransmit::default().dead_after.as_millis() as u64
 }
 fn default_window() -> usize {
     DEFAULT_WINDOW
@@ -77,7 +90,9 @@ impl BoardMap {
         BoardMap {
             ranks_per_host,
             algorithm: ring(),
-            timeout_ms: default_timeout_ms(),
+            timeout_ms: None,
+            retransmit: true,
+            dead_after_ms: default_dead_after_ms(),
             window: default_window(),
             mtu: default_mtu(),
             boards,
@@ -86,10 +101,7 @@ impl BoardMap {
 
     pub fn from_toml_str(text: &str) -> Result<BoardMap, ConfigError> {
         let map: BoardMap = toml::from_str(text)?;
-        map.algorithm()?;
-        if map.boards.is_empty() {
-            return Err(ConfigError::Invalid("no boards".into()));
-        }
+        map.validate()?;
         Ok(map)
     }
 
@@ -99,6 +111,20 @@ impl BoardMap {
             source,
         })?;
         BoardMap::from_toml_str(&text)
+    }
+
+    /// Checks the map against what the boards run ([`collwire_proto::limits`]): a map they
+    /// cannot serve is refused with the limit it breaks ([`DriverError::is_unsupported`]).
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.algorithm()?;
+        if self.boards.is_empty() {
+            return Err(ConfigError::Invalid("no boards".into()));
+        }
+        let limit = |r: Result<(), collwire_proto::Error>| r.map_err(DriverError::from);
+        limit(limits::check_ranks_per_host(self.ranks_per_host))?;
+        limit(limits::check_mtu(self.mtu))?;
+        limit(limits::check_boards(self.boards.len()))?;
+        Ok(())
     }
 
     pub fn to_toml(&self) -> String {
@@ -140,7 +166,15 @@ impl BoardMap {
         let transport = UdpTransport::connect(addr).map_err(DriverError::from)?;
         let mut comm = OffloadComm::new(spec, transport);
         comm.set_algorithm(self.algorithm()?)?;
-        comm.set_timeout(Duration::from_millis(self.timeout_ms));
+        comm.set_timeout(
+            self.timeout_ms
+                .filter(|ms| *ms > 0)
+                .map(Duration::from_millis),
+        );
+        comm.set_retransmit(self.retransmit.then(|| Retransmit {
+            dead_after: Duration::from_millis(self.dead_after_ms),
+            ..Retransmit::default()
+        }));
         comm.set_window(self.window);
         Ok(comm)
     }

@@ -20,7 +20,7 @@ pub mod element;
 pub mod transport;
 
 pub use call::{Call, Communicator, DriverError, ResponseCollector};
-pub use comm::{OffloadComm, Request, Stats};
+pub use comm::{OffloadComm, Request, Retransmit, Stats};
 pub use config::{BoardMap, ConfigError};
 pub use element::Element;
 pub use transport::{Transport, TransportError, UdpTransport};

@@ -35,10 +35,17 @@ pub trait Transport {
     /// The next datagram for this rank, waiting at most `timeout` (`Duration::ZERO`: only what
     /// has already arrived). `Ok(None)` when nothing came.
     fn recv(&mut self, timeout: Duration) -> Result<Option<Vec<u8>>, TransportError>;
+    /// The board this transport reaches, for messages ("board at udp 10.0.0.7:49169").
+    fn describe(&self) -> String {
+        "the board".to_string()
+    }
 }
 
-/// The largest datagram a board sends (the offload header plus a jumbo payload).
-const MAX_DATAGRAM: usize = 9216;
+/// The receive buffer: larger than any datagram a board sends
+/// ([`collwire_proto::limits::MAX_DATAGRAM`]), so an oversize one is seen whole and refused by
+/// the parser instead of being truncated into something that parses.
+const RECV_BUFFER: usize = 9216;
+const _: () = assert!(RECV_BUFFER > collwire_proto::limits::MAX_DATAGRAM);
 
 /// A UDP socket connected to the board's offload address: the board intercepts datagrams to
 /// the offload port and answers from it, so a connected socket hears only its board.
@@ -79,7 +86,7 @@ impl UdpTransport {
         Ok(UdpTransport {
             socket,
             read_timeout: None,
-            buf: vec![0; MAX_DATAGRAM],
+            buf: vec![0; RECV_BUFFER],
         })
     }
 
@@ -111,6 +118,13 @@ impl UdpTransport {
 }
 
 impl Transport for UdpTransport {
+    fn describe(&self) -> String {
+        match self.socket.peer_addr() {
+            Ok(a) => format!("board at udp {a}"),
+            Err(_) => "the board (address unknown)".to_string(),
+        }
+    }
+
     fn send(&mut self, datagram: &[u8]) -> Result<(), TransportError> {
         let result = self.socket.send(datagram);
         match result {
