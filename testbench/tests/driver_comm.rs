@@ -1,14 +1,19 @@
 //! The driver's communicator API (`OffloadComm`) on a simulated cluster through the in-process
 //! transport: blocking calls from one thread per rank, non-blocking calls posted for every rank
 //! from one thread, every result compared bit for bit with the golden model; bad arguments
-//! send nothing; a missing rank ends in a timeout naming the missing segments; lost requests
-//! time out and their aborts free the boards' contexts.
+//! send nothing; calls beyond the boards' limits are refused up front; a rank that arrives late
+//! is waited for (its peers' retransmissions are acked); a lost request is recovered by
+//! retransmission; a lost answer ends in a `stale` error and a silent board in `Unreachable`,
+//! never in an endless wait; with the opt-in deadline a missing rank ends in a timeout naming
+//! the missing segments, and lost requests time out and their aborts free the boards' contexts.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use collwire_driver::element::to_bytes;
-use collwire_driver::{Communicator, DriverError, OffloadComm, Request, Transport, TransportError};
-use collwire_proto::{Algorithm, Collective, Datatype, Layout, ReduceOp};
+use collwire_driver::{
+    Call, Communicator, DriverError, OffloadComm, Request, Retransmit, Transport, TransportError,
+};
+use collwire_proto::{Algorithm, Collective, Datatype, ErrorCode, Layout, MessageType, ReduceOp};
 use collwire_sim::cluster::{Cluster, ClusterConfig, Topology};
 use collwire_sim::hosts::{ClusterTransport, SharedCluster};
 use collwire_testbench::golden::{Spec, expected};
@@ -339,26 +344,231 @@ fn a_rank_that_never_calls_ends_in_a_timeout_naming_the_missing_segments() {
     assert!(matches!(c.wait_bytes(r), Err(DriverError::Timeout { .. })));
 }
 
-/// Drops the requests a rank sends while `dropping` is set, keeping them for a late send.
+/// A rank's transport with faults: it holds back the requests it sends while `dropping` is
+/// set (for a late send), loses the next `lose_requests` requests and the next `lose_answers`
+/// responses, and loses everything while `silent`.
 struct LossyTransport {
     inner: ClusterTransport,
     dropping: bool,
     held: Vec<Vec<u8>>,
+    lose_requests: usize,
+    lose_answers: usize,
+    silent: bool,
+}
+
+impl LossyTransport {
+    fn new(inner: ClusterTransport) -> LossyTransport {
+        LossyTransport {
+            inner,
+            dropping: false,
+            held: Vec::new(),
+            lose_requests: 0,
+            lose_answers: 0,
+            silent: false,
+        }
+    }
+}
+
+fn msg_type(datagram: &[u8]) -> Option<MessageType> {
+    collwire_proto::OffloadRepr::from_datagram(datagram)
+        .ok()
+        .map(|(r, _)| r.msg_type)
 }
 
 impl Transport for LossyTransport {
     fn send(&mut self, datagram: &[u8]) -> Result<(), TransportError> {
-        let is_request = collwire_proto::OffloadRepr::from_datagram(datagram)
-            .is_ok_and(|(r, _)| r.msg_type == collwire_proto::MessageType::Request);
+        let is_request = msg_type(datagram) == Some(MessageType::Request);
+        if self.silent {
+            return Ok(());
+        }
         if self.dropping && is_request {
             self.held.push(datagram.to_vec());
+            return Ok(());
+        }
+        if is_request && self.lose_requests > 0 {
+            self.lose_requests -= 1;
             return Ok(());
         }
         self.inner.send(datagram)
     }
     fn recv(&mut self, timeout: Duration) -> Result<Option<Vec<u8>>, TransportError> {
-        self.inner.recv(timeout)
+        let got = self.inner.recv(timeout)?;
+        if self.lose_answers > 0
+            && got.as_deref().and_then(msg_type) == Some(MessageType::Response)
+        {
+            self.lose_answers -= 1;
+            return Ok(None);
+        }
+        Ok(got)
     }
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+}
+
+/// Two ranks on two boards with fault-injecting transports, no deadline (the default).
+fn lossy_pair(shared: &SharedCluster, comm_id: u16) -> Vec<OffloadComm<LossyTransport>> {
+    (0..2)
+        .map(|r| {
+            let spec = Communicator::new(2, 1, r, comm_id, MTU).unwrap();
+            let mut c = OffloadComm::new(spec, LossyTransport::new(shared.transport(r, 0)));
+            c.set_algorithm(Algorithm::Ring).unwrap();
+            c
+        })
+        .collect()
+}
+
+/// Runs a 2-rank f64 sum allreduce with `delay` before rank 1 calls; returns each rank's
+/// outcome and its communicator (for its statistics).
+fn allreduce_pair(
+    comms: &mut [OffloadComm<LossyTransport>],
+    delay: Duration,
+) -> Vec<Result<Vec<f64>, DriverError>> {
+    let inputs: Vec<Vec<f64>> = (0..2).map(|r| f64_input(r + 3, 24)).collect();
+    let outcomes: Vec<Result<Vec<f64>, DriverError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = comms
+            .iter_mut()
+            .enumerate()
+            .map(|(r, c)| {
+                let input = inputs[r].clone();
+                s.spawn(move || {
+                    if r == 1 {
+                        std::thread::sleep(delay);
+                    }
+                    let mut out = vec![0.0; input.len()];
+                    c.allreduce(&input, &mut out, ReduceOp::Sum).map(|_| out)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let want = golden(
+        Collective::Allreduce,
+        Algorithm::Ring,
+        Datatype::F64,
+        ReduceOp::Sum,
+        1,
+        0,
+        &inputs.iter().map(|v| to_bytes(v)).collect::<Vec<_>>(),
+    );
+    for (r, got) in outcomes.iter().enumerate() {
+        if let Ok(values) = got {
+            assert_eq!(Some(to_bytes(values)), want[r], "rank {r}: wrong bits");
+        }
+    }
+    outcomes
+}
+
+#[test]
+fn a_late_rank_is_waited_for_and_its_peers_retransmissions_are_acked() {
+    let shared = shared(2);
+    let mut comms = lossy_pair(&shared, 21);
+    assert_eq!(comms[0].timeout(), None, "no deadline by default");
+    let outcomes = allreduce_pair(&mut comms, Duration::from_millis(1500));
+    assert!(outcomes.iter().all(Result::is_ok), "{outcomes:?}");
+    let early = comms[0].stats();
+    assert!(early.retransmitted >= 2, "{early:?}");
+    assert!(early.acks >= 1, "the board acked the waiting rank: {early:?}");
+    // Board 0 stored its rank's request once (and board 1's frame), the copies were acked.
+    let board = shared.with(|c| c.counters(0));
+    assert_eq!(board.stored, 2, "{board:?}");
+    assert_eq!(board.duplicates, early.retransmitted, "{board:?}");
+}
+
+#[test]
+fn a_lost_request_is_recovered_by_retransmission() {
+    let shared = shared(2);
+    let mut comms = lossy_pair(&shared, 22);
+    comms[1].transport_mut().lose_requests = 1;
+    let outcomes = allreduce_pair(&mut comms, Duration::ZERO);
+    assert!(outcomes.iter().all(Result::is_ok), "{outcomes:?}");
+    assert!(comms[1].stats().retransmitted >= 1, "{:?}", comms[1].stats());
+    // A second operation right after, with the round trip measured: still right.
+    let again = allreduce_pair(&mut comms, Duration::ZERO);
+    assert!(again.iter().all(Result::is_ok), "{again:?}");
+}
+
+#[test]
+fn a_lost_answer_ends_in_a_stale_error_not_an_endless_wait() {
+    let shared = shared(2);
+    let mut comms = lossy_pair(&shared, 23);
+    comms[0].transport_mut().lose_answers = 1;
+    let outcomes = allreduce_pair(&mut comms, Duration::ZERO);
+    assert!(outcomes[1].is_ok(), "{:?}", outcomes[1]);
+    match &outcomes[0] {
+        Err(DriverError::Refused { code, .. }) => assert_eq!(*code, ErrorCode::Stale),
+        other => panic!("expected a stale refusal, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_silent_board_is_reported_unreachable_by_name() {
+    let shared = shared(2);
+    let mut comms = lossy_pair(&shared, 24);
+    comms[0].transport_mut().silent = true;
+    comms[0].set_retransmit(Some(Retransmit {
+        initial_rto: Duration::from_millis(10),
+        min_rto: Duration::from_millis(5),
+        max_rto: Duration::from_millis(40),
+        dead_retries: 3,
+        dead_after: Duration::from_millis(300),
+    }));
+    let started = Instant::now();
+    let err = comms[0]
+        .allreduce(&[1.0f64], &mut [0.0], ReduceOp::Sum)
+        .unwrap_err();
+    match &err {
+        DriverError::Unreachable {
+            board,
+            retransmissions,
+            silent_ms,
+            ..
+        } => {
+            assert_eq!(board, "simulated board 0");
+            assert!(*retransmissions >= 3 && *silent_ms >= 300, "{err}");
+        }
+        other => panic!("expected Unreachable, got {other:?}"),
+    }
+    assert!(err.to_string().contains("simulated board 0 does not answer"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(20));
+}
+
+#[test]
+fn calls_beyond_the_boards_limits_are_refused_up_front() {
+    let unsupported = |r: Result<Communicator, DriverError>| match r {
+        Err(e) => assert!(e.is_unsupported(), "{e}"),
+        Ok(c) => panic!("accepted {c:?}"),
+    };
+    unsupported(Communicator::new(8, 4, 0, 1, MTU)); // 4 ranks per host
+    unsupported(Communicator::new(4, 1, 0, 1, 9000)); // segments over a 2 KiB buffer
+    unsupported(Communicator::new(130, 1, 0, 1, MTU)); // 130 boards
+    assert!(Communicator::new(4, 1, 0, 1, collwire_proto::limits::MAX_MTU).is_ok());
+    // More segments than the header counts: refused before a byte is built.
+    let comm = Communicator::new(2, 1, 0, 1, MTU).unwrap();
+    let call = Call {
+        collective: Collective::Allreduce,
+        algorithm: Algorithm::Ring,
+        datatype: Datatype::F64,
+        op: ReduceOp::Sum,
+        root: 0,
+        elements: 180 * 65536,
+        op_id: 0,
+    };
+    assert!(call.check(&comm).unwrap_err().is_unsupported());
+    // A reserved op is unsupported; a bad argument is not.
+    let prod = Call {
+        op: ReduceOp::Prod,
+        elements: 4,
+        ..call
+    };
+    assert!(prod.check(&comm).unwrap_err().is_unsupported());
+    let bad_root = Call {
+        collective: Collective::Reduce,
+        root: 5,
+        elements: 4,
+        ..call
+    };
+    assert!(!bad_root.check(&comm).unwrap_err().is_unsupported());
 }
 
 #[test]
@@ -371,9 +581,8 @@ fn lost_requests_time_out_and_the_aborts_give_the_boards_their_contexts_back() {
         .map(|r| {
             let spec = Communicator::new(2, 1, r, 9, MTU).unwrap();
             let transport = LossyTransport {
-                inner: shared.transport(r, 0),
                 dropping: r == 1,
-                held: Vec::new(),
+                ..LossyTransport::new(shared.transport(r, 0))
             };
             let mut c = OffloadComm::new(spec, transport);
             c.set_algorithm(Algorithm::Ring).unwrap();
