@@ -393,8 +393,7 @@ impl Transport for LossyTransport {
     }
     fn recv(&mut self, timeout: Duration) -> Result<Option<Vec<u8>>, TransportError> {
         let got = self.inner.recv(timeout)?;
-        if self.lose_answers > 0
-            && got.as_deref().and_then(msg_type) == Some(MessageType::Response)
+        if self.lose_answers > 0 && got.as_deref().and_then(msg_type) == Some(MessageType::Response)
         {
             self.lose_answers -= 1;
             return Ok(None);
@@ -468,7 +467,10 @@ fn a_late_rank_is_waited_for_and_its_peers_retransmissions_are_acked() {
     assert!(outcomes.iter().all(Result::is_ok), "{outcomes:?}");
     let early = comms[0].stats();
     assert!(early.retransmitted >= 2, "{early:?}");
-    assert!(early.acks >= 1, "the board acked the waiting rank: {early:?}");
+    assert!(
+        early.acks >= 1,
+        "the board acked the waiting rank: {early:?}"
+    );
     // Board 0 stored its rank's request once (and board 1's frame), the copies were acked.
     let board = shared.with(|c| c.counters(0));
     assert_eq!(board.stored, 2, "{board:?}");
@@ -482,7 +484,11 @@ fn a_lost_request_is_recovered_by_retransmission() {
     comms[1].transport_mut().lose_requests = 1;
     let outcomes = allreduce_pair(&mut comms, Duration::ZERO);
     assert!(outcomes.iter().all(Result::is_ok), "{outcomes:?}");
-    assert!(comms[1].stats().retransmitted >= 1, "{:?}", comms[1].stats());
+    assert!(
+        comms[1].stats().retransmitted >= 1,
+        "{:?}",
+        comms[1].stats()
+    );
     // A second operation right after, with the round trip measured: still right.
     let again = allreduce_pair(&mut comms, Duration::ZERO);
     assert!(again.iter().all(Result::is_ok), "{again:?}");
@@ -529,7 +535,11 @@ fn a_silent_board_is_reported_unreachable_by_name() {
         }
         other => panic!("expected Unreachable, got {other:?}"),
     }
-    assert!(err.to_string().contains("simulated board 0 does not answer"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("simulated board 0 does not answer"),
+        "{err}"
+    );
     assert!(started.elapsed() < Duration::from_secs(20));
 }
 

@@ -81,3 +81,16 @@ impl Drop for Service {
         }
     }
 }
+
+/// A counter from `collwire serve`'s summary ("collwire serve:   requests in    12").
+pub fn counter(summary: &str, name: &str) -> u64 {
+    summary
+        .lines()
+        .filter_map(|l| l.strip_prefix("collwire serve:"))
+        .find_map(|l| {
+            let l = l.trim_start();
+            let rest = l.strip_prefix(name)?;
+            rest.trim().parse().ok()
+        })
+        .unwrap_or_else(|| panic!("no counter {name:?} in:\n{summary}"))
+}
