@@ -35,7 +35,7 @@ use collwire_driver::BoardMap;
 use collwire_proto::wire::ErrorRecord;
 use collwire_proto::{Algorithm, ErrorCode, Layout, MessageType, OffloadRepr, limits};
 use collwire_sim::cluster::Cluster;
-use collwire_sim::hosts::{QUIET_CYCLES, STEP_CYCLES, advance, rank_frame_from};
+use collwire_sim::hosts::{QUIET_CYCLES, advance, rank_frame_from};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -219,6 +219,9 @@ struct Incoming {
 
 /// How long the reader threads wait in their sockets before looking at the stop flag.
 const READER_WAKE: Duration = Duration::from_millis(250);
+/// Cycles clocked between looks at the sockets and the boards' host ports: a datagram waits at
+/// most this long to enter, an answer at most this long to leave.
+const SERVE_STEP: u64 = 8;
 
 /// Refuses a service the boards cannot run, naming the limit.
 fn check_limits(args: &Args, boards: usize) -> Result<()> {
@@ -339,8 +342,12 @@ pub fn run(args: &Args) -> Result<()> {
     let started = Instant::now();
     let mut busy = Duration::ZERO;
     while !stop.load(Ordering::Relaxed) {
-        // Event-driven: a quiet cluster changes only when a host sends, so it sleeps in the
-        // channel (the readers wake it) instead of clocking idle boards.
+        // Event-driven: a quiet cluster (no beat moved for QUIET_CYCLES, longer than any
+        // board's latency from its last input beat to its first output beat, and nothing
+        // waiting at an input) changes only when a host sends, so it sleeps in the channel
+        // (the readers wake it) instead of clocking idle boards. The boards hold no timers
+        // yet; when they do, a time-base tick counted by the boards can keep simulated time
+        // tied to wall time without clocking them.
         let first = if cluster.is_quiet(QUIET_CYCLES) {
             match rx.recv_timeout(READER_WAKE) {
                 Ok(incoming) => Some(incoming),
@@ -357,7 +364,7 @@ pub fn run(args: &Args) -> Result<()> {
         if !cluster.is_quiet(QUIET_CYCLES) {
             let deliveries = advance(
                 &mut cluster,
-                STEP_CYCLES,
+                SERVE_STEP,
                 &mut service.counts.unroutable_frames,
             );
             for d in deliveries {
