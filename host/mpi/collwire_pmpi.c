@@ -24,20 +24,24 @@
  *     shape, e.g. too many segments for its count at the board map's MTU) means nothing was
  *     sent, and every rank gets the same answer for the same shape, so every rank falls back to
  *     MPI together. This holds for the blocking and the non-blocking forms.
- * MPI_IN_PLACE is handled. Once posted, an offloaded operation does not fall back: a failure
- * reported when it completes (a board's refusal, a transport error) is printed with collwire's
- * message and raised through the communicator's error handler (MPI_ERR_OTHER), as MPI itself
- * would, since other ranks may already have completed it on the boards.
+ * MPI_IN_PLACE is handled. Any other failure of an offloaded call is not retried through MPI:
+ * a post refused for another reason, or a failure reported only when the operation completes
+ * (a board's refusal, a transport error), is printed with collwire's message and raised through
+ * the communicator's error handler (MPI_ERR_OTHER), as MPI itself would. Once datagrams are
+ * out, other ranks may already have their results from the boards, so one rank falling back
+ * could leave the ranks on different paths.
  *
  * Environment: $COLLWIRE_CONFIG, the board map; without it every call is forwarded and rank 0
- * says so once. $COLLWIRE_PMPI_VERBOSE=1 prints one line per decision on stderr, each distinct
- * line once per process, e.g.
+ * says so once. $COLLWIRE_PMPI_VERBOSE=1 (any value but empty or 0) prints one line per
+ * decision on stderr, each distinct line once per process (up to 3072 distinct lines; new lines
+ * after that print every time), e.g.
  *   collwire-pmpi: rank 2: MPI_Allreduce_c count 8 MPI_DOUBLE MPI_SUM on comm 4711 -> offloaded
  *   collwire-pmpi: rank 2: MPI_Allreduce count 3 MPI_INT MPI_PROD on comm 4711 -> MPI (MPI_PROD
  *     is not offloaded)
  * ("comm N" is the collwire communicator id), plus which collwire communicator each MPI
- * communicator got and, at MPI_Finalize, how many calls the rank offloaded. Without it stderr
- * carries only that COLLWIRE_CONFIG notice and real failures.
+ * communicator got and, at MPI_Finalize, how many calls the rank offloaded. Without it the
+ * library writes to stderr only that COLLWIRE_CONFIG notice and real failures (a rank that
+ * cannot open its collwire communicator, once per process; a failed offloaded call).
  *
  * Each intercepted communicator gets its own collwire communicator id, agreed on by all its
  * ranks (a PMPI_Allreduce MAX at its first collective), so operations on MPI_COMM_WORLD and on
@@ -87,7 +91,8 @@ static int world_rank(void) {
 /* ----- verbose decisions ----- */
 
 /* Hashes of the verbose lines already printed by this process (0: empty slot). Once the table
- * is three quarters full nothing more is remembered, so later new lines print every time. */
+ * is three quarters full (3072 lines) nothing more is remembered, so later new lines print
+ * every time. */
 #define SEEN_SLOTS 4096
 static uint64_t seen[SEEN_SLOTS];
 static int seen_count = 0;

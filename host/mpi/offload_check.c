@@ -68,7 +68,7 @@ int main(int argc, char **argv) {
     ALLREDUCE("allreduce double sum 1 (world)", MPI_DOUBLE, d_in, d_got, d_want, 1, MPI_SUM,
               MPI_COMM_WORLD);
     ALLREDUCE("allreduce double sum 4 (dup)", MPI_DOUBLE, d_in, d_got, d_want, 4, MPI_SUM, dup);
-    ALLREDUCE("allreduce double max 1000 (3 segments)", MPI_DOUBLE, d_in, d_got, d_want, N,
+    ALLREDUCE("allreduce double max 1000 (multi-segment)", MPI_DOUBLE, d_in, d_got, d_want, N,
               MPI_MAX, dup);
     ALLREDUCE("allreduce float sum 8", MPI_FLOAT, f_in, f_got, f_want, 8, MPI_SUM, dup);
     ALLREDUCE("allreduce float min 200", MPI_FLOAT, f_in, f_got, f_want, 200, MPI_MIN, dup);

@@ -227,6 +227,15 @@ fn mpirun_cmd(
     cmd.env_remove("COLLWIRE_CONFIG")
         .env_remove("LD_PRELOAD")
         .env_remove("COLLWIRE_PMPI_VERBOSE");
+    // The ranks load the libcollwire.so the PMPI library was linked against: `cargo test`
+    // puts target/debug (where an older copy may be) on LD_LIBRARY_PATH, which wins over the
+    // library's run path.
+    let mut path = libcollwire_dir().into_os_string();
+    if let Some(old) = std::env::var_os("LD_LIBRARY_PATH") {
+        path.push(":");
+        path.push(old);
+    }
+    cmd.env("LD_LIBRARY_PATH", path);
     cmd.arg(dir.join(format!("{program}_{mpi}"))).args(args);
     cmd
 }

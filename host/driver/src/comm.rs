@@ -140,7 +140,7 @@ impl RttEstimator {
         let (srtt, rttvar) = match self.srtt {
             None => (r, r / 2),
             Some(s) => {
-                let err = if s > r { s - r } else { r - s };
+                let err = s.abs_diff(r);
                 (s * 7 / 8 + r / 8, self.rttvar * 3 / 4 + err / 4)
             }
         };
