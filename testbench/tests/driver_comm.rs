@@ -78,6 +78,19 @@ fn golden(
     expected(&spec, inputs).unwrap()
 }
 
+/// What every rank of a 1-rank-per-board ring f64 sum allreduce of `inputs` must get.
+fn ring_f64_sum(inputs: &[Vec<f64>]) -> Vec<Option<Vec<u8>>> {
+    golden(
+        Collective::Allreduce,
+        Algorithm::Ring,
+        Datatype::F64,
+        ReduceOp::Sum,
+        1,
+        0,
+        &inputs.iter().map(|v| to_bytes(v)).collect::<Vec<_>>(),
+    )
+}
+
 #[test]
 fn blocking_calls_from_one_thread_per_rank_match_the_golden_model() {
     let size = 4;
@@ -441,15 +454,7 @@ fn allreduce_pair(
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
-    let want = golden(
-        Collective::Allreduce,
-        Algorithm::Ring,
-        Datatype::F64,
-        ReduceOp::Sum,
-        1,
-        0,
-        &inputs.iter().map(|v| to_bytes(v)).collect::<Vec<_>>(),
-    );
+    let want = ring_f64_sum(&inputs);
     for (r, got) in outcomes.iter().enumerate() {
         if let Ok(values) = got {
             assert_eq!(Some(to_bytes(values)), want[r], "rank {r}: wrong bits");
@@ -637,15 +642,7 @@ fn lost_requests_time_out_and_the_aborts_give_the_boards_their_contexts_back() {
     let posted: Vec<Request> = (0..2)
         .map(|r| comms[r].iallreduce(&inputs[r], ReduceOp::Sum).unwrap())
         .collect();
-    let want = golden(
-        Collective::Allreduce,
-        Algorithm::Ring,
-        Datatype::F64,
-        ReduceOp::Sum,
-        1,
-        0,
-        &inputs.iter().map(|v| to_bytes(v)).collect::<Vec<_>>(),
-    );
+    let want = ring_f64_sum(&inputs);
     for (r, req) in posted.into_iter().enumerate() {
         let got = comms[r].wait_bytes(req).unwrap();
         assert_eq!(Some(got), want[r], "rank {r}");
