@@ -13,7 +13,8 @@
 //! * `largecount_check` (MPICH): the MPI-4 `_c` collectives are offloaded (the verbose log
 //!   names each one) and equal PMPI's results; MPI_PROD and a count the boards cannot carry go
 //!   to MPI, still correct, and the verbose log says why;
-//! * `inflight_check`: an MPI_Iallreduce outstanding on each of 8 communicators at once;
+//! * `inflight_check`: an MPI_Iallreduce outstanding on each of 8 communicators at once (with
+//!   more segments in flight than a board has contexts: ignored, it fails today);
 //! * two 4-rank `offload_check` jobs at once on one `collwire serve`.
 
 use std::io::Read;
@@ -549,12 +550,9 @@ fn large_count_collectives_offload_under_mpich() {
     }
 }
 
-/// An MPI_Iallreduce outstanding on each of 8 communicators (MPI_COMM_WORLD and 7 duplicates,
-/// each its own collwire communicator and socket) at once, completed by one MPI_Waitall, in two
-/// rounds: every result equals PMPI's.
-#[test]
-fn iallreduce_in_flight_on_eight_communicators_at_once() {
-    let _turn = one_at_a_time();
+/// `inflight_check COUNT` on a fresh `collwire serve`: every result equals PMPI's, each rank
+/// offloading its 16 MPI_Iallreduce calls.
+fn inflight_check(count: usize) {
     let built = built();
     let work = tempfile::tempdir().unwrap();
     let map = work.path().join("map.toml");
@@ -563,7 +561,7 @@ fn iallreduce_in_flight_on_eight_communicators_at_once() {
         "openmpi",
         &built.dir,
         "inflight_check",
-        &[],
+        &[&count.to_string()],
         true,
         Some(&map),
         &[],
@@ -581,6 +579,26 @@ fn iallreduce_in_flight_on_eight_communicators_at_once() {
         "{}",
         text(&out)
     );
+}
+
+/// An MPI_Iallreduce outstanding on each of 8 communicators (MPI_COMM_WORLD and 7 duplicates,
+/// each its own collwire communicator and socket) at once, completed by one MPI_Waitall, in two
+/// rounds (3 doubles, then 100 int64: one segment per operation, so 8 segments per board in
+/// flight, as many as a board has contexts).
+#[test]
+fn iallreduce_in_flight_on_eight_communicators_at_once() {
+    let _turn = one_at_a_time();
+    inflight_check(100);
+}
+
+/// As above with 300 int64 in the second round: two segments per operation, 16 per board in
+/// flight at once, twice a board's 8 contexts.
+#[test]
+#[ignore = "fails: with more segments in flight than a board has contexts, no operation \
+            completes (the ranks' retransmissions go unanswered until they give up)"]
+fn iallreduce_in_flight_on_eight_communicators_beyond_the_boards_contexts() {
+    let _turn = one_at_a_time();
+    inflight_check(300);
 }
 
 /// Two 4-rank jobs at once on one `collwire serve` (so two processes per board, each as the
