@@ -47,7 +47,8 @@ pub enum DriverError {
     #[error(
         "{board} does not answer: operation {op_id} segment {segment} was retransmitted \
          {retransmissions} times over {silent_ms} ms without an answer, an ack or an error; is \
-         the board (or collwire serve) running?"
+         the board (or collwire serve) running? (a board whose 8 contexts are all held by \
+         unfinished segments does not answer either)"
     )]
     Unreachable {
         board: String,
