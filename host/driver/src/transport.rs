@@ -97,6 +97,19 @@ impl UdpTransport {
             .map_err(|e| TransportError::io("local address", e))
     }
 
+    /// A socket error, naming the board; a refused one says what it means.
+    fn refused(&self, context: &'static str, e: io::Error) -> TransportError {
+        let mut err = TransportError::io(context, e);
+        if err.kind == io::ErrorKind::ConnectionRefused {
+            err.message = format!(
+                "{}: nothing listens at {} (is the board, or collwire serve, running?)",
+                err.message,
+                self.describe()
+            );
+        }
+        err
+    }
+
     /// One datagram if one is queued, without blocking.
     fn poll(&mut self) -> io::Result<usize> {
         use std::os::fd::AsRawFd;
@@ -136,7 +149,7 @@ impl Transport for UdpTransport {
                     format!("sent {n} of {} bytes", datagram.len()),
                 ),
             )),
-            Err(e) => Err(TransportError::io("send", e)),
+            Err(e) => Err(self.refused("send", e)),
         }
     }
 
@@ -164,7 +177,31 @@ impl Transport for UdpTransport {
             }
             // A connected UDP socket reports an ICMP port-unreachable from an earlier send as
             // a refused receive: the board (or `collwire serve`) is not there.
-            Err(e) => Err(TransportError::io("receive", e)),
+            Err(e) => Err(self.refused("receive", e)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_board_nobody_listens_for_is_named_in_the_error() {
+        // A port that was just free: nothing listens there.
+        let port = UdpSocket::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut t = UdpTransport::connect(("127.0.0.1", port)).unwrap();
+        t.send(&[0xc7; 22]).unwrap();
+        let err = t.recv(Duration::from_secs(2)).unwrap_err();
+        assert_eq!(err.kind, io::ErrorKind::ConnectionRefused, "{err}");
+        let text = err.to_string();
+        assert!(
+            text.contains(&format!("nothing listens at board at udp 127.0.0.1:{port}")),
+            "{text}"
+        );
     }
 }
