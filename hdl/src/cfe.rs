@@ -31,7 +31,7 @@
 //! the programs run, until a context retires.
 
 use collwire_proto::limits;
-use collwire_proto::{ErrorCode, MessageType};
+use collwire_proto::{Collective, ErrorCode, MessageType, addressing};
 use rust_hdl::prelude::*;
 
 use crate::header_builder::HeaderBuilder;
@@ -137,6 +137,22 @@ pub struct Cfe {
     max_rph: Constant<Bits<8>>,
     /// Message type of the answer to a duplicate request (`MessageType::Ack`).
     msg_ack: Constant<Bits<4>>,
+    // Protocol codes and addresses, from `collwire_proto` (one definition for the hardware
+    // and the Rust code).
+    msg_request: Constant<Bits<4>>,
+    msg_partial: Constant<Bits<4>>,
+    msg_result: Constant<Bits<4>>,
+    msg_response: Constant<Bits<4>>,
+    msg_error: Constant<Bits<4>>,
+    msg_abort: Constant<Bits<4>>,
+    err_unsupported: Constant<Bits<8>>,
+    err_bad_topology: Constant<Bits<8>>,
+    err_mismatch: Constant<Bits<8>>,
+    coll_reduce: Constant<Bits<4>>,
+    coll_scan: Constant<Bits<4>>,
+    offload_port: Constant<Bits<16>>,
+    /// Board MACs are this prefix with the board index as the sixth byte.
+    board_mac_prefix: Constant<Bits<48>>,
     /// Error code of the answer to a request for a completed segment (`ErrorCode::Stale`).
     code_stale: Constant<Bits<8>>,
     /// Instruction bit 14: store.
@@ -302,6 +318,19 @@ impl Cfe {
             max_payload: Constant::new(bits::<16>(limits::MAX_SEGMENT_PAYLOAD as u64)),
             max_rph: Constant::new(bits::<8>(u64::from(limits::MAX_RANKS_PER_HOST))),
             msg_ack: Constant::new(bits::<4>(u64::from(MessageType::Ack.code()))),
+            msg_request: Constant::new(bits::<4>(u64::from(MessageType::Request.code()))),
+            msg_partial: Constant::new(bits::<4>(u64::from(MessageType::Partial.code()))),
+            msg_result: Constant::new(bits::<4>(u64::from(MessageType::Result.code()))),
+            msg_response: Constant::new(bits::<4>(u64::from(MessageType::Response.code()))),
+            msg_error: Constant::new(bits::<4>(u64::from(MessageType::Error.code()))),
+            msg_abort: Constant::new(bits::<4>(u64::from(MessageType::Abort.code()))),
+            err_unsupported: Constant::new(bits::<8>(u64::from(ErrorCode::Unsupported.code()))),
+            err_bad_topology: Constant::new(bits::<8>(u64::from(ErrorCode::BadTopology.code()))),
+            err_mismatch: Constant::new(bits::<8>(u64::from(ErrorCode::Mismatch.code()))),
+            coll_reduce: Constant::new(bits::<4>(u64::from(Collective::Reduce.code()))),
+            coll_scan: Constant::new(bits::<4>(u64::from(Collective::Scan.code()))),
+            offload_port: Constant::new(bits::<16>(u64::from(collwire_proto::OFFLOAD_UDP_PORT))),
+            board_mac_prefix: Constant::new(bits::<48>(addressing::BOARD_MAC_PREFIX_BITS)),
             code_stale: Constant::new(bits::<8>(u64::from(ErrorCode::Stale.code()))),
             store_bit: Constant::new(bits::<64>(1 << 14)),
             microcode: Default::default(),
@@ -478,10 +507,10 @@ impl Logic for Cfe {
         // ---- Arrival decode, from the latched header (frame byte n at bit 8n; the offload
         // header starts at frame byte 42, bit 336).
         self.a_msg.next = self.arr_hdr.q.val().get_bits::<4>(344);
-        self.a_is_req.next = self.a_msg.val() == bits::<4>(0);
-        self.a_is_board.next =
-            (self.a_msg.val() == bits::<4>(1)) | (self.a_msg.val() == bits::<4>(2));
-        self.a_is_abort.next = self.a_msg.val() == bits::<4>(7);
+        self.a_is_req.next = self.a_msg.val() == self.msg_request.val();
+        self.a_is_board.next = (self.a_msg.val() == self.msg_partial.val())
+            | (self.a_msg.val() == self.msg_result.val());
+        self.a_is_abort.next = self.a_msg.val() == self.msg_abort.val();
         // Board frames for another board (IPv4 destination's last byte, frame byte 33).
         self.a_transit.next = self.a_is_board.val()
             & (self.arr_hdr.q.val().get_bits::<8>(264) != self.my_board.q.val());
@@ -522,7 +551,7 @@ impl Logic for Cfe {
         // Directory: algorithm, kind (scan = collective 3), boards − 1.
         self.a_dir_addr.next = (bit_cast::<9, 2>(self.arr_hdr.q.val().get_bits::<2>(368)) << 7)
             | bit_cast::<9, 6>(self.a_boards_m1.val().get_bits::<6>(0));
-        if self.arr_hdr.q.val().get_bits::<4>(372) == bits::<4>(3) {
+        if self.arr_hdr.q.val().get_bits::<4>(372) == self.coll_scan.val() {
             self.a_dir_addr.next = self.a_dir_addr.val() | bits::<9>(64);
         }
         self.directory.read_address.next = self.a_dir_addr.val();
@@ -658,7 +687,7 @@ impl Logic for Cfe {
         self.builder.dst_port.next = (bit_cast::<16, 8>(self.hs.val().get_bits::<8>(272)) << 8)
             | bit_cast::<16, 8>(self.hs.val().get_bits::<8>(280));
         self.builder.payload_bytes.next = bits::<16>(0);
-        self.builder.msg_type.next = bits::<4>(3);
+        self.builder.msg_type.next = self.msg_response.val();
         self.builder.op_id.next = (bit_cast::<16, 8>(self.hs.val().get_bits::<8>(352)) << 8)
             | bit_cast::<16, 8>(self.hs.val().get_bits::<8>(360));
         self.builder.collective.next = self.hs_coll.val();
@@ -684,7 +713,7 @@ impl Logic for Cfe {
         self.s_data.next = self.k_words.val() != bits::<12>(0);
         // A reduce answers with data only to the root.
         if (self.u_kind.val() == bits::<4>(2))
-            & (self.hs_coll.val() == bits::<4>(1))
+            & (self.hs_coll.val() == self.coll_reduce.val())
             & (self.hs_rank.val() != self.hs_root.val())
         {
             self.s_data.next = false;
@@ -794,7 +823,7 @@ impl Logic for Cfe {
                 self.cmd_pend.d.next = true;
                 self.state.d.next = CfeState::Emit;
                 if self.arr_unsup.q.val() {
-                    self.a_error.next = bits::<8>(1);
+                    self.a_error.next = self.err_unsupported.val();
                 } else if self.a_is_abort.val() & self.a_reg_ok.val() {
                     // A local rank gave up on this segment: free its context if open and file
                     // the key with the completed ones, so the segment's late frames (and a
@@ -832,12 +861,12 @@ impl Logic for Cfe {
                     | (self.a_rph.val() > self.max_rph.val())
                     | (self.arr_len.q.val() > self.max_payload.val())
                 {
-                    self.a_error.next = bits::<8>(1);
+                    self.a_error.next = self.err_unsupported.val();
                 } else if !self.a_reg_ok.val() {
-                    self.a_error.next = bits::<8>(2);
+                    self.a_error.next = self.err_bad_topology.val();
                 } else if self.a_hit.val() {
                     if !self.a_sig_match.val() {
-                        self.a_error.next = bits::<8>(4);
+                        self.a_error.next = self.err_mismatch.val();
                     } else if self.a_present.val() {
                         // A duplicate (a retransmission): the board has this contribution
                         // and waits for the others; a request is acknowledged, so its rank
@@ -848,7 +877,7 @@ impl Logic for Cfe {
                         self.a_store.next = true;
                     }
                 } else if !self.a_dir_ok.val() {
-                    self.a_error.next = bits::<8>(2);
+                    self.a_error.next = self.err_bad_topology.val();
                 } else if !self.a_free.val() {
                     // No context free: the frame waits at the input, programs run on.
                     self.cmd_pend.d.next = false;
@@ -868,7 +897,7 @@ impl Logic for Cfe {
                 }
                 if (self.a_code.val() != bits::<8>(0)) & self.a_is_req.val() {
                     // Error answer: the 4-byte record is code (u16 BE) + detail 0.
-                    self.builder.msg_type.next = bits::<4>(6);
+                    self.builder.msg_type.next = self.msg_error.val();
                     self.builder.payload_bytes.next = bits::<16>(4);
                     self.ent.d.next = bit_cast::<570, 512>(self.builder.header.val())
                         | self.error_entry.val()
@@ -950,19 +979,19 @@ impl Logic for Cfe {
             CfeState::Issue => {
                 // The frame: a partial/result to another board, or an answer to local rank l.
                 if self.s_send.val() {
-                    self.builder.dst_mac.next = bits::<48>(0x11_c002)
+                    self.builder.dst_mac.next = self.board_mac_prefix.val()
                         | (bit_cast::<48, 8>(self.u.val().get_bits::<8>(24)) << 40);
-                    self.builder.src_mac.next =
-                        bits::<48>(0x11_c002) | (bit_cast::<48, 8>(self.my_board.q.val()) << 40);
+                    self.builder.src_mac.next = self.board_mac_prefix.val()
+                        | (bit_cast::<48, 8>(self.my_board.q.val()) << 40);
                     self.builder.src_ip.next =
                         self.ip_prefix.q.val() | (bit_cast::<32, 8>(self.my_board.q.val()) << 24);
                     self.builder.dst_ip.next = self.ip_prefix.q.val()
                         | (bit_cast::<32, 8>(self.u.val().get_bits::<8>(24)) << 24);
-                    self.builder.src_port.next = bits::<16>(0xC011);
-                    self.builder.dst_port.next = bits::<16>(0xC011);
-                    self.builder.msg_type.next = bits::<4>(1);
+                    self.builder.src_port.next = self.offload_port.val();
+                    self.builder.dst_port.next = self.offload_port.val();
+                    self.builder.msg_type.next = self.msg_partial.val();
                     if self.u.val().get_bit(19) {
-                        self.builder.msg_type.next = bits::<4>(2);
+                        self.builder.msg_type.next = self.msg_result.val();
                     }
                     self.builder.rank.next = (bit_cast::<16, 4>(self.u.val().get_bits::<4>(20))
                         << 8)

@@ -7,6 +7,7 @@
 //!
 //! * [`wire`]: the 22-byte offload header — [`OffloadPacket`] (zero-copy view) and
 //!   [`OffloadRepr`] (validated `parse` / `emit`). Byte layout: `docs/protocol.md`.
+//! * [`addressing`]: board and rank MAC/IPv4/UDP addresses.
 //! * [`codes`]: message types, collectives, algorithms, datatypes, reduction ops, error codes.
 //! * [`reduce`]: the bit-exact reduction of each (datatype, op) on raw little-endian lanes.
 //! * [`segment`]: splitting long messages into element-aligned segments and reassembling them.
@@ -16,6 +17,7 @@
 //!
 //! No I/O happens here.
 
+pub mod addressing;
 pub mod codes;
 mod error;
 pub mod frame;

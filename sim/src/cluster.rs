@@ -6,8 +6,8 @@
 //!   the 256-bit build). Every algorithm runs on either: frames for boards that are not
 //!   neighbours are forwarded hop by hop by the route table, which is computed here by
 //!   breadth-first search over the cabling (shortest paths) and installed in every board.
-//! * Addressing: board `b` is MAC `02:c0:11:00:00:b`, IPv4 `10.11.0.b`; local rank `l` of board
-//!   `b` is MAC `02:00:00:00:b:l`, IPv4 `10.12.b.l`, UDP port `40000 + l` ([`rank_endpoints`]).
+//! * Addressing: `collwire_proto::addressing` (board `b` is MAC `02:c0:11:00:00:b`, IPv4
+//!   `10.11.0.b`; local rank `l` of board `b` is `10.12.b.l`, UDP port `40000 + l`).
 //! * Links move beats: a beat a board sends at cycle `t` is offered to the peer from cycle
 //!   `t + latency` on, in order, with no loss (infinite link buffer).
 //! * Waveforms ([`Cluster::trace_vcd`]): a VCD of a window of cycles with, per board, the CFE
@@ -15,7 +15,6 @@
 
 use std::collections::VecDeque;
 
-use collwire_proto::frame::Endpoints;
 use collwire_proto::layout::torus_shape;
 use serde::{Deserialize, Serialize};
 
@@ -83,32 +82,9 @@ pub enum ClusterError {
 /// One cable end: (board, port).
 pub type PortId = (usize, usize);
 
-/// Board `b`'s MAC address.
-pub fn board_mac(b: usize) -> [u8; 6] {
-    [0x02, 0xc0, 0x11, 0, 0, b as u8]
-}
-/// Board `b`'s IPv4 address.
-pub fn board_ip(b: usize) -> [u8; 4] {
-    [10, 11, 0, b as u8]
-}
-/// The first three bytes of every board address.
-pub const BOARD_IP_PREFIX: [u8; 3] = [10, 11, 0];
-/// UDP port of local rank `l` on its host.
-pub fn rank_port(local: usize) -> u16 {
-    40000 + local as u16
-}
-
-/// Addresses of a request from local rank `local` of board `b` (to the board, offload port).
-pub fn rank_endpoints(b: usize, local: usize) -> Endpoints {
-    Endpoints {
-        src_mac: [0x02, 0, 0, 0, b as u8, local as u8],
-        dst_mac: board_mac(b),
-        src_ip: [10, 12, b as u8, local as u8],
-        dst_ip: board_ip(b),
-        src_port: rank_port(local),
-        dst_port: collwire_proto::OFFLOAD_UDP_PORT,
-    }
-}
+pub use collwire_proto::addressing::{
+    BOARD_IP_PREFIX, board_ip, board_mac, rank_endpoints, rank_port,
+};
 
 /// The cables of a cluster: pairs of (board, port) ends.
 pub fn cabling(cfg: &ClusterConfig) -> Vec<(PortId, PortId)> {

@@ -7,7 +7,8 @@
 use anyhow::Result;
 use collwire_driver::element::{from_bytes, to_bytes};
 use collwire_driver::{Call, Communicator};
-use collwire_proto::frame::{Endpoints, build_frame};
+use collwire_proto::addressing::rank_endpoints;
+use collwire_proto::frame::build_frame;
 use collwire_proto::{Algorithm, Collective, Datatype, Layout, OFFLOAD_UDP_PORT, ReduceOp};
 use collwire_sim::cluster::{Cluster, ClusterConfig, Topology};
 use collwire_sim::collective::{Job, run_jobs};
@@ -27,17 +28,6 @@ const TWO53: f64 = 9007199254740992.0;
 fn rank_data(rank: usize) -> Vec<f64> {
     let first = [TWO53, 1.0, 1.0, -TWO53][rank];
     vec![first, 0.1 * (rank as f64 + 1.0)]
-}
-
-fn host(rank: usize) -> Endpoints {
-    Endpoints {
-        src_mac: [0x02, 0, 0, 0, 0, rank as u8 + 1],
-        dst_mac: [0x02, 0xc0, 0x11, 0, 0, rank as u8 + 1],
-        src_ip: [10, 0, 0, rank as u8 + 1],
-        dst_ip: [10, 0, 0, 254],
-        src_port: 40000 + rank as u16,
-        dst_port: OFFLOAD_UDP_PORT,
-    }
 }
 
 pub fn run(args: &Args) -> Result<()> {
@@ -64,7 +54,8 @@ pub fn run(args: &Args) -> Result<()> {
             op_id: 1,
         };
         for datagram in call.requests(&comm, input)? {
-            let frame = build_frame(&host(rank), &datagram)?;
+            // Rank r is local rank 0 of board r (1 rank per board), addressed as on the cluster.
+            let frame = build_frame(&rank_endpoints(rank, 0), &datagram)?;
             println!(
                 "\nrank {rank}: {} bytes; the board's parser reads:",
                 frame.len()
