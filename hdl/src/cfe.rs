@@ -53,8 +53,12 @@ pub mod cfg {
     /// `0x1000..0x1200`: directory by [`crate::cfe_program::directory_index`]:
     /// `[11:0]` start, `[27:16]` end, `[31]` installed.
     pub const DIRECTORY: u16 = 0x1000;
+    /// Directory entries (`DIRECTORY .. DIRECTORY + DIRECTORY_ENTRIES`).
+    pub const DIRECTORY_ENTRIES: usize = 512;
     /// `0x1200..0x1240`: route table, board → output port mask.
     pub const ROUTE: u16 = 0x1200;
+    /// Route-table entries, one per board index.
+    pub const ROUTE_ENTRIES: usize = collwire_proto::limits::MAX_BOARDS;
     /// This board's index (`[7:0]`): MAC `02:c0:11:00:00:<board>`, IPv4 `<prefix>.<board>`.
     pub const BOARD: u16 = 0x1300;
     /// The first three IPv4 address bytes, wire order (`[7:0]` is the first byte).
