@@ -36,6 +36,16 @@ use rust_hdl::prelude::*;
 
 use crate::header_builder::HeaderBuilder;
 
+/// A 4-bit protocol code (message type, collective) as a constant.
+fn code4(code: u8) -> Constant<Bits<4>> {
+    Constant::new(bits::<4>(u64::from(code)))
+}
+
+/// An 8-bit protocol code (error code) as a constant.
+fn code8(code: u8) -> Constant<Bits<8>> {
+    Constant::new(bits::<8>(u64::from(code)))
+}
+
 /// Contexts (segments in flight); each owns [`crate::cfe_program::REGS`] CIPE buffers.
 pub const CONTEXTS: usize = limits::CONTEXTS;
 /// Completed segment keys remembered, so late duplicates are dropped and not re-run.
@@ -321,21 +331,21 @@ impl Cfe {
             host_entry: Constant::new(bits::<570>(1) << 512),
             max_payload: Constant::new(bits::<16>(limits::MAX_SEGMENT_PAYLOAD as u64)),
             max_rph: Constant::new(bits::<8>(u64::from(limits::MAX_RANKS_PER_HOST))),
-            msg_ack: Constant::new(bits::<4>(u64::from(MessageType::Ack.code()))),
-            msg_request: Constant::new(bits::<4>(u64::from(MessageType::Request.code()))),
-            msg_partial: Constant::new(bits::<4>(u64::from(MessageType::Partial.code()))),
-            msg_result: Constant::new(bits::<4>(u64::from(MessageType::Result.code()))),
-            msg_response: Constant::new(bits::<4>(u64::from(MessageType::Response.code()))),
-            msg_error: Constant::new(bits::<4>(u64::from(MessageType::Error.code()))),
-            msg_abort: Constant::new(bits::<4>(u64::from(MessageType::Abort.code()))),
-            err_unsupported: Constant::new(bits::<8>(u64::from(ErrorCode::Unsupported.code()))),
-            err_bad_topology: Constant::new(bits::<8>(u64::from(ErrorCode::BadTopology.code()))),
-            err_mismatch: Constant::new(bits::<8>(u64::from(ErrorCode::Mismatch.code()))),
-            coll_reduce: Constant::new(bits::<4>(u64::from(Collective::Reduce.code()))),
-            coll_scan: Constant::new(bits::<4>(u64::from(Collective::Scan.code()))),
+            msg_ack: code4(MessageType::Ack.code()),
+            msg_request: code4(MessageType::Request.code()),
+            msg_partial: code4(MessageType::Partial.code()),
+            msg_result: code4(MessageType::Result.code()),
+            msg_response: code4(MessageType::Response.code()),
+            msg_error: code4(MessageType::Error.code()),
+            msg_abort: code4(MessageType::Abort.code()),
+            err_unsupported: code8(ErrorCode::Unsupported.code()),
+            err_bad_topology: code8(ErrorCode::BadTopology.code()),
+            err_mismatch: code8(ErrorCode::Mismatch.code()),
+            coll_reduce: code4(Collective::Reduce.code()),
+            coll_scan: code4(Collective::Scan.code()),
             offload_port: Constant::new(bits::<16>(u64::from(collwire_proto::OFFLOAD_UDP_PORT))),
             board_mac_prefix: Constant::new(bits::<48>(addressing::BOARD_MAC_PREFIX_BITS)),
-            code_stale: Constant::new(bits::<8>(u64::from(ErrorCode::Stale.code()))),
+            code_stale: code8(ErrorCode::Stale.code()),
             store_bit: Constant::new(bits::<64>(1 << 14)),
             microcode: Default::default(),
             directory: Default::default(),

@@ -388,6 +388,21 @@ static int finish(MPI_Comm comm, collwire_comm *c, const char *what, collwire_re
 
 enum reduction_kind { ALLREDUCE, REDUCE, SCAN };
 
+/* What a post (status `s`) leads to: the call goes to MPI when the boards cannot run it,
+ * fails through the error handler on any other error, else completes (finish). */
+static int posted(const char *call, const char *name, MPI_Comm comm, collwire_comm *c, int s,
+                  collwire_request *req, MPI_Request *request) {
+    if (s == COLLWIRE_ERR_UNSUPPORTED) {
+        decision(call, "MPI (boards cannot run it: %s)", collwire_last_error());
+        return FORWARD;
+    }
+    if (s != COLLWIRE_OK)
+        return failed(comm, name, s);
+    offloaded_calls++;
+    decision(call, "offloaded");
+    return finish(comm, c, name, req, request);
+}
+
 /* Every intercepted reduction (`name`: the MPI function, int-count or large-count, blocking
  * when `request` is NULL). Returns FORWARD when the call must go to the matching PMPI_
  * function unchanged, else the MPI return code of the offloaded call. */
@@ -463,15 +478,7 @@ static int reduction(const char *name, enum reduction_kind kind, const void *sen
         s = collwire_iscan(e->comm, send, recv, (size_t)count, dt, o, &req);
         break;
     }
-    if (s == COLLWIRE_ERR_UNSUPPORTED) {
-        decision(call, "MPI (boards cannot run it: %s)", collwire_last_error());
-        return FORWARD;
-    }
-    if (s != COLLWIRE_OK)
-        return failed(comm, name, s);
-    offloaded_calls++;
-    decision(call, "offloaded");
-    return finish(comm, e->comm, name, req, request);
+    return posted(call, name, comm, e->comm, s, req, request);
 }
 
 /* MPI_Barrier (request NULL) and MPI_Ibarrier, as reduction(). */
@@ -490,15 +497,7 @@ static int barrier(const char *name, MPI_Comm comm, MPI_Request *request) {
     }
     collwire_request *req = NULL;
     int s = collwire_ibarrier(e->comm, &req);
-    if (s == COLLWIRE_ERR_UNSUPPORTED) {
-        decision(call, "MPI (boards cannot run it: %s)", collwire_last_error());
-        return FORWARD;
-    }
-    if (s != COLLWIRE_OK)
-        return failed(comm, name, s);
-    offloaded_calls++;
-    decision(call, "offloaded");
-    return finish(comm, e->comm, name, req, request);
+    return posted(call, name, comm, e->comm, s, req, request);
 }
 
 /* ----- the intercepted collectives: each runs the shared code, or its PMPI_ function ----- */

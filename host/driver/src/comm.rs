@@ -483,7 +483,6 @@ impl<T: Transport> OffloadComm<T> {
     /// segments whose RTO passed.
     fn expire(&mut self) {
         let now = Instant::now();
-        let board = self.transport.describe();
         for f in self.inflight.values_mut().filter(|f| f.outcome.is_none()) {
             if let Some(timeout) = self.timeout
                 && now.duration_since(f.posted) >= timeout
@@ -525,7 +524,7 @@ impl<T: Transport> OffloadComm<T> {
                 f.abort_unanswered(&mut self.transport, &mut self.stats);
                 f.collector = None;
                 f.outcome = Some(Err(DriverError::Unreachable {
-                    board: board.clone(),
+                    board: self.transport.describe(),
                     op_id: f.call.op_id,
                     segment: segment as u16,
                     retransmissions,

@@ -56,6 +56,8 @@ const _: () = assert!(RECV_BUFFER > collwire_proto::limits::MAX_DATAGRAM);
 #[derive(Debug)]
 pub struct UdpTransport {
     socket: UdpSocket,
+    /// The board's address (for messages).
+    board: SocketAddr,
     /// The read timeout the socket has now.
     read_timeout: Option<Duration>,
     buf: Vec<u8>,
@@ -85,6 +87,7 @@ impl UdpTransport {
             .map_err(|e| TransportError::io("connect", e))?;
         Ok(UdpTransport {
             socket,
+            board,
             read_timeout: None,
             buf: vec![0; RECV_BUFFER],
         })
@@ -132,10 +135,7 @@ impl UdpTransport {
 
 impl Transport for UdpTransport {
     fn describe(&self) -> String {
-        match self.socket.peer_addr() {
-            Ok(a) => format!("board at udp {a}"),
-            Err(_) => "the board (address unknown)".to_string(),
-        }
+        format!("board at udp {}", self.board)
     }
 
     fn send(&mut self, datagram: &[u8]) -> Result<(), TransportError> {
