@@ -87,7 +87,7 @@ fn shim(name: &str, ports: &[Port]) -> String {
     s + "}\n"
 }
 
-fn wrapper(name: &str, ports: &[Port]) -> String {
+fn wrapper(name: &str, ports: &[Port], vfile: &std::path::Path) -> String {
     let ty = camel(name);
     let mut ext = String::new();
     let mut methods = String::new();
@@ -172,6 +172,7 @@ fn wrapper(name: &str, ports: &[Port]) -> String {
          /// Verilator model of Verilog module `{name}`.\npub struct {ty} {{ ptr: *mut c_void }}\n\n\
          impl Default for {ty} {{ fn default() -> Self {{ Self::new() }} }}\n\n\
          impl {ty} {{\n    /// Verilog module name.\n    pub const MODULE: &'static str = \"{name}\";\n\
+         \n    /// The Verilog this model was built from.\n    pub const VERILOG: &'static str = include_str!({vfile:?});\n\
          \n    pub fn new() -> Self {{ Self {{ ptr: unsafe {{ {name}_new() }} }} }}\n\
          \n    /// Evaluates the model after inputs changed.\n    pub fn eval(&mut self) {{ unsafe {{ {name}_eval(self.ptr) }} }}\n{tick}{methods}}}\n\n\
          impl Drop for {ty} {{ fn drop(&mut self) {{ unsafe {{ {name}_free(self.ptr) }} }} }}\n\n\
@@ -236,7 +237,7 @@ fn main() {
         let shim_file = dir.join(format!("{name}_shim.cpp"));
         fs::write(&shim_file, shim(name, &p)).unwrap();
         shims.push((shim_file, dir.clone()));
-        rust += &wrapper(name, &p);
+        rust += &wrapper(name, &p, &vfile);
         archives.push((dir, format!("V{name}__ALL.a")));
     }
     fs::write(out.join("models.rs"), rust).unwrap();

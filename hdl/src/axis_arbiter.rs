@@ -42,6 +42,14 @@ macro_rules! axis_arbiter {
             pick: Signal<Local, Bits<4>>,
             found: Signal<Local, Bit>,
             grant: Signal<Local, Bits<4>>,
+            /// The granted port's beat, before it leaves as `m_axis_*`: every output is
+            /// assigned once per evaluation (event-driven simulators re-run the blocks that read
+            /// a signal on every change, even a transient one).
+            mux_tdata: Signal<Local, Bits<$w>>,
+            mux_tkeep: Signal<Local, Bits<$k>>,
+            mux_tlast: Signal<Local, Bit>,
+            mux_tuser: Signal<Local, Bits<16>>,
+            mux_tvalid: Signal<Local, Bit>,
             /// Inside a frame of port `sel`.
             locked: DFF<Bit>,
             sel: DFF<Bits<4>>,
@@ -75,6 +83,11 @@ macro_rules! axis_arbiter {
                     pick: Default::default(),
                     found: Default::default(),
                     grant: Default::default(),
+                    mux_tdata: Default::default(),
+                    mux_tkeep: Default::default(),
+                    mux_tlast: Default::default(),
+                    mux_tuser: Default::default(),
+                    mux_tvalid: Default::default(),
                     locked: Default::default(),
                     sel: Default::default(),
                     last: Default::default(),
@@ -117,22 +130,26 @@ macro_rules! axis_arbiter {
                 if self.locked.q.val() {
                     self.grant.next = self.sel.q.val();
                 }
-                self.m_axis_tdata.next = bits::<$w>(0);
-                self.m_axis_tkeep.next = bits::<$k>(0);
-                self.m_axis_tlast.next = false;
-                self.m_axis_tuser.next = bits::<16>(0);
-                self.m_axis_tvalid.next = false;
+                self.mux_tdata.next = bits::<$w>(0);
+                self.mux_tkeep.next = bits::<$k>(0);
+                self.mux_tlast.next = false;
+                self.mux_tuser.next = bits::<16>(0);
+                self.mux_tvalid.next = false;
                 for i in 0..$n {
-                    self.s_axis_tready[i].next = false;
                     if self.grant.val() == self.index[i].val() {
-                        self.m_axis_tdata.next = self.s_axis_tdata[i].val();
-                        self.m_axis_tkeep.next = self.s_axis_tkeep[i].val();
-                        self.m_axis_tlast.next = self.s_axis_tlast[i].val();
-                        self.m_axis_tuser.next = (self.s_axis_tuser[i].val() & self.dst_mask.val()) | self.one_hot[i].val();
-                        self.m_axis_tvalid.next = self.s_axis_tvalid[i].val();
-                        self.s_axis_tready[i].next = self.m_axis_tready.val();
+                        self.mux_tdata.next = self.s_axis_tdata[i].val();
+                        self.mux_tkeep.next = self.s_axis_tkeep[i].val();
+                        self.mux_tlast.next = self.s_axis_tlast[i].val();
+                        self.mux_tuser.next = (self.s_axis_tuser[i].val() & self.dst_mask.val()) | self.one_hot[i].val();
+                        self.mux_tvalid.next = self.s_axis_tvalid[i].val();
                     }
+                    self.s_axis_tready[i].next = self.m_axis_tready.val() & (self.grant.val() == self.index[i].val());
                 }
+                self.m_axis_tdata.next = self.mux_tdata.val();
+                self.m_axis_tkeep.next = self.mux_tkeep.val();
+                self.m_axis_tlast.next = self.mux_tlast.val();
+                self.m_axis_tuser.next = self.mux_tuser.val();
+                self.m_axis_tvalid.next = self.mux_tvalid.val();
                 if self.m_axis_tvalid.val() & self.m_axis_tready.val() {
                     if self.m_axis_tlast.val() {
                         self.locked.d.next = false;
@@ -144,6 +161,8 @@ macro_rules! axis_arbiter {
                 }
                 if self.reset.val() {
                     self.locked.d.next = false;
+                    self.sel.d.next = bits::<4>(0);
+                    self.last.d.next = bits::<4>(0);
                 }
             }
         }

@@ -132,7 +132,10 @@ macro_rules! board {
                 self.router.reset.next = self.reset.val();
                 self.cfe.reset.next = self.reset.val();
                 self.splitter.reset.next = self.reset.val();
+                self.cipe.reset.next = self.reset.val();
+                self.builder.reset.next = self.reset.val();
                 self.merge.reset.next = self.reset.val();
+                self.queues.reset.next = self.reset.val();
                 // Ingress.
                 for i in 0..$n {
                     self.arbiter.s_axis_tdata[i].next = self.s_axis_tdata[i].val();
@@ -180,8 +183,9 @@ macro_rules! board {
                 self.builder.s_axis_tlast.next = self.cipe.m_axis_tlast.val();
                 self.builder.s_axis_tvalid.next = self.cipe.m_axis_tvalid.val();
                 self.cipe.m_axis_tready.next = self.builder.s_axis_tready.val();
-                // Merge: pass-through (0), transit (1), engine (2); the rest idle.
-                for i in 0..$n {
+                // Merge: pass-through (0), transit (1), engine (2); the rest idle. Each merge
+                // input is assigned once (no default-then-override across a block boundary).
+                for i in 3..$n {
                     self.merge.s_axis_tdata[i].next = bits::<$w>(0);
                     self.merge.s_axis_tkeep[i].next = bits::<$k>(0);
                     self.merge.s_axis_tlast[i].next = false;

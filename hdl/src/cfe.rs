@@ -289,6 +289,19 @@ pub struct Cfe {
     hs_root: Signal<Local, Bits<16>>,
     hs_elem: Signal<Local, Bits<16>>,
     hs_coll: Signal<Local, Bits<4>>,
+    /// The fields of the frame being composed, assigned to the header builder's inputs once
+    /// at the end of `update` (a default-then-override of a child's input re-triggers it in
+    /// event-driven simulators).
+    f_dst_mac: Signal<Local, Bits<48>>,
+    f_src_mac: Signal<Local, Bits<48>>,
+    f_src_ip: Signal<Local, Bits<32>>,
+    f_dst_ip: Signal<Local, Bits<32>>,
+    f_src_port: Signal<Local, Bits<16>>,
+    f_dst_port: Signal<Local, Bits<16>>,
+    f_payload_bytes: Signal<Local, Bits<16>>,
+    f_msg_type: Signal<Local, Bits<4>>,
+    f_rank: Signal<Local, Bits<16>>,
+    f_elem_count: Signal<Local, Bits<16>>,
 }
 
 impl Cfe {
@@ -451,6 +464,16 @@ impl Cfe {
             hs_root: Default::default(),
             hs_elem: Default::default(),
             hs_coll: Default::default(),
+            f_dst_mac: Default::default(),
+            f_src_mac: Default::default(),
+            f_src_ip: Default::default(),
+            f_dst_ip: Default::default(),
+            f_src_port: Default::default(),
+            f_dst_port: Default::default(),
+            f_payload_bytes: Default::default(),
+            f_msg_type: Default::default(),
+            f_rank: Default::default(),
+            f_elem_count: Default::default(),
         }
     }
 }
@@ -692,16 +715,16 @@ impl Logic for Cfe {
             | bit_cast::<16, 8>(self.hs.val().get_bits::<8>(504));
         self.hs_coll.next = self.hs.val().get_bits::<4>(372);
         // Default: an answer to a local rank (addresses and ports swapped).
-        self.builder.dst_mac.next = self.hs.val().get_bits::<48>(48);
-        self.builder.src_mac.next = self.hs.val().get_bits::<48>(0);
-        self.builder.src_ip.next = self.hs.val().get_bits::<32>(240);
-        self.builder.dst_ip.next = self.hs.val().get_bits::<32>(208);
-        self.builder.src_port.next = (bit_cast::<16, 8>(self.hs.val().get_bits::<8>(288)) << 8)
+        self.f_dst_mac.next = self.hs.val().get_bits::<48>(48);
+        self.f_src_mac.next = self.hs.val().get_bits::<48>(0);
+        self.f_src_ip.next = self.hs.val().get_bits::<32>(240);
+        self.f_dst_ip.next = self.hs.val().get_bits::<32>(208);
+        self.f_src_port.next = (bit_cast::<16, 8>(self.hs.val().get_bits::<8>(288)) << 8)
             | bit_cast::<16, 8>(self.hs.val().get_bits::<8>(296));
-        self.builder.dst_port.next = (bit_cast::<16, 8>(self.hs.val().get_bits::<8>(272)) << 8)
+        self.f_dst_port.next = (bit_cast::<16, 8>(self.hs.val().get_bits::<8>(272)) << 8)
             | bit_cast::<16, 8>(self.hs.val().get_bits::<8>(280));
-        self.builder.payload_bytes.next = bits::<16>(0);
-        self.builder.msg_type.next = self.msg_response.val();
+        self.f_payload_bytes.next = bits::<16>(0);
+        self.f_msg_type.next = self.msg_response.val();
         self.builder.op_id.next = (bit_cast::<16, 8>(self.hs.val().get_bits::<8>(352)) << 8)
             | bit_cast::<16, 8>(self.hs.val().get_bits::<8>(360));
         self.builder.collective.next = self.hs_coll.val();
@@ -712,7 +735,7 @@ impl Logic for Cfe {
             | bit_cast::<16, 8>(self.hs.val().get_bits::<8>(392));
         self.builder.comm_size.next = (bit_cast::<16, 8>(self.hs.val().get_bits::<8>(400)) << 8)
             | bit_cast::<16, 8>(self.hs.val().get_bits::<8>(408));
-        self.builder.rank.next = self.hs_rank.val();
+        self.f_rank.next = self.hs_rank.val();
         self.builder.root.next = self.hs_root.val();
         self.builder.ranks_per_host.next = self.hs.val().get_bits::<8>(448);
         self.builder.attempt.next = self.hs.val().get_bits::<8>(456);
@@ -720,7 +743,7 @@ impl Logic for Cfe {
             | bit_cast::<16, 8>(self.hs.val().get_bits::<8>(472));
         self.builder.seg_count.next = (bit_cast::<16, 8>(self.hs.val().get_bits::<8>(480)) << 8)
             | bit_cast::<16, 8>(self.hs.val().get_bits::<8>(488));
-        self.builder.elem_count.next = bits::<16>(0);
+        self.f_elem_count.next = bits::<16>(0);
 
         // ---- One step of the micro-op (valid in Issue): the CIPE pass and the frame.
         self.s_send.next = (self.u_kind.val() == bits::<4>(1)) & self.u.val().get_bit(18);
@@ -911,8 +934,8 @@ impl Logic for Cfe {
                 }
                 if (self.a_code.val() != bits::<8>(0)) & self.a_is_req.val() {
                     // Error answer: the 4-byte record is code (u16 BE) + detail 0.
-                    self.builder.msg_type.next = self.msg_error.val();
-                    self.builder.payload_bytes.next = bits::<16>(4);
+                    self.f_msg_type.next = self.msg_error.val();
+                    self.f_payload_bytes.next = bits::<16>(4);
                     self.ent.d.next = bit_cast::<570, 512>(self.builder.header.val())
                         | self.error_entry.val()
                         | (bit_cast::<570, 8>(self.a_code.val()) << 546);
@@ -920,7 +943,7 @@ impl Logic for Cfe {
                 }
                 if self.a_ack.val() {
                     // Ack: the request's header, addresses swapped, no elements.
-                    self.builder.msg_type.next = self.msg_ack.val();
+                    self.f_msg_type.next = self.msg_ack.val();
                     self.ent.d.next =
                         bit_cast::<570, 512>(self.builder.header.val()) | self.host_entry.val();
                     self.ent_pend.d.next = true;
@@ -993,33 +1016,32 @@ impl Logic for Cfe {
             CfeState::Issue => {
                 // The frame: a partial/result to another board, or an answer to local rank l.
                 if self.s_send.val() {
-                    self.builder.dst_mac.next = self.board_mac_prefix.val()
+                    self.f_dst_mac.next = self.board_mac_prefix.val()
                         | (bit_cast::<48, 8>(self.u.val().get_bits::<8>(24)) << 40);
-                    self.builder.src_mac.next = self.board_mac_prefix.val()
+                    self.f_src_mac.next = self.board_mac_prefix.val()
                         | (bit_cast::<48, 8>(self.my_board.q.val()) << 40);
-                    self.builder.src_ip.next =
+                    self.f_src_ip.next =
                         self.ip_prefix.q.val() | (bit_cast::<32, 8>(self.my_board.q.val()) << 24);
-                    self.builder.dst_ip.next = self.ip_prefix.q.val()
+                    self.f_dst_ip.next = self.ip_prefix.q.val()
                         | (bit_cast::<32, 8>(self.u.val().get_bits::<8>(24)) << 24);
-                    self.builder.src_port.next = self.offload_port.val();
-                    self.builder.dst_port.next = self.offload_port.val();
-                    self.builder.msg_type.next = self.msg_partial.val();
+                    self.f_src_port.next = self.offload_port.val();
+                    self.f_dst_port.next = self.offload_port.val();
+                    self.f_msg_type.next = self.msg_partial.val();
                     if self.u.val().get_bit(19) {
-                        self.builder.msg_type.next = self.msg_result.val();
+                        self.f_msg_type.next = self.msg_result.val();
                     }
-                    self.builder.rank.next = (bit_cast::<16, 4>(self.u.val().get_bits::<4>(20))
-                        << 8)
+                    self.f_rank.next = (bit_cast::<16, 4>(self.u.val().get_bits::<4>(20)) << 8)
                         | bit_cast::<16, 8>(self.my_board.q.val());
-                    self.builder.payload_bytes.next = self.k_bytes.val();
-                    self.builder.elem_count.next = self.hs_elem.val();
+                    self.f_payload_bytes.next = self.k_bytes.val();
+                    self.f_elem_count.next = self.hs_elem.val();
                     self.ent.d.next = bit_cast::<570, 512>(self.builder.header.val())
                         | (bit_cast::<570, 8>(self.route.read_data.val()) << 512)
                         | (bit_cast::<570, 16>(self.k_bytes.val()) << 520)
                         | (bit_cast::<570, 1>(self.s_data.val().into()) << 536);
                 } else {
-                    self.builder.payload_bytes.next = self.s_bytes.val();
+                    self.f_payload_bytes.next = self.s_bytes.val();
                     if self.s_data.val() {
-                        self.builder.elem_count.next = self.hs_elem.val();
+                        self.f_elem_count.next = self.hs_elem.val();
                     }
                     self.ent.d.next = bit_cast::<570, 512>(self.builder.header.val())
                         | self.host_entry.val()
@@ -1083,7 +1105,6 @@ impl Logic for Cfe {
                 self.state.d.next = CfeState::Idle;
             }
         }
-        self.state_code.next = bits::<4>(0);
         match self.state.q.val() {
             CfeState::Idle => {
                 self.state_code.next = bits::<4>(0);
@@ -1119,12 +1140,25 @@ impl Logic for Cfe {
                 self.state_code.next = bits::<4>(0);
             }
         }
+        // Reset: the engine and every context and history entry as at power-on, the counters
+        // 0. The configuration (board, prefix, routes, directory, microcode) is kept: the
+        // configuration port rewrites all of it.
         if self.reset.val() {
             self.state.d.next = CfeState::Idle;
             self.blocked.d.next = false;
             self.cmd_pend.d.next = false;
             self.ins_pend.d.next = false;
             self.ent_pend.d.next = false;
+            self.h_ptr.d.next = bits::<3>(0);
+            self.cur.d.next = bits::<3>(0);
+            self.sub.d.next = false;
+            self.n_stored.d.next = bits::<32>(0);
+            self.n_dups.d.next = bits::<32>(0);
+            self.n_aborted.d.next = bits::<32>(0);
+            self.n_errors.d.next = bits::<32>(0);
+            self.n_transits.d.next = bits::<32>(0);
+            self.n_retired.d.next = bits::<32>(0);
+            self.n_dropped.d.next = bits::<32>(0);
             for c in 0..8 {
                 self.c_valid[c].d.next = false;
                 self.c_dirty[c].d.next = false;
@@ -1138,6 +1172,16 @@ impl Logic for Cfe {
         self.transits.next = self.n_transits.q.val();
         self.retired.next = self.n_retired.q.val();
         self.dropped.next = self.n_dropped.q.val();
+        self.builder.dst_mac.next = self.f_dst_mac.val();
+        self.builder.src_mac.next = self.f_src_mac.val();
+        self.builder.src_ip.next = self.f_src_ip.val();
+        self.builder.dst_ip.next = self.f_dst_ip.val();
+        self.builder.src_port.next = self.f_src_port.val();
+        self.builder.dst_port.next = self.f_dst_port.val();
+        self.builder.payload_bytes.next = self.f_payload_bytes.val();
+        self.builder.msg_type.next = self.f_msg_type.val();
+        self.builder.rank.next = self.f_rank.val();
+        self.builder.elem_count.next = self.f_elem_count.val();
     }
 }
 

@@ -29,6 +29,7 @@
 use rust_hdl::prelude::*;
 
 use crate::cipe_alu::{ALU_LATENCY, CipeAlu64, CipeAlu256};
+use crate::fifo::Fifo;
 
 /// Clocks from a word accepted on `s_axis` to its result on `m_axis` (queue empty, ready).
 pub const CIPE_LATENCY: usize = ALU_LATENCY + 3;
@@ -129,6 +130,10 @@ macro_rules! cipe {
         #[derive(LogicBlock)]
         pub struct $name {
             pub clock: Signal<In, Clock>,
+            /// Synchronous reset: no instruction active, nothing in the pipeline, the output
+            /// FIFO empty. The packet buffers keep their words (every word is written before
+            /// an instruction reads it).
+            pub reset: Signal<In, Bit>,
             pub s_instr_tdata: Signal<In, Bits<64>>,
             pub s_instr_tvalid: Signal<In, Bit>,
             pub s_instr_tready: Signal<Out, Bit>,
@@ -146,7 +151,7 @@ macro_rules! cipe {
             alu: $alu,
             buffer_a: RAM<Bits<$w>, $ab>,
             buffer_b: RAM<Bits<$w>, $ab>,
-            out: SynchronousFIFO<Bits<$ob>, 5, 6, 12>,
+            out: Fifo<Bits<$ob>, 5, 6, 12>,
             // Issue stage.
             active: DFF<Bit>,
             instr: DFF<Bits<64>>,
@@ -177,12 +182,17 @@ macro_rules! cipe {
             result: Signal<Local, Bits<$w>>,
             wb_instr: Signal<Local, Bits<64>>,
             in_flight: Signal<Local, Bit>,
+            /// The ALU's operands, assigned to `alu.a`/`alu.b` once (a default-then-override of a
+            /// child's input re-triggers it in event-driven simulators).
+            operand_a: Signal<Local, Bits<$w>>,
+            operand_b: Signal<Local, Bits<$w>>,
         }
 
         impl Default for $name {
             fn default() -> Self {
                 Self {
                     clock: Default::default(),
+                    reset: Default::default(),
                     s_instr_tdata: Default::default(),
                     s_instr_tvalid: Default::default(),
                     s_instr_tready: Default::default(),
@@ -226,6 +236,8 @@ macro_rules! cipe {
                     result: Default::default(),
                     wb_instr: Default::default(),
                     in_flight: Default::default(),
+                    operand_a: Default::default(),
+                    operand_b: Default::default(),
                 }
             }
         }
@@ -310,18 +322,20 @@ macro_rules! cipe {
                 self.p_last.d.next = self.last_word.val();
 
                 // ---- Operand: the stored words arrive; into the ALU (left = lower ranks).
-                self.alu.a.next = self.buffer_a.read_data.val();
-                self.alu.b.next = self.p_in.q.val();
+                self.operand_a.next = self.buffer_a.read_data.val();
+                self.operand_b.next = self.p_in.q.val();
                 if self.p_instr.q.val().get_bits::<4>(40) == bits::<4>(3) {
-                    self.alu.b.next = self.buffer_b.read_data.val();
+                    self.operand_b.next = self.buffer_b.read_data.val();
                 }
                 if self.p_instr.q.val().get_bit(15) {
-                    self.alu.a.next = self.p_in.q.val();
-                    self.alu.b.next = self.buffer_a.read_data.val();
+                    self.operand_a.next = self.p_in.q.val();
+                    self.operand_b.next = self.buffer_a.read_data.val();
                     if self.p_instr.q.val().get_bits::<4>(40) == bits::<4>(3) {
-                        self.alu.a.next = self.buffer_b.read_data.val();
+                        self.operand_a.next = self.buffer_b.read_data.val();
                     }
                 }
+                self.alu.a.next = self.operand_a.val();
+                self.alu.b.next = self.operand_b.val();
                 self.alu.datatype.next = self.p_instr.q.val().get_bits::<4>(44);
                 self.alu.op.next = self.p_instr.q.val().get_bits::<4>(48);
                 self.alu.valid_in.next = self.p_valid.q.val();
@@ -371,6 +385,17 @@ macro_rules! cipe {
                     }
                 }
                 self.busy.next = self.active.q.val() | self.in_flight.val() | !self.out.empty.val();
+                self.alu.reset.next = self.reset.val();
+                self.out.reset.next = self.reset.val();
+                if self.reset.val() {
+                    self.active.d.next = false;
+                    self.instr.d.next = bits::<64>(0);
+                    self.index.d.next = bits::<12>(0);
+                    self.p_valid.d.next = false;
+                    for i in 0..5 {
+                        self.d_valid[i].d.next = false;
+                    }
+                }
             }
         }
     };

@@ -43,6 +43,8 @@ macro_rules! cipe_alu {
         #[derive(LogicBlock)]
         pub struct $name {
             pub clock: Signal<In, Clock>,
+            /// Synchronous reset: no word in flight.
+            pub reset: Signal<In, Bit>,
             /// Stored operand (left: lower-ranked data).
             pub a: Signal<In, Bits<$w>>,
             /// Incoming operand (right).
@@ -97,6 +99,8 @@ macro_rules! cipe_alu {
             sum64: [Signal<Local, Bits<$w>>; $l64],
             is_float: Signal<Local, Bit>,
             wide_lanes: Signal<Local, Bit>,
+            /// Drives `result`, assigned once at the end of `update`.
+            result_mux: Signal<Local, Bits<$w>>,
             // Non-adder results and tags, delayed to the adders' latency.
             other: [DFF<Bits<$w>>; 5],
             f64_sum: [DFF<Bit>; 5],
@@ -108,6 +112,7 @@ macro_rules! cipe_alu {
             fn default() -> Self {
                 Self {
                     clock: Default::default(),
+                    reset: Default::default(),
                     a: Default::default(),
                     b: Default::default(),
                     datatype: Default::default(),
@@ -156,6 +161,7 @@ macro_rules! cipe_alu {
                     sum64: Default::default(),
                     is_float: Default::default(),
                     wide_lanes: Default::default(),
+                    result_mux: Default::default(),
                     other: Default::default(),
                     f64_sum: Default::default(),
                     f32_sum: Default::default(),
@@ -185,6 +191,7 @@ macro_rules! cipe_alu {
                     self.$a[i].next = self.a.val().get_bits::<$lw>(i * $lw);
                     self.$b[i].next = self.b.val().get_bits::<$lw>(i * $lw);
                     self.$fp[i].clock.next = self.clock.val();
+                    self.$fp[i].reset.next = self.reset.val();
                     self.$fp[i].a.next = self.$a[i].val();
                     self.$fp[i].b.next = self.$b[i].val();
                     self.$fp[i].valid_in.next = self.valid_in.val();
@@ -286,14 +293,20 @@ macro_rules! cipe_alu {
                     self.f32_sum[i].d.next = self.f32_sum[i - 1].q.val();
                     self.valid[i].d.next = self.valid[i - 1].q.val();
                 }
-                self.result.next = self.other[4].q.val();
+                self.result_mux.next = self.other[4].q.val();
                 if self.f64_sum[4].q.val() {
-                    self.result.next = self.sum64[$l64 - 1].val();
+                    self.result_mux.next = self.sum64[$l64 - 1].val();
                 }
                 if self.f32_sum[4].q.val() {
-                    self.result.next = self.sum32[$l32 - 1].val();
+                    self.result_mux.next = self.sum32[$l32 - 1].val();
                 }
                 self.valid_out.next = self.valid[4].q.val();
+                self.result.next = self.result_mux.val();
+                if self.reset.val() {
+                    for i in 0..5 {
+                        self.valid[i].d.next = false;
+                    }
+                }
             }
         }
     };

@@ -35,6 +35,9 @@ macro_rules! fp_adder {
         #[derive(LogicBlock)]
         pub struct $name {
             pub clock: Signal<In, Clock>,
+            /// Synchronous reset: no operation in flight (the data registers keep their value;
+            /// only valid ones are used).
+            pub reset: Signal<In, Bit>,
             pub a: Signal<In, Bits<$w>>,
             pub b: Signal<In, Bits<$w>>,
             pub valid_in: Signal<In, Bit>,
@@ -109,6 +112,7 @@ macro_rules! fp_adder {
             fn default() -> Self {
                 Self {
                     clock: Default::default(),
+                    reset: Default::default(),
                     a: Default::default(),
                     b: Default::default(),
                     valid_in: Default::default(),
@@ -318,6 +322,13 @@ macro_rules! fp_adder {
                 self.out_valid.d.next = self.s4_valid.q.val();
                 self.sum.next = self.out.q.val();
                 self.valid_out.next = self.out_valid.q.val();
+                if self.reset.val() {
+                    self.s1_valid.d.next = false;
+                    self.s2_valid.d.next = false;
+                    self.s3_valid.d.next = false;
+                    self.s4_valid.d.next = false;
+                    self.out_valid.d.next = false;
+                }
             }
         }
     };

@@ -18,6 +18,8 @@
 
 use rust_hdl::prelude::*;
 
+use crate::fifo::Fifo;
+
 /// Bits of a header entry.
 pub const ENTRY_BITS: usize = 570;
 
@@ -61,6 +63,8 @@ macro_rules! frame_builder {
         #[derive(LogicBlock)]
         pub struct $name {
             pub clock: Signal<In, Clock>,
+            /// Synchronous reset: no frame being sent, no entry queued, the frame counter 0.
+            pub reset: Signal<In, Bit>,
             /// Header entries from the CFE.
             pub s_entry_tdata: Signal<In, Bits<570>>,
             pub s_entry_tvalid: Signal<In, Bit>,
@@ -77,7 +81,7 @@ macro_rules! frame_builder {
             pub m_axis_tvalid: Signal<Out, Bit>,
             pub m_axis_tready: Signal<In, Bit>,
             pub frames: Signal<Out, Bits<32>>,
-            entries: SynchronousFIFO<Bits<570>, 4, 5, 1>,
+            entries: Fifo<Bits<570>, 4, 5, 1>,
             state: DFF<BuilderState>,
             beat: DFF<Bits<4>>,
             sent: DFF<Bits<32>>,
@@ -90,12 +94,25 @@ macro_rules! frame_builder {
             empty_lanes: Signal<Local, Bits<$kl>>,
             last_keep: Signal<Local, Bits<$k>>,
             move_beat: Signal<Local, Bit>,
+            /// Drives `m_axis_tdata`, assigned once at the end of `update`.
+            out_tdata: Signal<Local, Bits<$w>>,
+            /// Drives `m_axis_tkeep`, assigned once at the end of `update`.
+            out_tkeep: Signal<Local, Bits<$k>>,
+            /// Drives `m_axis_tlast`, assigned once at the end of `update`.
+            out_tlast: Signal<Local, Bit>,
+            /// Drives `m_axis_tvalid`, assigned once at the end of `update`.
+            out_tvalid: Signal<Local, Bit>,
+            /// Drives `s_axis_tready`, assigned once at the end of `update`.
+            out_s_tready: Signal<Local, Bit>,
+            /// Drives `entries.read`, assigned once at the end of `update`.
+            pop_entry: Signal<Local, Bit>,
         }
 
         impl Default for $name {
             fn default() -> Self {
                 Self {
                     clock: Default::default(),
+                    reset: Default::default(),
                     s_entry_tdata: Default::default(),
                     s_entry_tvalid: Default::default(),
                     s_entry_tready: Default::default(),
@@ -122,6 +139,12 @@ macro_rules! frame_builder {
                     empty_lanes: Default::default(),
                     last_keep: Default::default(),
                     move_beat: Default::default(),
+                    out_tdata: Default::default(),
+                    out_tkeep: Default::default(),
+                    out_tlast: Default::default(),
+                    out_tvalid: Default::default(),
+                    out_s_tready: Default::default(),
+                    pop_entry: Default::default(),
                 }
             }
         }
@@ -142,12 +165,12 @@ macro_rules! frame_builder {
                 self.empty_lanes.next = !self.tail.val() + bits::<$kl>(1);
                 self.last_keep.next = self.all_keep.val() >> bit_cast::<$k, $kl>(self.empty_lanes.val());
                 self.m_axis_tuser.next = bit_cast::<16, 8>(self.head.val().get_bits::<8>(512)) << 8;
-                self.m_axis_tdata.next = self.shifted.val().get_bits::<$w>(0);
-                self.m_axis_tkeep.next = self.all_keep.val();
-                self.m_axis_tlast.next = false;
-                self.m_axis_tvalid.next = false;
-                self.s_axis_tready.next = false;
-                self.entries.read.next = false;
+                self.out_tdata.next = self.shifted.val().get_bits::<$w>(0);
+                self.out_tkeep.next = self.all_keep.val();
+                self.out_tlast.next = false;
+                self.out_tvalid.next = false;
+                self.out_s_tready.next = false;
+                self.pop_entry.next = false;
                 self.move_beat.next = false;
                 match self.state.q.val() {
                     BuilderState::Idle => {
@@ -157,9 +180,9 @@ macro_rules! frame_builder {
                         }
                     }
                     BuilderState::Header => {
-                        self.m_axis_tvalid.next = true;
+                        self.out_tvalid.next = true;
                         if self.beat.q.val() == self.last_header_beat.val() {
-                            self.m_axis_tlast.next = !self.head.val().get_bit(536) & !self.head.val().get_bit(537);
+                            self.out_tlast.next = !self.head.val().get_bit(536) & !self.head.val().get_bit(537);
                         }
                         self.move_beat.next = self.m_axis_tready.val();
                         if self.m_axis_tready.val() {
@@ -171,44 +194,56 @@ macro_rules! frame_builder {
                                     self.state.d.next = BuilderState::Inline;
                                 } else {
                                     self.state.d.next = BuilderState::Idle;
-                                    self.entries.read.next = true;
+                                    self.pop_entry.next = true;
                                 }
                             }
                         }
                     }
                     BuilderState::Payload => {
-                        self.m_axis_tdata.next = self.s_axis_tdata.val();
-                        self.m_axis_tlast.next = self.s_axis_tlast.val();
+                        self.out_tdata.next = self.s_axis_tdata.val();
+                        self.out_tlast.next = self.s_axis_tlast.val();
                         if self.s_axis_tlast.val() {
-                            self.m_axis_tkeep.next = self.last_keep.val();
+                            self.out_tkeep.next = self.last_keep.val();
                         }
-                        self.m_axis_tvalid.next = self.s_axis_tvalid.val();
-                        self.s_axis_tready.next = self.m_axis_tready.val();
+                        self.out_tvalid.next = self.s_axis_tvalid.val();
+                        self.out_s_tready.next = self.m_axis_tready.val();
                         self.move_beat.next = self.m_axis_tready.val() & self.s_axis_tvalid.val();
                         if self.m_axis_tready.val() & self.s_axis_tvalid.val() & self.s_axis_tlast.val() {
                             self.state.d.next = BuilderState::Idle;
-                            self.entries.read.next = true;
+                            self.pop_entry.next = true;
                         }
                     }
                     BuilderState::Inline => {
-                        self.m_axis_tdata.next = bit_cast::<$w, 32>(self.head.val().get_bits::<32>(538));
-                        self.m_axis_tkeep.next = bit_cast::<$k, 4>(bits::<4>(0xF));
-                        self.m_axis_tlast.next = true;
-                        self.m_axis_tvalid.next = true;
+                        self.out_tdata.next = bit_cast::<$w, 32>(self.head.val().get_bits::<32>(538));
+                        self.out_tkeep.next = bit_cast::<$k, 4>(bits::<4>(0xF));
+                        self.out_tlast.next = true;
+                        self.out_tvalid.next = true;
                         self.move_beat.next = self.m_axis_tready.val();
                         if self.m_axis_tready.val() {
                             self.state.d.next = BuilderState::Idle;
-                            self.entries.read.next = true;
+                            self.pop_entry.next = true;
                         }
                     }
                     _ => {
                         self.state.d.next = BuilderState::Idle;
                     }
                 }
-                if self.move_beat.val() & self.m_axis_tlast.val() {
+                if self.move_beat.val() & self.out_tlast.val() {
                     self.sent.d.next = self.sent.q.val() + bits::<32>(1);
                 }
                 self.frames.next = self.sent.q.val();
+                self.m_axis_tdata.next = self.out_tdata.val();
+                self.m_axis_tkeep.next = self.out_tkeep.val();
+                self.m_axis_tlast.next = self.out_tlast.val();
+                self.m_axis_tvalid.next = self.out_tvalid.val();
+                self.s_axis_tready.next = self.out_s_tready.val();
+                self.entries.read.next = self.pop_entry.val();
+                self.entries.reset.next = self.reset.val();
+                if self.reset.val() {
+                    self.state.d.next = BuilderState::Idle;
+                    self.beat.d.next = bits::<4>(0);
+                    self.sent.d.next = bits::<32>(0);
+                }
             }
         }
     };

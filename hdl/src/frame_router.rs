@@ -18,6 +18,7 @@
 
 use rust_hdl::prelude::*;
 
+use crate::fifo::Fifo;
 use crate::header_capture::{HeaderCapture64, HeaderCapture256};
 use crate::offload_classifier::OffloadClassifier;
 
@@ -65,8 +66,8 @@ macro_rules! frame_router {
             pub malformed_drops: Signal<Out, Bits<32>>,
             capture: $capture,
             classifier: OffloadClassifier,
-            frames: SynchronousFIFO<Bits<$bb>, $dl, $dl1, 1>,
-            verdicts: SynchronousFIFO<Bits<META_BITS>, 5, 6, 8>,
+            frames: Fifo<Bits<$bb>, $dl, $dl1, 1>,
+            verdicts: Fifo<Bits<META_BITS>, 5, 6, 8>,
             accept: Signal<Local, Bit>,
             head_valid: Signal<Local, Bit>,
             head_ready: Signal<Local, Bit>,
@@ -136,6 +137,9 @@ macro_rules! frame_router {
                     | (bit_cast::<$bb, 1>(self.s_axis_tlast.val().into()) << $lb)
                     | (bit_cast::<$bb, 16>(self.s_axis_tuser.val()) << $ub);
                 self.capture.reset.next = self.reset.val();
+                self.classifier.reset.next = self.reset.val();
+                self.frames.reset.next = self.reset.val();
+                self.verdicts.reset.next = self.reset.val();
                 self.capture.s_axis_tdata.next = self.s_axis_tdata.val();
                 self.capture.s_axis_tkeep.next = self.s_axis_tkeep.val();
                 self.capture.s_axis_tlast.next = self.s_axis_tlast.val();
@@ -169,20 +173,21 @@ macro_rules! frame_router {
                 self.offload_header.next = self.verdicts.data_out.val().get_bits::<512>(19);
                 self.offload_payload_len.next = self.verdicts.data_out.val().get_bits::<16>(3);
                 self.offload_unsupported.next = self.verdicts.data_out.val().get_bit(2);
-                self.m_axis_tvalid.next = false;
-                self.m_offload_axis_tvalid.next = false;
+                // Outputs and FIFO reads are assigned once each (no default-then-override
+                // across a block boundary).
+                self.m_offload_axis_tvalid.next = self.verdicts.data_out.val().get_bit(0) & self.head_valid.val();
+                self.m_axis_tvalid.next =
+                    !self.verdicts.data_out.val().get_bit(0) & !self.verdicts.data_out.val().get_bit(1) & self.head_valid.val();
                 self.head_ready.next = true; // malformed: drain
                 if self.verdicts.data_out.val().get_bit(0) {
-                    self.m_offload_axis_tvalid.next = self.head_valid.val();
                     self.head_ready.next = self.m_offload_axis_tready.val();
                 } else if !self.verdicts.data_out.val().get_bit(1) {
-                    self.m_axis_tvalid.next = self.head_valid.val();
                     self.head_ready.next = self.m_axis_tready.val();
                 }
                 self.frames.read.next = self.head_valid.val() & self.head_ready.val();
-                self.verdicts.read.next = false;
+                self.verdicts.read.next =
+                    self.head_valid.val() & self.head_ready.val() & self.frames.data_out.val().get_bit($lb);
                 if self.head_valid.val() & self.head_ready.val() & self.frames.data_out.val().get_bit($lb) {
-                    self.verdicts.read.next = true;
                     if self.verdicts.data_out.val().get_bit(0) {
                         self.offloaded.d.next = self.offloaded.q.val() + bits::<32>(1);
                     } else if self.verdicts.data_out.val().get_bit(1) {
@@ -194,6 +199,11 @@ macro_rules! frame_router {
                 self.passed_frames.next = self.passed.q.val();
                 self.offload_frames.next = self.offloaded.q.val();
                 self.malformed_drops.next = self.dropped.q.val();
+                if self.reset.val() {
+                    self.passed.d.next = bits::<32>(0);
+                    self.offloaded.d.next = bits::<32>(0);
+                    self.dropped.d.next = bits::<32>(0);
+                }
             }
         }
     };

@@ -11,9 +11,12 @@
 //! * [`frame_builder`]: header entries from the CFE + result beats from the CIPE → frames.
 //! * [`frame_router`]: store-and-forward; pass-through, offload to the engine, drop malformed.
 //! * [`output_queues`]: per-port queues with multicast, frame mode, back-pressure.
+//! * [`fifo`]: synchronous FIFO (block RAM + pointers) with a reset.
 //! * [`fp_add`]: pipelined IEEE 754 binary32/binary64 adders for the CIPE's floating-point SUM.
 //! * [`emit`]: Verilog with meaningful module names, and the list of designs.
-//! * [`toolflow`]: Verilator lint and Yosys 7-series synthesis of emitted designs.
+//! * [`toolflow`]: Verilator lint, Icarus elaboration and Yosys 7-series synthesis of emitted designs.
+//! * [`verilog_lint`]: no signal crossing into another block is assigned twice per evaluation
+//!   (what keeps event-driven simulators from re-triggering blocks forever).
 
 pub mod axis;
 pub mod axis_arbiter;
@@ -23,6 +26,7 @@ pub mod cfe_program;
 pub mod cipe;
 pub mod cipe_alu;
 pub mod emit;
+pub mod fifo;
 pub mod fp_add;
 pub mod frame_builder;
 pub mod frame_router;
@@ -32,3 +36,4 @@ pub mod offload_classifier;
 pub mod offload_splitter;
 pub mod output_queues;
 pub mod toolflow;
+pub mod verilog_lint;

@@ -42,6 +42,8 @@ fn mask16(bits_set: impl Iterator<Item = u8>) -> Constant<Bits<16>> {
 #[derive(LogicBlock)]
 pub struct OffloadClassifier {
     pub clock: Signal<In, Clock>,
+    /// Synchronous reset: no frame in the pipeline.
+    pub reset: Signal<In, Bit>,
     pub header: Signal<In, Bits<512>>,
     pub frame_len: Signal<In, Bits<16>>,
     pub frame_done: Signal<In, Bit>,
@@ -170,6 +172,7 @@ impl Default for OffloadClassifier {
         let dtype = |c: usize| Datatype::from_code(c as u8).ok();
         Self {
             clock: Default::default(),
+            reset: Default::default(),
             header: Default::default(),
             frame_len: Default::default(),
             frame_done: Default::default(),
@@ -538,5 +541,10 @@ impl Logic for OffloadClassifier {
         self.elem_count.next = (bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(496)) << 8)
             | bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(504));
         self.payload_len.next = self.s2_payload.q.val();
+        if self.reset.val() {
+            self.s0_valid.d.next = false;
+            self.s1_valid.d.next = false;
+            self.s2_valid.d.next = false;
+        }
     }
 }

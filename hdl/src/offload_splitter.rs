@@ -58,6 +58,14 @@ macro_rules! offload_splitter {
             words: DFF<Bits<12>>,
             mask: DFF<Bits<8>>,
             take: Signal<Local, Bit>,
+            /// Drives `s_axis_tready`, assigned once at the end of `update`.
+            out_s_tready: Signal<Local, Bit>,
+            /// Drives `s_cmd_tready`, assigned once at the end of `update`.
+            out_cmd_tready: Signal<Local, Bit>,
+            /// Drives `m_axis_tvalid`, assigned once at the end of `update`.
+            out_tvalid: Signal<Local, Bit>,
+            /// Drives `m_transit_axis_tvalid`, assigned once at the end of `update`.
+            out_transit_tvalid: Signal<Local, Bit>,
         }
 
         impl Default for $name {
@@ -89,6 +97,10 @@ macro_rules! offload_splitter {
                     words: Default::default(),
                     mask: Default::default(),
                     take: Default::default(),
+                    out_s_tready: Default::default(),
+                    out_cmd_tready: Default::default(),
+                    out_tvalid: Default::default(),
+                    out_transit_tvalid: Default::default(),
                 }
             }
         }
@@ -97,20 +109,20 @@ macro_rules! offload_splitter {
             #[hdl_gen]
             fn update(&mut self) {
                 dff_setup!(self, clock, state, beat, words, mask);
-                self.s_axis_tready.next = false;
-                self.s_cmd_tready.next = false;
+                self.out_s_tready.next = false;
+                self.out_cmd_tready.next = false;
                 self.m_axis_tdata.next = self.s_axis_tdata.val();
-                self.m_axis_tvalid.next = false;
+                self.out_tvalid.next = false;
                 self.m_transit_axis_tdata.next = self.s_axis_tdata.val();
                 self.m_transit_axis_tkeep.next = self.s_axis_tkeep.val();
                 self.m_transit_axis_tlast.next = self.s_axis_tlast.val();
                 self.m_transit_axis_tuser.next =
                     (self.s_axis_tuser.val() & bits::<16>(0xFF)) | (bit_cast::<16, 8>(self.mask.q.val()) << 8);
-                self.m_transit_axis_tvalid.next = false;
+                self.out_transit_tvalid.next = false;
                 self.take.next = false;
                 match self.state.q.val() {
                     SplitterState::Idle => {
-                        self.s_cmd_tready.next = true;
+                        self.out_cmd_tready.next = true;
                         self.beat.d.next = bits::<12>(0);
                         if self.s_cmd_tvalid.val() {
                             self.words.d.next = self.s_cmd_tdata.val().get_bits::<12>(4);
@@ -125,7 +137,7 @@ macro_rules! offload_splitter {
                         }
                     }
                     SplitterState::Header => {
-                        self.s_axis_tready.next = true;
+                        self.out_s_tready.next = true;
                         self.take.next = self.s_axis_tvalid.val();
                         if self.take.val() {
                             self.beat.d.next = self.beat.q.val() + bits::<12>(1);
@@ -136,8 +148,8 @@ macro_rules! offload_splitter {
                         }
                     }
                     SplitterState::Payload => {
-                        self.m_axis_tvalid.next = self.s_axis_tvalid.val();
-                        self.s_axis_tready.next = self.m_axis_tready.val();
+                        self.out_tvalid.next = self.s_axis_tvalid.val();
+                        self.out_s_tready.next = self.m_axis_tready.val();
                         self.take.next = self.s_axis_tvalid.val() & self.m_axis_tready.val();
                         if self.take.val() {
                             self.beat.d.next = self.beat.q.val() + bits::<12>(1);
@@ -147,12 +159,12 @@ macro_rules! offload_splitter {
                         }
                     }
                     SplitterState::Drain => {
-                        self.s_axis_tready.next = true;
+                        self.out_s_tready.next = true;
                         self.take.next = self.s_axis_tvalid.val();
                     }
                     SplitterState::Transit => {
-                        self.m_transit_axis_tvalid.next = self.s_axis_tvalid.val();
-                        self.s_axis_tready.next = self.m_transit_axis_tready.val();
+                        self.out_transit_tvalid.next = self.s_axis_tvalid.val();
+                        self.out_s_tready.next = self.m_transit_axis_tready.val();
                         self.take.next = self.s_axis_tvalid.val() & self.m_transit_axis_tready.val();
                     }
                     _ => {
@@ -166,7 +178,14 @@ macro_rules! offload_splitter {
                 }
                 if self.reset.val() {
                     self.state.d.next = SplitterState::Idle;
+                    self.beat.d.next = bits::<12>(0);
+                    self.words.d.next = bits::<12>(0);
+                    self.mask.d.next = bits::<8>(0);
                 }
+                self.s_axis_tready.next = self.out_s_tready.val();
+                self.s_cmd_tready.next = self.out_cmd_tready.val();
+                self.m_axis_tvalid.next = self.out_tvalid.val();
+                self.m_transit_axis_tvalid.next = self.out_transit_tvalid.val();
             }
         }
     };

@@ -14,6 +14,8 @@
 
 use rust_hdl::prelude::*;
 
+use crate::fifo::Fifo;
+
 macro_rules! output_queues {
     (
         $(#[$doc:meta])* $name:ident, width = $w:tt, keep = $k:tt, ports = $n:tt,
@@ -23,6 +25,8 @@ macro_rules! output_queues {
         #[derive(LogicBlock)]
         pub struct $name {
             pub clock: Signal<In, Clock>,
+            /// Synchronous reset: every queue empty, no frame open, the drop counter 0.
+            pub reset: Signal<In, Bit>,
             pub s_axis_tdata: Signal<In, Bits<$w>>,
             pub s_axis_tkeep: Signal<In, Bits<$k>>,
             pub s_axis_tlast: Signal<In, Bit>,
@@ -36,7 +40,7 @@ macro_rules! output_queues {
             pub m_axis_tvalid: [Signal<Out, Bit>; $n],
             pub m_axis_tready: [Signal<In, Bit>; $n],
             pub dropped_frames: Signal<Out, Bits<32>>,
-            queues: [SynchronousFIFO<Bits<$bb>, $dl, $dl1, 1>; $n],
+            queues: [Fifo<Bits<$bb>, $dl, $dl1, 1>; $n],
             /// Complete frames in each queue (counted two clocks after their last beat is
             /// written, when the queue shows it).
             complete: [DFF<Bits<16>>; $n],
@@ -55,6 +59,7 @@ macro_rules! output_queues {
             fn default() -> Self {
                 Self {
                     clock: Default::default(),
+                    reset: Default::default(),
                     s_axis_tdata: Default::default(),
                     s_axis_tkeep: Default::default(),
                     s_axis_tlast: Default::default(),
@@ -137,6 +142,17 @@ macro_rules! output_queues {
                     if !self.visible_last[i].q.val() & self.read[i].val() & self.queues[i].data_out.val().get_bit($lb) {
                         self.complete[i].d.next = self.complete[i].q.val() - bits::<16>(1);
                     }
+                    self.queues[i].reset.next = self.reset.val();
+                    if self.reset.val() {
+                        self.complete[i].d.next = bits::<16>(0);
+                        self.written_last[i].d.next = false;
+                        self.visible_last[i].d.next = false;
+                    }
+                }
+                if self.reset.val() {
+                    self.in_frame.d.next = false;
+                    self.held_mask.d.next = bits::<8>(0);
+                    self.dropped.d.next = bits::<32>(0);
                 }
             }
         }

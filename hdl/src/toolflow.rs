@@ -1,5 +1,6 @@
-//! Runs the external Verilog tools on emitted designs: Verilator lint and Yosys synthesis for
-//! Xilinx 7-series, with latch detection, resource counts and combinational depth.
+//! Runs the external Verilog tools on emitted designs: Verilator lint, Icarus Verilog
+//! elaboration, and Yosys synthesis for Xilinx 7-series, with latch detection, resource counts
+//! and combinational depth.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -78,6 +79,34 @@ pub fn lint(dir: &Path, design: &Design) -> Result<(), ToolError> {
             .arg(file),
     )
     .map(|_| ())
+}
+
+/// `iverilog -g2012` elaborates the design (a second front end: every construct rust-hdl emits
+/// must be one an event-driven simulator accepts), and [`crate::verilog_lint`] finds no signal
+/// crossing into another block assigned twice per evaluation. Running a whole board in Icarus is
+/// `collwire_sim::icarus` (tested in `testbench/tests/icarus_board.rs`).
+pub fn icarus_elaborate(dir: &Path, design: &Design) -> Result<(), ToolError> {
+    let file = write_design(dir, design);
+    run(
+        "iverilog",
+        design.name,
+        Command::new("iverilog")
+            .args(["-g2012", "-s", design.name, "-o"])
+            .arg(dir.join(format!("{}.vvp", design.name)))
+            .arg(file),
+    )?;
+    let crossings = crate::verilog_lint::reassigned_crossings(&design.verilog);
+    if !crossings.is_empty() {
+        return Err(ToolError::Failed {
+            tool: "verilog_lint",
+            design: design.name.to_string(),
+            log: format!(
+                "assigned twice in one evaluation although another block reads it:\n  {}",
+                crossings.join("\n  ")
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// Yosys `synth_xilinx` result for one design.

@@ -45,6 +45,8 @@ pub trait BoardModel: Send {
     /// The CFE state code ([`collwire_hdl::cfe::STATE_NAMES`]).
     fn cfe_state(&self) -> u8;
     fn counters(&self) -> BoardCounters;
+    /// The Verilog module the model was built from, and its text.
+    fn verilog(&self) -> (&'static str, &'static str);
 }
 
 macro_rules! board_model {
@@ -114,6 +116,9 @@ macro_rules! board_model {
                     malformed_drops: self.malformed_drops(),
                     queue_drops: self.queue_drops(),
                 }
+            }
+            fn verilog(&self) -> (&'static str, &'static str) {
+                (<$ty>::MODULE, <$ty>::VERILOG)
             }
         }
     };

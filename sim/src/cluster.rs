@@ -203,6 +203,25 @@ impl Trace {
     }
 }
 
+/// Configures every board of a cluster, on two threads (the machine has two cores).
+fn configure_all(boards: &mut [Box<dyn BoardModel>], routes: &[Vec<u8>]) {
+    let n = boards.len();
+    std::thread::scope(|s| {
+        let (lo, hi) = boards.split_at_mut(n / 2);
+        for (offset, part) in [(0, lo), (n / 2, hi)] {
+            s.spawn(move || {
+                for (i, board) in part.iter_mut().enumerate() {
+                    let b = offset + i;
+                    configure(
+                        board.as_mut(),
+                        &config_writes(b, n, BOARD_IP_PREFIX, &routes[b]),
+                    );
+                }
+            });
+        }
+    });
+}
+
 /// The simulated cluster.
 pub struct Cluster {
     pub config: ClusterConfig,
@@ -230,6 +249,15 @@ pub struct Cluster {
 
 impl Cluster {
     pub fn new(config: ClusterConfig) -> Result<Cluster, ClusterError> {
+        Cluster::new_wrapped(config, |_, model| model)
+    }
+
+    /// A cluster whose board `b` is `wrap(b, model)` (e.g. a [`crate::icarus::Recording`]),
+    /// configured through the wrapper.
+    pub fn new_wrapped(
+        config: ClusterConfig,
+        mut wrap: impl FnMut(usize, Box<dyn BoardModel>) -> Box<dyn BoardModel>,
+    ) -> Result<Cluster, ClusterError> {
         if !(1..=64).contains(&config.boards) {
             return Err(ClusterError::Boards(config.boards));
         }
@@ -237,8 +265,9 @@ impl Cluster {
             return Err(ClusterError::Latency);
         }
         let mut boards = Vec::with_capacity(config.boards);
-        for _ in 0..config.boards {
-            boards.push(new_board(config.width).ok_or(ClusterError::Width(config.width))?);
+        for b in 0..config.boards {
+            let model = new_board(config.width).ok_or(ClusterError::Width(config.width))?;
+            boards.push(wrap(b, model));
         }
         let ports = boards[0].ports();
         if config.topology == Topology::Torus && ports < 5 {
@@ -250,24 +279,8 @@ impl Cluster {
             peer[a.0][a.1] = Some(b);
             peer[b.0][b.1] = Some(a);
         }
-        let routes = routes(config.boards, &cables);
-        // Configure the boards, two threads (the machine has two cores).
+        configure_all(&mut boards, &routes(config.boards, &cables));
         let n = config.boards;
-        std::thread::scope(|s| {
-            let (lo, hi) = boards.split_at_mut(n / 2);
-            for (offset, part) in [(0, lo), (n / 2, hi)] {
-                let routes = &routes;
-                s.spawn(move || {
-                    for (i, board) in part.iter_mut().enumerate() {
-                        let b = offset + i;
-                        configure(
-                            board.as_mut(),
-                            &config_writes(b, n, BOARD_IP_PREFIX, &routes[b]),
-                        );
-                    }
-                });
-            }
-        });
         Ok(Cluster {
             inputs: vec![vec![VecDeque::new(); ports]; n],
             host_partial: vec![Vec::new(); n],
@@ -284,6 +297,43 @@ impl Cluster {
             unconnected_beats: 0,
             trace: None,
         })
+    }
+
+    /// Holds every board's `reset` high for `cycles` clocks, as a cluster-wide reset: the
+    /// links go down with the boards, so the beats on the cables and the frames half received
+    /// or not yet taken at the host adapters are discarded. Like configuration, these clocks
+    /// are not counted in `cycle`. Reconfigure ([`Cluster::reconfigure`]) before new traffic.
+    pub fn reset_boards(&mut self, cycles: u64) {
+        self.inputs.iter_mut().flatten().for_each(VecDeque::clear);
+        self.host_partial.iter_mut().for_each(Vec::clear);
+        self.host_rx.iter_mut().for_each(Vec::clear);
+        self.in_frame_in
+            .iter_mut()
+            .flatten()
+            .for_each(|f| *f = false);
+        self.in_frame_out
+            .iter_mut()
+            .flatten()
+            .for_each(|f| *f = false);
+        for board in &mut self.boards {
+            for p in 0..board.ports() {
+                board.set_input(p, None);
+                board.set_output_ready(p, true);
+            }
+            board.set_reset(true);
+            for _ in 0..cycles {
+                board.settle();
+                board.rise();
+            }
+            board.set_reset(false);
+        }
+    }
+
+    /// Writes every board's whole configuration again (identity, prefix, routes, directory,
+    /// programs), then a reset pulse: what [`Cluster::new`] does.
+    pub fn reconfigure(&mut self) {
+        let cables = cabling(&self.config);
+        configure_all(&mut self.boards, &routes(self.config.boards, &cables));
     }
 
     /// Bytes per beat.

@@ -8,6 +8,8 @@
 //! * [`alu_check`]: streams words through the Verilated CIPE ALUs against `reduce::combine`.
 //! * [`hosts`]: the hosts' side of a simulated cluster, and the driver's in-process transport.
 //! * [`frames`]: test frames: valid and mutated offload frames, plain NIC traffic.
+//! * [`icarus`]: a board's pins recorded cycle by cycle and replayed in Icarus Verilog, every
+//!   output compared with Verilator's.
 //! * [`fpu_check`]: streams operands through the Verilated adders and compares every result bit
 //!   for bit with the protocol's reduction semantics.
 
@@ -20,6 +22,7 @@ pub mod collective;
 pub mod fpu_check;
 pub mod frames;
 pub mod hosts;
+pub mod icarus;
 
 /// Generated Verilator model wrappers.
 #[allow(clippy::all, missing_docs)]

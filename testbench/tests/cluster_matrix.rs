@@ -10,6 +10,8 @@
 //! out in turn so all of them appear, the rank layout and size drawn at random.
 //! `COLLWIRE_MATRIX_SEED` changes the sample.
 
+mod common;
+
 use std::collections::HashMap;
 
 use collwire_driver::Call;
@@ -21,7 +23,8 @@ use collwire_testbench::golden::{Spec, expected};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-const MTU: usize = 1500;
+use common::{MTU, compare, run_golden};
+
 const PER_COMBINATION: usize = 10;
 const MAX_CYCLES: u64 = 2_000_000;
 
@@ -195,53 +198,17 @@ fn run_case(
     let inputs: Vec<Vec<u8>> = (0..ranks)
         .map(|_| random_input(rng, case.datatype, case.op, elements))
         .collect();
-    let spec = Spec {
+    let call = Call {
         collective: case.collective,
         algorithm: case.algorithm,
         datatype: case.datatype,
         op: case.op,
-        layout: Layout::new(ranks as u16, case.rph).unwrap(),
         root: case.root,
+        elements,
+        op_id,
     };
-    let golden = expected(&spec, &inputs).map_err(|e| e.to_string())?;
-    let job = Job {
-        call: Call {
-            collective: case.collective,
-            algorithm: case.algorithm,
-            datatype: case.datatype,
-            op: case.op,
-            root: case.root,
-            elements,
-            op_id,
-        },
-        comm_id: 7,
-        ranks_per_host: case.rph,
-        inputs,
-    };
-    let result = run_jobs(cluster, &[job], MTU, MAX_CYCLES)
-        .map_err(|e| format!("{e}\n{}", cluster.summary()))?
-        .remove(0);
-    compare(&golden, &result.outcomes)?;
+    let result = run_golden(cluster, call, 7, case.rph, inputs, MAX_CYCLES)?;
     Ok(result.last_response - result.first_request)
-}
-
-fn compare(
-    golden: &[Option<Vec<u8>>],
-    got: &[Result<Vec<u8>, collwire_driver::DriverError>],
-) -> Result<(), String> {
-    for (rank, (want, got)) in golden.iter().zip(got).enumerate() {
-        let got = got.as_ref().map_err(|e| format!("rank {rank}: {e}"))?;
-        let want = want.as_deref().unwrap_or(&[]);
-        if got != want {
-            let at = got.iter().zip(want).position(|(a, b)| a != b).unwrap_or(0);
-            return Err(format!(
-                "rank {rank}: {} bytes differ from the golden model, first at byte {at}",
-                got.iter().zip(want).filter(|(a, b)| a != b).count()
-                    + got.len().abs_diff(want.len())
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// Runs `cases` on two threads, one cluster per (width, boards) and thread.

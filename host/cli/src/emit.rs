@@ -2,7 +2,7 @@
 
 use anyhow::{Context, Result, bail};
 use collwire_hdl::emit::{BusWidth, designs_for};
-use collwire_hdl::toolflow::{lint, synth_xc7};
+use collwire_hdl::toolflow::{icarus_elaborate, lint, synth_xc7};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -12,7 +12,9 @@ pub struct Args {
     /// Output directory (created if missing).
     #[arg(long)]
     pub out: std::path::PathBuf,
-    /// Also run `verilator --lint-only` and Yosys `synth_xilinx` (latch check, resources).
+    /// Also run `verilator --lint-only`, elaborate in Icarus (`iverilog -g2012`) with the check
+    /// that no signal crossing into another block is assigned twice per evaluation, and Yosys
+    /// `synth_xilinx` (latch check, resources).
     #[arg(long)]
     pub check: bool,
 }
@@ -30,9 +32,10 @@ pub fn run(args: &Args) -> Result<()> {
         if args.check {
             let work = args.out.join(".check");
             lint(&work, &d)?;
+            icarus_elaborate(&work, &d)?;
             let r = synth_xc7(&work, &d)?;
             println!(
-                "  lint clean; {}: {} LUT, {} FF, {} CARRY4, {} DSP, {:.1} BRAM36, no latches, depth {}",
+                "  lint clean; Icarus elaborates; {}: {} LUT, {} FF, {} CARRY4, {} DSP, {:.1} BRAM36, no latches, depth {}",
                 width.part(),
                 r.luts(),
                 r.flip_flops(),
