@@ -65,9 +65,9 @@ pub fn lint(dir: &Path, design: &Design) -> Result<(), ToolError> {
         "verilator",
         design.name,
         Command::new("verilator")
-            // UNOPTFLAT is waived: Verilator judges loops per always block, and rust-hdl puts a
-            // FIFO's `read` -> `empty` logic in one block, which reads as a loop through the
-            // parent. Real combinational loops are caught by `synth_xc7` (Yosys `scc` on the
+            // UNOPTFLAT is waived: Verilator judges loops per always block, and a FIFO
+            // (`fifo.rs`) computes `empty` and the RAM address that `read` moves in one block,
+            // which reads as a loop through the parent that turns `empty` into `read`. Real combinational loops are caught by `synth_xc7` (Yosys `scc` on the
             // generic netlist, before technology mapping).
             .args([
                 "--lint-only",
