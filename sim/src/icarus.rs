@@ -98,6 +98,8 @@ pub type Log = Arc<Mutex<Vec<Cycle>>>;
 pub struct Recording {
     inner: Box<dyn BoardModel>,
     now: Inputs,
+    /// No input changed since the last settle.
+    settled: bool,
     log: Log,
 }
 
@@ -118,6 +120,7 @@ impl Recording {
                 ..Inputs::default()
             },
             inner,
+            settled: false,
             log,
         }
     }
@@ -143,6 +146,7 @@ impl BoardModel for Recording {
         self.inner.ports()
     }
     fn set_input(&mut self, port: usize, beat: Option<&Beat>) {
+        self.settled = false;
         let pin = &mut self.now.ports[port];
         pin.tvalid = beat.is_some();
         if let Some(b) = beat {
@@ -154,11 +158,13 @@ impl BoardModel for Recording {
         self.inner.set_input(port, beat);
     }
     fn set_output_ready(&mut self, port: usize, ready: bool) {
+        self.settled = false;
         self.now.ports[port].m_tready = ready;
         self.inner.set_output_ready(port, ready);
     }
     fn settle(&mut self) {
         self.inner.settle();
+        self.settled = true;
     }
     fn input_ready(&self, port: usize) -> bool {
         self.inner.input_ready(port)
@@ -167,9 +173,12 @@ impl BoardModel for Recording {
         self.inner.output(port)
     }
     fn rise(&mut self) {
-        // The outputs of exactly the inputs logged (a caller may have changed an input after
-        // its last settle).
-        self.inner.settle();
+        // The outputs of exactly the inputs logged (settled again only if a caller changed an
+        // input after its last settle).
+        if !self.settled {
+            self.inner.settle();
+        }
+        self.settled = false;
         let outputs = self.outputs();
         self.log.lock().unwrap().push(Cycle {
             inputs: self.now.clone(),
@@ -178,10 +187,12 @@ impl BoardModel for Recording {
         self.inner.rise();
     }
     fn set_reset(&mut self, on: bool) {
+        self.settled = false;
         self.now.reset = on;
         self.inner.set_reset(on);
     }
     fn set_cfg(&mut self, we: bool, addr: u16, data: u32) {
+        self.settled = false;
         self.now.cfg_we = we;
         self.now.cfg_addr = addr;
         self.now.cfg_data = data;
