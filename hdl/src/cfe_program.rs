@@ -29,6 +29,9 @@ use std::collections::HashMap;
 
 use collwire_proto::layout::torus_shape;
 use collwire_proto::{Algorithm, MessageType};
+use rust_hdl::prelude::Bits;
+
+use crate::uop_decode::UopWord;
 
 /// Registers (CIPE packet buffers) per context.
 pub const REGS: usize = 8;
@@ -563,7 +566,8 @@ pub mod uop_code {
 }
 
 impl Uop {
-    /// The 32-bit program-memory word (docs/cfe.md, "Micro-op encoding"):
+    /// The 32-bit program-memory word ([`UopWord`], the format the hardware decodes;
+    /// docs/cfe.md, "Micro-op encoding"):
     ///
     /// | bits | field |
     /// |---|---|
@@ -578,30 +582,38 @@ impl Uop {
     /// | 23:20 | receiver's register (`tag`) |
     /// | 31:24 | receiver board |
     pub fn encode(self) -> u32 {
-        match self {
-            Uop::LocalPrefix => uop_code::LOCAL_PREFIX,
-            Uop::Pass { a, b, dst, send } => {
-                let mut w = uop_code::PASS | u32::from(a) << 4;
-                if let Some(b) = b {
-                    w |= u32::from(b) << 8 | 1 << 12;
-                }
-                if let Some(d) = dst {
-                    w |= 1 << 13 | u32::from(d) << 14;
-                }
-                if let Some(s) = send {
-                    w |= 1 << 18
-                        | u32::from(s.msg == MessageType::Result) << 19
-                        | u32::from(s.tag) << 20
-                        | u32::from(s.board) << 24;
-                }
-                w
-            }
-            Uop::Respond { a } => uop_code::RESPOND | u32::from(a) << 4,
-            Uop::RespondPrefix { x } => match x {
-                Some(x) => uop_code::RESPOND_PREFIX | u32::from(x) << 4 | 1 << 12,
-                None => uop_code::RESPOND_PREFIX,
+        let kind = |code: u32| Bits::<4>::from(u64::from(code));
+        let reg = |r: u8| Bits::<4>::from(u64::from(r));
+        let w = match self {
+            Uop::LocalPrefix => UopWord {
+                kind: kind(uop_code::LOCAL_PREFIX),
+                ..Default::default()
             },
-        }
+            Uop::Pass { a, b, dst, send } => UopWord {
+                kind: kind(uop_code::PASS),
+                a: reg(a),
+                b: reg(b.unwrap_or(0)),
+                combine: b.is_some(),
+                store: dst.is_some(),
+                dst: reg(dst.unwrap_or(0)),
+                send: send.is_some(),
+                result: send.is_some_and(|s| s.msg == MessageType::Result),
+                tag: reg(send.map_or(0, |s| s.tag)),
+                board: Bits::<8>::from(u64::from(send.map_or(0, |s| s.board))),
+            },
+            Uop::Respond { a } => UopWord {
+                kind: kind(uop_code::RESPOND),
+                a: reg(a),
+                ..Default::default()
+            },
+            Uop::RespondPrefix { x } => UopWord {
+                kind: kind(uop_code::RESPOND_PREFIX),
+                a: reg(x.unwrap_or(0)),
+                combine: x.is_some(),
+                ..Default::default()
+            },
+        };
+        w.to_word()
     }
 }
 

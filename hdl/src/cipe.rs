@@ -66,7 +66,59 @@ impl Opcode {
     }
 }
 
-/// A CIPE instruction word.
+/// A CIPE instruction word, low bits first: the one definition of its format, used by
+/// [`Instruction::encode`], the CFE that builds instructions and the CIPE that reads them.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct InstrWord {
+    /// Word count (bus words).
+    pub count: Bits<12>,
+    pub spare12: Bit,
+    /// Emit the result on `m_axis`.
+    pub emit: Bit,
+    /// Store the result into `slot_d`.
+    pub store: Bit,
+    /// The right operand (incoming, or `b`) becomes the left one.
+    pub swap: Bit,
+    pub slot_a: Bits<7>,
+    pub spare23: Bit,
+    pub slot_b: Bits<7>,
+    pub spare31: Bit,
+    pub slot_d: Bits<7>,
+    pub spare39: Bit,
+    /// [`Opcode`].
+    pub opcode: Bits<4>,
+    /// Datatype code (collwire-proto).
+    pub datatype: Bits<4>,
+    /// Reduce op code (collwire-proto).
+    pub op: Bits<4>,
+    /// Opaque to the CIPE, beside every result beat.
+    pub tag: Bits<12>,
+}
+
+impl From<Bits<64>> for InstrWord {
+    fn from(w: Bits<64>) -> InstrWord {
+        let d = InstrWord::default();
+        InstrWord {
+            count: w.get_bits::<12>(d.get_my_offset_count()),
+            spare12: w.get_bit(d.get_my_offset_spare12()),
+            emit: w.get_bit(d.get_my_offset_emit()),
+            store: w.get_bit(d.get_my_offset_store()),
+            swap: w.get_bit(d.get_my_offset_swap()),
+            slot_a: w.get_bits::<7>(d.get_my_offset_slot_a()),
+            spare23: w.get_bit(d.get_my_offset_spare23()),
+            slot_b: w.get_bits::<7>(d.get_my_offset_slot_b()),
+            spare31: w.get_bit(d.get_my_offset_spare31()),
+            slot_d: w.get_bits::<7>(d.get_my_offset_slot_d()),
+            spare39: w.get_bit(d.get_my_offset_spare39()),
+            opcode: w.get_bits::<4>(d.get_my_offset_opcode()),
+            datatype: w.get_bits::<4>(d.get_my_offset_datatype()),
+            op: w.get_bits::<4>(d.get_my_offset_op()),
+            tag: w.get_bits::<12>(d.get_my_offset_tag()),
+        }
+    }
+}
+
+/// A CIPE instruction.
 ///
 /// | bits | field |
 /// |---|---|
@@ -107,17 +159,21 @@ impl Instruction {
                 && self.count < 4096
                 && self.tag < 4096
         );
-        u64::from(self.tag) << 52
-            | u64::from(self.op & 0xf) << 48
-            | u64::from(self.datatype & 0xf) << 44
-            | (self.opcode as u64) << 40
-            | u64::from(self.slot_d) << 32
-            | u64::from(self.slot_b) << 24
-            | u64::from(self.slot_a) << 16
-            | u64::from(self.swap) << 15
-            | u64::from(self.store) << 14
-            | u64::from(self.emit) << 13
-            | u64::from(self.count)
+        let w = InstrWord {
+            count: u64::from(self.count).into(),
+            emit: self.emit,
+            store: self.store,
+            swap: self.swap,
+            slot_a: u64::from(self.slot_a).into(),
+            slot_b: u64::from(self.slot_b).into(),
+            slot_d: u64::from(self.slot_d).into(),
+            opcode: (self.opcode as u64).into(),
+            datatype: u64::from(self.datatype & 0xf).into(),
+            op: u64::from(self.op & 0xf).into(),
+            tag: u64::from(self.tag).into(),
+            ..Default::default()
+        };
+        Bits::<64>::from(w).to_u64()
     }
 }
 

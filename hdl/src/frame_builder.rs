@@ -23,6 +23,38 @@ use crate::fifo::Fifo;
 /// Bits of a header entry.
 pub const ENTRY_BITS: usize = 570;
 
+/// A header entry, low bits first: the one definition of its format, used by the CFE that
+/// builds entries, this builder that reads them, and [`entry`].
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct EntryWord {
+    /// The 64-byte header, frame byte `n` at `8n`.
+    pub header: Bits<512>,
+    /// Destination port mask.
+    pub ports: Bits<8>,
+    /// Payload bytes after the header.
+    pub bytes: Bits<16>,
+    /// The payload comes from the CIPE.
+    pub from_cipe: Bit,
+    /// The payload is the inline record.
+    pub inline: Bit,
+    /// The inline record's 4 bytes, wire order.
+    pub record: Bits<32>,
+}
+
+impl From<Bits<570>> for EntryWord {
+    fn from(w: Bits<570>) -> EntryWord {
+        let d = EntryWord::default();
+        EntryWord {
+            header: w.get_bits::<512>(d.get_my_offset_header()),
+            ports: w.get_bits::<8>(d.get_my_offset_ports()),
+            bytes: w.get_bits::<16>(d.get_my_offset_bytes()),
+            from_cipe: w.get_bit(d.get_my_offset_from_cipe()),
+            inline: w.get_bit(d.get_my_offset_inline()),
+            record: w.get_bits::<32>(d.get_my_offset_record()),
+        }
+    }
+}
+
 /// A header entry as bytes, little-endian bit order (bit `i` of the entry is bit `i % 8` of
 /// byte `i / 8`), as the Verilator bridge takes wide values.
 pub fn entry(

@@ -18,22 +18,28 @@
 //! * [`verilog_lint`]: no signal crossing into another block is assigned twice per evaluation
 //!   (what keeps event-driven simulators from re-triggering blocks forever).
 
+pub mod arrival_verdict;
 pub mod axis;
 pub mod axis_arbiter;
 pub mod board;
 pub mod cfe;
+pub mod cfe_config;
 pub mod cfe_program;
 pub mod cipe;
 pub mod cipe_alu;
+pub mod context_table;
 pub mod emit;
+pub mod entry_composer;
 pub mod fifo;
 pub mod fp_add;
 pub mod frame_builder;
 pub mod frame_router;
 pub mod header_builder;
 pub mod header_capture;
+pub mod header_fields;
 pub mod offload_classifier;
 pub mod offload_splitter;
 pub mod output_queues;
 pub mod toolflow;
+pub mod uop_decode;
 pub mod verilog_lint;

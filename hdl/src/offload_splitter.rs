@@ -16,6 +16,38 @@
 
 use rust_hdl::prelude::*;
 
+/// Splitter actions, [`SplitCommand::action`].
+pub const SPLIT_DRAIN: u32 = 0;
+pub const SPLIT_STREAM: u32 = 1;
+pub const SPLIT_TRANSIT: u32 = 2;
+
+/// The command word (`s_cmd_tdata`), low bits first: the one definition of its format, used
+/// by the CFE that builds it and this splitter that reads it.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct SplitCommand {
+    /// [`SPLIT_DRAIN`], [`SPLIT_STREAM`] or [`SPLIT_TRANSIT`].
+    pub action: Bits<2>,
+    pub spare_action: Bits<2>,
+    /// Stream: payload words for the CIPE.
+    pub words: Bits<12>,
+    /// Transit: output port mask.
+    pub ports: Bits<8>,
+    pub spare: Bits<8>,
+}
+
+impl From<Bits<32>> for SplitCommand {
+    fn from(w: Bits<32>) -> SplitCommand {
+        let d = SplitCommand::default();
+        SplitCommand {
+            action: w.get_bits::<2>(d.get_my_offset_action()),
+            spare_action: w.get_bits::<2>(d.get_my_offset_spare_action()),
+            words: w.get_bits::<12>(d.get_my_offset_words()),
+            ports: w.get_bits::<8>(d.get_my_offset_ports()),
+            spare: w.get_bits::<8>(d.get_my_offset_spare()),
+        }
+    }
+}
+
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
 pub enum SplitterState {
     Idle,

@@ -1,0 +1,335 @@
+//! The CFE's arrival classification: what to do with the offload frame the engine latched,
+//! from its header, the context table's lookup and the program directory. Combinational; the
+//! CFE's state machine acts on the verdict in its `Arrive` state.
+//!
+//! In order of precedence:
+//!
+//! | verdict | when |
+//! |---|---|
+//! | error `unsupported` | the router marked the frame unsupported |
+//! | `cancel` | an abort from a local rank of this board (its context freed, the key filed) |
+//! | `drop` | any other message type than request, partial, result |
+//! | `transit` | a board frame for another board (forwarded, route table) |
+//! | `dup`, answer `stale` to a request | the segment is in the history (completed, aborted) |
+//! | error `unsupported` | ranks per host 0 or above the limit, payload above the limit |
+//! | error `bad-topology` | rank not of this board / board frame register out of range |
+//! | error `mismatch` | the segment's context disagrees on the parameters (`sig`) |
+//! | `dup`, `ack` a request | the register is present already (a retransmission) |
+//! | `store` | into the segment's context |
+//! | error `bad-topology` | no program installed for (algorithm, kind, boards) |
+//! | `stall` | no context free (the frame stays at the input) |
+//! | `store` + `alloc` | into a new context, its program from the directory |
+//!
+//! An error answers a request (`answer_error`, `code`) and drops any other frame.
+
+use collwire_proto::{Collective, ErrorCode, MessageType, limits};
+use rust_hdl::prelude::*;
+
+use crate::header_fields::HeaderFields;
+
+/// A 4-bit protocol code (message type, collective) as a constant.
+pub(crate) fn code4(code: u8) -> Constant<Bits<4>> {
+    Constant::new(bits::<4>(u64::from(code)))
+}
+
+/// An 8-bit protocol code (error code) as a constant.
+pub(crate) fn code8(code: u8) -> Constant<Bits<8>> {
+    Constant::new(bits::<8>(u64::from(code)))
+}
+
+#[derive(LogicBlock)]
+pub struct ArrivalVerdict {
+    /// The frame's first 64 bytes, its payload bytes, and the router's verdict.
+    pub header: Signal<In, Bits<512>>,
+    pub payload_len: Signal<In, Bits<16>>,
+    pub unsupported: Signal<In, Bit>,
+    pub my_board: Signal<In, Bits<8>>,
+    /// The directory entry at `dir_addr` (read the cycle before).
+    pub dir_word: Signal<In, Bits<32>>,
+    // The context table's answer for `key`/`sig`/`arr_reg`.
+    pub hit: Signal<In, Bit>,
+    pub late: Signal<In, Bit>,
+    pub sig_match: Signal<In, Bit>,
+    pub present: Signal<In, Bit>,
+    pub has_free: Signal<In, Bit>,
+    // What the table, the configuration and the CIPE are asked.
+    pub key: Signal<Out, Bits<48>>,
+    pub sig: Signal<Out, Bits<88>>,
+    pub arr_reg: Signal<Out, Bits<3>>,
+    pub dir_addr: Signal<Out, Bits<9>>,
+    /// The board the frame is addressed to (route-table index).
+    pub dst_board: Signal<Out, Bits<6>>,
+    /// Payload words on the bus, ranks per host = 2, datatype and op.
+    pub words: Signal<Out, Bits<12>>,
+    pub rph2: Signal<Out, Bit>,
+    pub datatype: Signal<Out, Bits<4>>,
+    pub reduce_op: Signal<Out, Bits<4>>,
+    pub is_req: Signal<Out, Bit>,
+    // The verdict.
+    pub cancel: Signal<Out, Bit>,
+    pub drop: Signal<Out, Bit>,
+    pub transit: Signal<Out, Bit>,
+    pub dup: Signal<Out, Bit>,
+    pub ack: Signal<Out, Bit>,
+    pub store: Signal<Out, Bit>,
+    pub alloc: Signal<Out, Bit>,
+    pub stall: Signal<Out, Bit>,
+    /// An error (a request is answered, another frame dropped).
+    pub faulty: Signal<Out, Bit>,
+    /// A request is answered with an error record carrying `code`.
+    pub answer_error: Signal<Out, Bit>,
+    pub code: Signal<Out, Bits<8>>,
+    word_round: Constant<Bits<16>>,
+    word_shift: Constant<Bits<16>>,
+    max_payload: Constant<Bits<16>>,
+    max_rph: Constant<Bits<8>>,
+    /// Board registers (received partials and results) are `first_board_reg .. regs`.
+    first_board_reg: Constant<Bits<8>>,
+    regs: Constant<Bits<8>>,
+    max_boards: Constant<Bits<16>>,
+    msg_request: Constant<Bits<4>>,
+    msg_partial: Constant<Bits<4>>,
+    msg_result: Constant<Bits<4>>,
+    msg_abort: Constant<Bits<4>>,
+    err_unsupported: Constant<Bits<8>>,
+    err_bad_topology: Constant<Bits<8>>,
+    err_mismatch: Constant<Bits<8>>,
+    err_stale: Constant<Bits<8>>,
+    coll_scan: Constant<Bits<4>>,
+    fields: HeaderFields,
+    is_board: Signal<Local, Bit>,
+    is_abort: Signal<Local, Bit>,
+    boards_m1: Signal<Local, Bits<16>>,
+    rank_board: Signal<Local, Bits<16>>,
+    /// The register the arrival fills: the local rank's (0/1) or the board frame's tag.
+    reg8: Signal<Local, Bits<8>>,
+    reg_ok: Signal<Local, Bit>,
+    bus_words: Signal<Local, Bits<16>>,
+    dir_index: Signal<Local, Bits<9>>,
+    dir_ok: Signal<Local, Bit>,
+    /// The error found, 0 if none.
+    fault: Signal<Local, Bits<8>>,
+    /// The answer's code: `fault`, or `stale`.
+    answer_code: Signal<Local, Bits<8>>,
+    /// Drives `cancel`, assigned once at the end of `update`.
+    l_cancel: Signal<Local, Bit>,
+    /// Drives `drop`, assigned once at the end of `update`.
+    l_drop: Signal<Local, Bit>,
+    /// Drives `transit`, assigned once at the end of `update`.
+    l_transit: Signal<Local, Bit>,
+    /// Drives `dup`, assigned once at the end of `update`.
+    l_dup: Signal<Local, Bit>,
+    /// Drives `ack`, assigned once at the end of `update`.
+    l_ack: Signal<Local, Bit>,
+    /// Drives `store`, assigned once at the end of `update`.
+    l_store: Signal<Local, Bit>,
+    /// Drives `alloc`, assigned once at the end of `update`.
+    l_alloc: Signal<Local, Bit>,
+    /// Drives `stall`, assigned once at the end of `update`.
+    l_stall: Signal<Local, Bit>,
+}
+
+impl ArrivalVerdict {
+    /// The verdict for a datapath of `word_bytes` bytes per beat (8 or 32).
+    pub fn new(word_bytes: usize) -> ArrivalVerdict {
+        assert!(word_bytes.is_power_of_two());
+        let c8 = |v: u64| Constant::new(bits::<8>(v));
+        ArrivalVerdict {
+            header: Default::default(),
+            payload_len: Default::default(),
+            unsupported: Default::default(),
+            my_board: Default::default(),
+            dir_word: Default::default(),
+            hit: Default::default(),
+            late: Default::default(),
+            sig_match: Default::default(),
+            present: Default::default(),
+            has_free: Default::default(),
+            key: Default::default(),
+            sig: Default::default(),
+            arr_reg: Default::default(),
+            dir_addr: Default::default(),
+            dst_board: Default::default(),
+            words: Default::default(),
+            rph2: Default::default(),
+            datatype: Default::default(),
+            reduce_op: Default::default(),
+            is_req: Default::default(),
+            cancel: Default::default(),
+            l_cancel: Default::default(),
+            drop: Default::default(),
+            l_drop: Default::default(),
+            transit: Default::default(),
+            l_transit: Default::default(),
+            dup: Default::default(),
+            l_dup: Default::default(),
+            ack: Default::default(),
+            l_ack: Default::default(),
+            store: Default::default(),
+            l_store: Default::default(),
+            alloc: Default::default(),
+            l_alloc: Default::default(),
+            stall: Default::default(),
+            l_stall: Default::default(),
+            faulty: Default::default(),
+            answer_error: Default::default(),
+            code: Default::default(),
+            word_round: Constant::new(bits::<16>(word_bytes as u64 - 1)),
+            word_shift: Constant::new(bits::<16>(u64::from(word_bytes.trailing_zeros()))),
+            max_payload: Constant::new(bits::<16>(limits::MAX_SEGMENT_PAYLOAD as u64)),
+            max_rph: c8(u64::from(limits::MAX_RANKS_PER_HOST)),
+            first_board_reg: c8(u64::from(limits::MAX_RANKS_PER_HOST)),
+            regs: c8(crate::cfe_program::REGS as u64),
+            max_boards: Constant::new(bits::<16>(limits::MAX_BOARDS as u64)),
+            msg_request: code4(MessageType::Request.code()),
+            msg_partial: code4(MessageType::Partial.code()),
+            msg_result: code4(MessageType::Result.code()),
+            msg_abort: code4(MessageType::Abort.code()),
+            err_unsupported: code8(ErrorCode::Unsupported.code()),
+            err_bad_topology: code8(ErrorCode::BadTopology.code()),
+            err_mismatch: code8(ErrorCode::Mismatch.code()),
+            err_stale: code8(ErrorCode::Stale.code()),
+            coll_scan: code4(Collective::Scan.code()),
+            fields: Default::default(),
+            is_board: Default::default(),
+            is_abort: Default::default(),
+            boards_m1: Default::default(),
+            rank_board: Default::default(),
+            reg8: Default::default(),
+            reg_ok: Default::default(),
+            bus_words: Default::default(),
+            dir_index: Default::default(),
+            dir_ok: Default::default(),
+            fault: Default::default(),
+            answer_code: Default::default(),
+        }
+    }
+}
+
+impl Logic for ArrivalVerdict {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.fields.header.next = self.header.val();
+        self.is_req.next = self.fields.msg_type.val() == self.msg_request.val();
+        self.is_board.next = (self.fields.msg_type.val() == self.msg_partial.val())
+            | (self.fields.msg_type.val() == self.msg_result.val());
+        self.is_abort.next = self.fields.msg_type.val() == self.msg_abort.val();
+        self.datatype.next = self.fields.datatype.val();
+        self.reduce_op.next = self.fields.reduce_op.val();
+        self.dst_board.next = self.fields.dst_host.val().get_bits::<6>(0);
+        self.rph2.next = self.fields.ranks_per_host.val() == bits::<8>(2);
+        // Key: communicator, operation id, segment index.
+        self.key.next = (bit_cast::<48, 16>(self.fields.comm_id.val()) << 32)
+            | (bit_cast::<48, 16>(self.fields.op_id.val()) << 16)
+            | bit_cast::<48, 16>(self.fields.seg_index.val());
+        // Parameters every frame of a segment agrees on: collective, algorithm, datatype, op,
+        // comm size, root, ranks per host, segment count, element count.
+        self.sig.next = bit_cast::<88, 4>(self.fields.collective.val())
+            | (bit_cast::<88, 4>(self.fields.algorithm.val()) << 4)
+            | (bit_cast::<88, 4>(self.fields.datatype.val()) << 8)
+            | (bit_cast::<88, 4>(self.fields.reduce_op.val()) << 12)
+            | (bit_cast::<88, 16>(self.fields.comm_size.val()) << 16)
+            | (bit_cast::<88, 16>(self.fields.root.val()) << 32)
+            | (bit_cast::<88, 8>(self.fields.ranks_per_host.val()) << 48)
+            | (bit_cast::<88, 16>(self.fields.seg_count.val()) << 56)
+            | (bit_cast::<88, 16>(self.fields.elem_count.val()) << 72);
+        // Boards, the rank's board, and the register the arrival fills: a local rank's own (0,
+        // or its parity with two ranks per host), a board frame's tag (the rank's high byte).
+        self.boards_m1.next = self.fields.comm_size.val() - bits::<16>(1);
+        self.rank_board.next = self.fields.rank.val();
+        self.reg8.next = bits::<8>(0);
+        if self.rph2.val() {
+            self.boards_m1.next = (self.fields.comm_size.val() >> 1) - bits::<16>(1);
+            self.rank_board.next = self.fields.rank.val() >> 1;
+            self.reg8.next = bit_cast::<8, 16>(self.fields.rank.val() & bits::<16>(1));
+        }
+        if self.is_board.val() {
+            self.reg8.next = bit_cast::<8, 16>(self.fields.rank.val() >> 8);
+        }
+        self.arr_reg.next = bit_cast::<3, 8>(self.reg8.val());
+        self.reg_ok.next = (self.rank_board.val() == bit_cast::<16, 8>(self.my_board.val()))
+            & (self.fields.ranks_per_host.val() <= self.max_rph.val());
+        if self.is_board.val() {
+            self.reg_ok.next = (self.reg8.val() >= self.first_board_reg.val())
+                & (self.reg8.val() < self.regs.val());
+        }
+        self.bus_words.next =
+            (self.payload_len.val() + self.word_round.val()) >> self.word_shift.val();
+        self.words.next = bit_cast::<12, 16>(self.bus_words.val());
+        // Directory (`cfe_program::directory_index`): algorithm, kind (scan), boards − 1.
+        self.dir_index.next = (bit_cast::<9, 4>(self.fields.algorithm.val()) << 7)
+            | (bit_cast::<9, 16>(self.boards_m1.val()) & bits::<9>(63));
+        if self.fields.collective.val() == self.coll_scan.val() {
+            self.dir_index.next = self.dir_index.val() | bits::<9>(64);
+        }
+        self.dir_addr.next = self.dir_index.val();
+        self.dir_ok.next =
+            self.dir_word.val().get_bit(31) & (self.boards_m1.val() < self.max_boards.val());
+
+        self.l_cancel.next = false;
+        self.l_drop.next = false;
+        self.l_transit.next = false;
+        self.l_dup.next = false;
+        self.l_ack.next = false;
+        self.l_store.next = false;
+        self.l_alloc.next = false;
+        self.l_stall.next = false;
+        self.fault.next = bits::<8>(0);
+        self.answer_code.next = bits::<8>(0);
+        if self.unsupported.val() {
+            self.fault.next = self.err_unsupported.val();
+        } else if self.is_abort.val() & self.reg_ok.val() {
+            self.l_cancel.next = true;
+        } else if !(self.is_req.val() | self.is_board.val()) {
+            self.l_drop.next = true;
+        } else if self.is_board.val() & (self.fields.dst_host.val() != self.my_board.val()) {
+            self.l_transit.next = true;
+        } else if self.late.val() {
+            // A retransmission whose answer was lost, or a rank arriving after its peers
+            // aborted: the result cannot be sent again.
+            self.l_dup.next = true;
+            if self.is_req.val() {
+                self.answer_code.next = self.err_stale.val();
+            }
+        } else if (self.fields.ranks_per_host.val() == bits::<8>(0))
+            | (self.fields.ranks_per_host.val() > self.max_rph.val())
+            | (self.payload_len.val() > self.max_payload.val())
+        {
+            self.fault.next = self.err_unsupported.val();
+        } else if !self.reg_ok.val() {
+            self.fault.next = self.err_bad_topology.val();
+        } else if self.hit.val() {
+            if !self.sig_match.val() {
+                self.fault.next = self.err_mismatch.val();
+            } else if self.present.val() {
+                // A retransmission: the board has this contribution and waits for the others;
+                // a request is acknowledged, so its rank knows the board is alive.
+                self.l_dup.next = true;
+                self.l_ack.next = self.is_req.val();
+            } else {
+                self.l_store.next = true;
+            }
+        } else if !self.dir_ok.val() {
+            self.fault.next = self.err_bad_topology.val();
+        } else if !self.has_free.val() {
+            self.l_stall.next = true;
+        } else {
+            self.l_store.next = true;
+            self.l_alloc.next = true;
+        }
+        self.faulty.next = self.fault.val() != bits::<8>(0);
+        if self.faulty.val() {
+            self.answer_code.next = self.fault.val();
+        }
+        self.code.next = self.answer_code.val();
+        self.answer_error.next = (self.answer_code.val() != bits::<8>(0)) & self.is_req.val();
+        self.cancel.next = self.l_cancel.val();
+        self.drop.next = self.l_drop.val();
+        self.transit.next = self.l_transit.val();
+        self.dup.next = self.l_dup.val();
+        self.ack.next = self.l_ack.val();
+        self.store.next = self.l_store.val();
+        self.alloc.next = self.l_alloc.val();
+        self.stall.next = self.l_stall.val();
+    }
+}

@@ -1,0 +1,378 @@
+//! The CFE's context table: the segments in flight, and the history of completed ones.
+//!
+//! A context holds one segment's state: its key (communicator, operation, segment index), the
+//! parameters every frame of the segment must agree on (`sig`), the program counter and end of
+//! its program, which of its [`crate::cfe_program::REGS`] registers hold data (`present`),
+//! whether two ranks share the host, the segment's words and bytes, and `dirty` — news the
+//! program has not looked at yet. The history remembers the last [`HISTORY`] completed or
+//! aborted keys, so late duplicates are dropped instead of opening a context that would never
+//! complete.
+//!
+//! Lookups are combinational: the arrival (`key`, `sig`, `arr_reg`) against every context and the
+//! history; the running context (`cur`) read out; the lowest context with news (`pick`).
+//! Changes are commands, at most one per cycle, taken on the clock edge:
+//!
+//! | command   | effect |
+//! |-----------|--------|
+//! | `store`   | register `arr_reg` of context `ctx` (hit, else the free one) present, news; with `alloc` the context is opened with `alloc_*` |
+//! | `cancel`  | the hit context (if any) freed; the key filed in the history unless already there |
+//! | `park`    | `cur` has no news (its program waits for data) |
+//! | `produce` | register `produce_reg` of `cur` present (a stored result) |
+//! | `advance` | `cur`'s program counter + 1 |
+//! | `retire`  | `cur` freed, its key filed in the history |
+//!
+//! `reset` frees every context and forgets the history.
+
+use collwire_proto::limits;
+use rust_hdl::prelude::*;
+
+/// Contexts (segments in flight); each owns [`crate::cfe_program::REGS`] CIPE buffers.
+pub const CONTEXTS: usize = limits::CONTEXTS;
+/// Completed segment keys remembered, so late duplicates are dropped and not re-run.
+pub const HISTORY: usize = 8;
+
+#[derive(LogicBlock)]
+pub struct ContextTable {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    // The arrival looked up.
+    pub key: Signal<In, Bits<48>>,
+    pub sig: Signal<In, Bits<88>>,
+    pub arr_reg: Signal<In, Bits<3>>,
+    /// A context holds `key`.
+    pub hit: Signal<Out, Bit>,
+    /// A context is free.
+    pub has_free: Signal<Out, Bit>,
+    /// `key` is in the history (completed or aborted).
+    pub late: Signal<Out, Bit>,
+    /// The hit context's parameters equal `sig`.
+    pub sig_match: Signal<Out, Bit>,
+    /// The hit context has register `reg` already.
+    pub present: Signal<Out, Bit>,
+    /// The context an arrival goes to: the hit one, else the lowest free one.
+    pub ctx: Signal<Out, Bits<3>>,
+    // The running context.
+    pub cur: Signal<In, Bits<3>>,
+    pub pc: Signal<Out, Bits<12>>,
+    pub end_pc: Signal<Out, Bits<12>>,
+    pub present_mask: Signal<Out, Bits<8>>,
+    pub rph2: Signal<Out, Bit>,
+    pub words: Signal<Out, Bits<12>>,
+    pub bytes: Signal<Out, Bits<16>>,
+    /// The lowest context with news, if `pick_found`.
+    pub pick: Signal<Out, Bits<3>>,
+    pub pick_found: Signal<Out, Bit>,
+    // Commands.
+    pub store: Signal<In, Bit>,
+    pub alloc: Signal<In, Bit>,
+    pub alloc_pc: Signal<In, Bits<12>>,
+    pub alloc_end: Signal<In, Bits<12>>,
+    pub alloc_rph2: Signal<In, Bit>,
+    pub alloc_words: Signal<In, Bits<12>>,
+    pub alloc_len: Signal<In, Bits<16>>,
+    pub cancel: Signal<In, Bit>,
+    pub park: Signal<In, Bit>,
+    pub produce: Signal<In, Bit>,
+    pub produce_reg: Signal<In, Bits<3>>,
+    pub advance: Signal<In, Bit>,
+    pub retire: Signal<In, Bit>,
+    index: [Constant<Bits<3>>; 8],
+    valid: [DFF<Bit>; 8],
+    dirty: [DFF<Bit>; 8],
+    c_key: [DFF<Bits<48>>; 8],
+    c_sig: [DFF<Bits<88>>; 8],
+    c_pc: [DFF<Bits<12>>; 8],
+    c_end: [DFF<Bits<12>>; 8],
+    c_present: [DFF<Bits<8>>; 8],
+    c_rph2: [DFF<Bit>; 8],
+    c_words: [DFF<Bits<12>>; 8],
+    c_bytes: [DFF<Bits<16>>; 8],
+    h_valid: [DFF<Bit>; 8],
+    h_key: [DFF<Bits<48>>; 8],
+    h_ptr: DFF<Bits<3>>,
+    hit_idx: Signal<Local, Bits<3>>,
+    free_idx: Signal<Local, Bits<3>>,
+    cur_key: Signal<Local, Bits<48>>,
+    /// A key goes into the history at `h_ptr` this cycle.
+    file: Signal<Local, Bit>,
+    file_key: Signal<Local, Bits<48>>,
+    /// Drives `hit`, assigned once at the end of `update`.
+    l_hit: Signal<Local, Bit>,
+    /// Drives `has_free`, assigned once at the end of `update`.
+    l_has_free: Signal<Local, Bit>,
+    /// Drives `late`, assigned once at the end of `update`.
+    l_late: Signal<Local, Bit>,
+    /// Drives `ctx`, assigned once at the end of `update`.
+    l_ctx: Signal<Local, Bits<3>>,
+    /// Drives `sig_match`, assigned once at the end of `update`.
+    l_sig_match: Signal<Local, Bit>,
+    /// Drives `present`, assigned once at the end of `update`.
+    l_present: Signal<Local, Bit>,
+    /// Drives `pc`, assigned once at the end of `update`.
+    l_pc: Signal<Local, Bits<12>>,
+    /// Drives `end_pc`, assigned once at the end of `update`.
+    l_end_pc: Signal<Local, Bits<12>>,
+    /// Drives `present_mask`, assigned once at the end of `update`.
+    l_present_mask: Signal<Local, Bits<8>>,
+    /// Drives `rph2`, assigned once at the end of `update`.
+    l_rph2: Signal<Local, Bit>,
+    /// Drives `words`, assigned once at the end of `update`.
+    l_words: Signal<Local, Bits<12>>,
+    /// Drives `bytes`, assigned once at the end of `update`.
+    l_bytes: Signal<Local, Bits<16>>,
+    /// Drives `pick`, assigned once at the end of `update`.
+    l_pick: Signal<Local, Bits<3>>,
+    /// Drives `pick_found`, assigned once at the end of `update`.
+    l_pick_found: Signal<Local, Bit>,
+}
+
+impl Default for ContextTable {
+    fn default() -> Self {
+        assert_eq!(CONTEXTS, 8);
+        assert_eq!(HISTORY, 8);
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            key: Default::default(),
+            sig: Default::default(),
+            arr_reg: Default::default(),
+            hit: Default::default(),
+            l_hit: Default::default(),
+            has_free: Default::default(),
+            l_has_free: Default::default(),
+            late: Default::default(),
+            l_late: Default::default(),
+            sig_match: Default::default(),
+            l_sig_match: Default::default(),
+            present: Default::default(),
+            l_present: Default::default(),
+            ctx: Default::default(),
+            l_ctx: Default::default(),
+            cur: Default::default(),
+            pc: Default::default(),
+            l_pc: Default::default(),
+            end_pc: Default::default(),
+            l_end_pc: Default::default(),
+            present_mask: Default::default(),
+            l_present_mask: Default::default(),
+            rph2: Default::default(),
+            l_rph2: Default::default(),
+            words: Default::default(),
+            l_words: Default::default(),
+            bytes: Default::default(),
+            l_bytes: Default::default(),
+            pick: Default::default(),
+            l_pick: Default::default(),
+            pick_found: Default::default(),
+            l_pick_found: Default::default(),
+            store: Default::default(),
+            alloc: Default::default(),
+            alloc_pc: Default::default(),
+            alloc_end: Default::default(),
+            alloc_rph2: Default::default(),
+            alloc_words: Default::default(),
+            alloc_len: Default::default(),
+            cancel: Default::default(),
+            park: Default::default(),
+            produce: Default::default(),
+            produce_reg: Default::default(),
+            advance: Default::default(),
+            retire: Default::default(),
+            index: std::array::from_fn(|i| Constant::new(bits::<3>(i as u64))),
+            valid: Default::default(),
+            dirty: Default::default(),
+            c_key: Default::default(),
+            c_sig: Default::default(),
+            c_pc: Default::default(),
+            c_end: Default::default(),
+            c_present: Default::default(),
+            c_rph2: Default::default(),
+            c_words: Default::default(),
+            c_bytes: Default::default(),
+            h_valid: Default::default(),
+            h_key: Default::default(),
+            h_ptr: Default::default(),
+            hit_idx: Default::default(),
+            free_idx: Default::default(),
+            cur_key: Default::default(),
+            file: Default::default(),
+            file_key: Default::default(),
+        }
+    }
+}
+
+impl Logic for ContextTable {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, h_ptr);
+        for c in 0..8 {
+            self.valid[c].clock.next = self.clock.val();
+            self.dirty[c].clock.next = self.clock.val();
+            self.c_key[c].clock.next = self.clock.val();
+            self.c_sig[c].clock.next = self.clock.val();
+            self.c_pc[c].clock.next = self.clock.val();
+            self.c_end[c].clock.next = self.clock.val();
+            self.c_present[c].clock.next = self.clock.val();
+            self.c_rph2[c].clock.next = self.clock.val();
+            self.c_words[c].clock.next = self.clock.val();
+            self.c_bytes[c].clock.next = self.clock.val();
+            self.h_valid[c].clock.next = self.clock.val();
+            self.h_key[c].clock.next = self.clock.val();
+            self.valid[c].d.next = self.valid[c].q.val();
+            self.dirty[c].d.next = self.dirty[c].q.val();
+            self.c_key[c].d.next = self.c_key[c].q.val();
+            self.c_sig[c].d.next = self.c_sig[c].q.val();
+            self.c_pc[c].d.next = self.c_pc[c].q.val();
+            self.c_end[c].d.next = self.c_end[c].q.val();
+            self.c_present[c].d.next = self.c_present[c].q.val();
+            self.c_rph2[c].d.next = self.c_rph2[c].q.val();
+            self.c_words[c].d.next = self.c_words[c].q.val();
+            self.c_bytes[c].d.next = self.c_bytes[c].q.val();
+            self.h_valid[c].d.next = self.h_valid[c].q.val();
+            self.h_key[c].d.next = self.h_key[c].q.val();
+        }
+
+        // ---- The arrival: its context, a free one, the history.
+        self.l_hit.next = false;
+        self.hit_idx.next = bits::<3>(0);
+        self.l_has_free.next = false;
+        self.free_idx.next = bits::<3>(0);
+        self.l_late.next = false;
+        for c in 0..8 {
+            if self.valid[c].q.val() & (self.c_key[c].q.val() == self.key.val()) {
+                self.l_hit.next = true;
+                self.hit_idx.next = self.index[c].val();
+            }
+            if !self.valid[c].q.val() & !self.l_has_free.val() {
+                self.l_has_free.next = true;
+                self.free_idx.next = self.index[c].val();
+            }
+            if self.h_valid[c].q.val() & (self.h_key[c].q.val() == self.key.val()) {
+                self.l_late.next = true;
+            }
+        }
+        self.l_ctx.next = self.free_idx.val();
+        if self.l_hit.val() {
+            self.l_ctx.next = self.hit_idx.val();
+        }
+        self.l_sig_match.next = false;
+        self.l_present.next = false;
+        for c in 0..8 {
+            if self.hit_idx.val() == self.index[c].val() {
+                self.l_sig_match.next = self.c_sig[c].q.val() == self.sig.val();
+                self.l_present.next = ((self.c_present[c].q.val()
+                    >> bit_cast::<8, 3>(self.arr_reg.val()))
+                    & bits::<8>(1))
+                    != bits::<8>(0);
+            }
+        }
+
+        // ---- The running context, and the lowest context with news.
+        self.l_pc.next = bits::<12>(0);
+        self.l_end_pc.next = bits::<12>(0);
+        self.l_present_mask.next = bits::<8>(0);
+        self.l_rph2.next = false;
+        self.l_words.next = bits::<12>(0);
+        self.l_bytes.next = bits::<16>(0);
+        self.cur_key.next = bits::<48>(0);
+        for c in 0..8 {
+            if self.cur.val() == self.index[c].val() {
+                self.l_pc.next = self.c_pc[c].q.val();
+                self.l_end_pc.next = self.c_end[c].q.val();
+                self.l_present_mask.next = self.c_present[c].q.val();
+                self.l_rph2.next = self.c_rph2[c].q.val();
+                self.l_words.next = self.c_words[c].q.val();
+                self.l_bytes.next = self.c_bytes[c].q.val();
+                self.cur_key.next = self.c_key[c].q.val();
+            }
+        }
+        self.l_pick.next = bits::<3>(0);
+        self.l_pick_found.next = false;
+        for c in 0..8 {
+            if self.valid[c].q.val() & self.dirty[c].q.val() & !self.l_pick_found.val() {
+                self.l_pick.next = self.index[c].val();
+                self.l_pick_found.next = true;
+            }
+        }
+
+        // ---- Commands.
+        self.file.next = false;
+        self.file_key.next = self.cur_key.val();
+        for c in 0..8 {
+            if self.store.val() & (self.l_ctx.val() == self.index[c].val()) {
+                self.dirty[c].d.next = true;
+                self.c_present[c].d.next = self.c_present[c].q.val()
+                    | (bits::<8>(1) << bit_cast::<8, 3>(self.arr_reg.val()));
+                if self.alloc.val() {
+                    self.valid[c].d.next = true;
+                    self.c_key[c].d.next = self.key.val();
+                    self.c_sig[c].d.next = self.sig.val();
+                    self.c_pc[c].d.next = self.alloc_pc.val();
+                    self.c_end[c].d.next = self.alloc_end.val();
+                    self.c_present[c].d.next = bits::<8>(1) << bit_cast::<8, 3>(self.arr_reg.val());
+                    self.c_rph2[c].d.next = self.alloc_rph2.val();
+                    self.c_words[c].d.next = self.alloc_words.val();
+                    self.c_bytes[c].d.next = self.alloc_len.val();
+                }
+            }
+            if self.cancel.val() & self.l_hit.val() & (self.hit_idx.val() == self.index[c].val()) {
+                self.valid[c].d.next = false;
+                self.dirty[c].d.next = false;
+            }
+            if self.cur.val() == self.index[c].val() {
+                if self.park.val() {
+                    self.dirty[c].d.next = false;
+                }
+                if self.produce.val() {
+                    self.c_present[c].d.next = self.c_present[c].q.val()
+                        | (bits::<8>(1) << bit_cast::<8, 3>(self.produce_reg.val()));
+                }
+                if self.advance.val() {
+                    self.c_pc[c].d.next = self.c_pc[c].q.val() + bits::<12>(1);
+                }
+                if self.retire.val() {
+                    self.valid[c].d.next = false;
+                    self.dirty[c].d.next = false;
+                }
+            }
+        }
+        if self.cancel.val() & !self.l_late.val() {
+            self.file.next = true;
+            self.file_key.next = self.key.val();
+        }
+        if self.retire.val() {
+            self.file.next = true;
+        }
+        if self.file.val() {
+            for c in 0..8 {
+                if self.h_ptr.q.val() == self.index[c].val() {
+                    self.h_valid[c].d.next = true;
+                    self.h_key[c].d.next = self.file_key.val();
+                }
+            }
+            self.h_ptr.d.next = self.h_ptr.q.val() + bits::<3>(1);
+        }
+        if self.reset.val() {
+            self.h_ptr.d.next = bits::<3>(0);
+            for c in 0..8 {
+                self.valid[c].d.next = false;
+                self.dirty[c].d.next = false;
+                self.h_valid[c].d.next = false;
+            }
+        }
+        self.hit.next = self.l_hit.val();
+        self.has_free.next = self.l_has_free.val();
+        self.late.next = self.l_late.val();
+        self.ctx.next = self.l_ctx.val();
+        self.sig_match.next = self.l_sig_match.val();
+        self.present.next = self.l_present.val();
+        self.pc.next = self.l_pc.val();
+        self.end_pc.next = self.l_end_pc.val();
+        self.present_mask.next = self.l_present_mask.val();
+        self.rph2.next = self.l_rph2.val();
+        self.words.next = self.l_words.val();
+        self.bytes.next = self.l_bytes.val();
+        self.pick.next = self.l_pick.val();
+        self.pick_found.next = self.l_pick_found.val();
+    }
+}

@@ -1,0 +1,269 @@
+//! The fields of a captured 64-byte frame header, named: what the engine reads from the
+//! arrival it classifies and from the stored request it answers.
+//!
+//! Combinational. Frame byte `n` is `header[8n+7:8n]` (wire order, as captured by
+//! [`crate::header_capture`]). Addresses come out in wire order (as [`crate::header_builder`]
+//! takes them); numeric fields come out as numbers (big-endian on the wire).
+//!
+//! Every offset is computed here from `collwire_proto`'s field table
+//! ([`collwire_proto::wire::field`], [`collwire_proto::HEADER_FRAME_OFFSET`]) and the
+//! Ethernet II / IPv4 / UDP layout lengths, and enters the Verilog as a named `localparam`
+//! (`at_rank` …): no byte position is written twice. The Verilator test
+//! (`sim/tests/header_fields.rs`) compares every output with `collwire_proto`'s parser on
+//! random frames.
+
+use collwire_proto::wire::field;
+use collwire_proto::{ETH_HEADER_LEN, HEADER_FRAME_OFFSET, IPV4_HEADER_LEN};
+use rust_hdl::prelude::*;
+
+/// Bit position of frame byte `byte`, as a Verilog constant.
+fn at(byte: usize) -> Constant<Bits<10>> {
+    assert!(byte < 64);
+    Constant::new(bits::<10>(8 * byte as u64))
+}
+
+/// Bit position of offload-header byte `byte`.
+fn at_offload(byte: usize) -> Constant<Bits<10>> {
+    at(HEADER_FRAME_OFFSET + byte)
+}
+
+#[derive(LogicBlock)]
+pub struct HeaderFields {
+    pub header: Signal<In, Bits<512>>,
+    // Ethernet II, IPv4, UDP.
+    pub dst_mac: Signal<Out, Bits<48>>,
+    pub src_mac: Signal<Out, Bits<48>>,
+    pub src_ip: Signal<Out, Bits<32>>,
+    pub dst_ip: Signal<Out, Bits<32>>,
+    /// The last byte of the IPv4 destination: the board index of a board frame.
+    pub dst_host: Signal<Out, Bits<8>>,
+    pub src_port: Signal<Out, Bits<16>>,
+    pub dst_port: Signal<Out, Bits<16>>,
+    // The offload header.
+    pub msg_type: Signal<Out, Bits<4>>,
+    pub op_id: Signal<Out, Bits<16>>,
+    pub collective: Signal<Out, Bits<4>>,
+    pub algorithm: Signal<Out, Bits<4>>,
+    pub datatype: Signal<Out, Bits<4>>,
+    pub reduce_op: Signal<Out, Bits<4>>,
+    pub comm_id: Signal<Out, Bits<16>>,
+    pub comm_size: Signal<Out, Bits<16>>,
+    pub rank: Signal<Out, Bits<16>>,
+    pub root: Signal<Out, Bits<16>>,
+    pub ranks_per_host: Signal<Out, Bits<8>>,
+    pub attempt: Signal<Out, Bits<8>>,
+    pub seg_index: Signal<Out, Bits<16>>,
+    pub seg_count: Signal<Out, Bits<16>>,
+    pub elem_count: Signal<Out, Bits<16>>,
+    // Where each field starts (bit of `header`).
+    at_dst_mac: Constant<Bits<10>>,
+    at_src_mac: Constant<Bits<10>>,
+    at_src_ip: Constant<Bits<10>>,
+    at_dst_ip: Constant<Bits<10>>,
+    at_src_port: Constant<Bits<10>>,
+    at_dst_port: Constant<Bits<10>>,
+    /// Version (high nibble) and message type (low nibble).
+    at_version_type: Constant<Bits<10>>,
+    at_op_id: Constant<Bits<10>>,
+    /// Collective (high nibble) and algorithm (low nibble).
+    at_coll_alg: Constant<Bits<10>>,
+    /// Datatype (high nibble) and reduction op (low nibble).
+    at_dtype_op: Constant<Bits<10>>,
+    at_comm_id: Constant<Bits<10>>,
+    at_comm_size: Constant<Bits<10>>,
+    at_rank: Constant<Bits<10>>,
+    at_root: Constant<Bits<10>>,
+    at_ranks_per_host: Constant<Bits<10>>,
+    at_attempt: Constant<Bits<10>>,
+    at_seg_index: Constant<Bits<10>>,
+    at_seg_count: Constant<Bits<10>>,
+    at_elem_count: Constant<Bits<10>>,
+    // Big-endian fields as they lie on the wire (byte-swapped numbers).
+    raw_src_port: Signal<Local, Bits<16>>,
+    raw_dst_port: Signal<Local, Bits<16>>,
+    raw_op_id: Signal<Local, Bits<16>>,
+    raw_comm_id: Signal<Local, Bits<16>>,
+    raw_comm_size: Signal<Local, Bits<16>>,
+    raw_rank: Signal<Local, Bits<16>>,
+    raw_root: Signal<Local, Bits<16>>,
+    raw_seg_index: Signal<Local, Bits<16>>,
+    raw_seg_count: Signal<Local, Bits<16>>,
+    raw_elem_count: Signal<Local, Bits<16>>,
+    coll_alg: Signal<Local, Bits<8>>,
+    dtype_op: Signal<Local, Bits<8>>,
+}
+
+impl Default for HeaderFields {
+    fn default() -> Self {
+        // Ethernet II: destination, source, EtherType. IPv4 (no options): addresses at 12
+        // and 16. UDP: source and destination port first.
+        let ip = ETH_HEADER_LEN;
+        let udp = ETH_HEADER_LEN + IPV4_HEADER_LEN;
+        Self {
+            header: Default::default(),
+            dst_mac: Default::default(),
+            src_mac: Default::default(),
+            src_ip: Default::default(),
+            dst_ip: Default::default(),
+            dst_host: Default::default(),
+            src_port: Default::default(),
+            dst_port: Default::default(),
+            msg_type: Default::default(),
+            op_id: Default::default(),
+            collective: Default::default(),
+            algorithm: Default::default(),
+            datatype: Default::default(),
+            reduce_op: Default::default(),
+            comm_id: Default::default(),
+            comm_size: Default::default(),
+            rank: Default::default(),
+            root: Default::default(),
+            ranks_per_host: Default::default(),
+            attempt: Default::default(),
+            seg_index: Default::default(),
+            seg_count: Default::default(),
+            elem_count: Default::default(),
+            at_dst_mac: at(0),
+            at_src_mac: at(6),
+            at_src_ip: at(ip + 12),
+            at_dst_ip: at(ip + 16),
+            at_src_port: at(udp),
+            at_dst_port: at(udp + 2),
+            at_version_type: at_offload(field::VERSION_TYPE),
+            at_op_id: at_offload(field::OP_ID.start),
+            at_coll_alg: at_offload(field::COLL_ALG),
+            at_dtype_op: at_offload(field::DTYPE_OP),
+            at_comm_id: at_offload(field::COMM_ID.start),
+            at_comm_size: at_offload(field::COMM_SIZE.start),
+            at_rank: at_offload(field::RANK.start),
+            at_root: at_offload(field::ROOT.start),
+            at_ranks_per_host: at_offload(field::RANKS_PER_HOST),
+            at_attempt: at_offload(field::ATTEMPT),
+            at_seg_index: at_offload(field::SEG_INDEX.start),
+            at_seg_count: at_offload(field::SEG_COUNT.start),
+            at_elem_count: at_offload(field::ELEM_COUNT.start),
+            raw_src_port: Default::default(),
+            raw_dst_port: Default::default(),
+            raw_op_id: Default::default(),
+            raw_comm_id: Default::default(),
+            raw_comm_size: Default::default(),
+            raw_rank: Default::default(),
+            raw_root: Default::default(),
+            raw_seg_index: Default::default(),
+            raw_seg_count: Default::default(),
+            raw_elem_count: Default::default(),
+            coll_alg: Default::default(),
+            dtype_op: Default::default(),
+        }
+    }
+}
+
+impl Logic for HeaderFields {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.dst_mac.next = self
+            .header
+            .val()
+            .get_bits::<48>(self.at_dst_mac.val().index());
+        self.src_mac.next = self
+            .header
+            .val()
+            .get_bits::<48>(self.at_src_mac.val().index());
+        self.src_ip.next = self
+            .header
+            .val()
+            .get_bits::<32>(self.at_src_ip.val().index());
+        self.dst_ip.next = self
+            .header
+            .val()
+            .get_bits::<32>(self.at_dst_ip.val().index());
+        self.dst_host.next = self.dst_ip.val().get_bits::<8>(24);
+        self.raw_src_port.next = self
+            .header
+            .val()
+            .get_bits::<16>(self.at_src_port.val().index());
+        self.raw_dst_port.next = self
+            .header
+            .val()
+            .get_bits::<16>(self.at_dst_port.val().index());
+        self.raw_op_id.next = self
+            .header
+            .val()
+            .get_bits::<16>(self.at_op_id.val().index());
+        self.raw_comm_id.next = self
+            .header
+            .val()
+            .get_bits::<16>(self.at_comm_id.val().index());
+        self.raw_comm_size.next = self
+            .header
+            .val()
+            .get_bits::<16>(self.at_comm_size.val().index());
+        self.raw_rank.next = self.header.val().get_bits::<16>(self.at_rank.val().index());
+        self.raw_root.next = self.header.val().get_bits::<16>(self.at_root.val().index());
+        self.raw_seg_index.next = self
+            .header
+            .val()
+            .get_bits::<16>(self.at_seg_index.val().index());
+        self.raw_seg_count.next = self
+            .header
+            .val()
+            .get_bits::<16>(self.at_seg_count.val().index());
+        self.raw_elem_count.next = self
+            .header
+            .val()
+            .get_bits::<16>(self.at_elem_count.val().index());
+        // Big-endian to number: swap the two bytes.
+        self.src_port.next = (self.raw_src_port.val() << 8) | (self.raw_src_port.val() >> 8);
+        self.dst_port.next = (self.raw_dst_port.val() << 8) | (self.raw_dst_port.val() >> 8);
+        self.op_id.next = (self.raw_op_id.val() << 8) | (self.raw_op_id.val() >> 8);
+        self.comm_id.next = (self.raw_comm_id.val() << 8) | (self.raw_comm_id.val() >> 8);
+        self.comm_size.next = (self.raw_comm_size.val() << 8) | (self.raw_comm_size.val() >> 8);
+        self.rank.next = (self.raw_rank.val() << 8) | (self.raw_rank.val() >> 8);
+        self.root.next = (self.raw_root.val() << 8) | (self.raw_root.val() >> 8);
+        self.seg_index.next = (self.raw_seg_index.val() << 8) | (self.raw_seg_index.val() >> 8);
+        self.seg_count.next = (self.raw_seg_count.val() << 8) | (self.raw_seg_count.val() >> 8);
+        self.elem_count.next = (self.raw_elem_count.val() << 8) | (self.raw_elem_count.val() >> 8);
+        // Nibble pairs: high nibble first in the byte's name.
+        self.msg_type.next = self
+            .header
+            .val()
+            .get_bits::<4>(self.at_version_type.val().index());
+        self.coll_alg.next = self
+            .header
+            .val()
+            .get_bits::<8>(self.at_coll_alg.val().index());
+        self.collective.next = self.coll_alg.val().get_bits::<4>(4);
+        self.algorithm.next = self.coll_alg.val().get_bits::<4>(0);
+        self.dtype_op.next = self
+            .header
+            .val()
+            .get_bits::<8>(self.at_dtype_op.val().index());
+        self.datatype.next = self.dtype_op.val().get_bits::<4>(4);
+        self.reduce_op.next = self.dtype_op.val().get_bits::<4>(0);
+        self.ranks_per_host.next = self
+            .header
+            .val()
+            .get_bits::<8>(self.at_ranks_per_host.val().index());
+        self.attempt.next = self
+            .header
+            .val()
+            .get_bits::<8>(self.at_attempt.val().index());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_follow_the_protocol_crate() {
+        let f = HeaderFields::default();
+        // The offload header starts at frame byte 42: the message type is bit 344, the rank
+        // frame bytes 52..54.
+        assert_eq!(f.at_version_type.val().index(), 344);
+        assert_eq!(f.at_rank.val().index(), 416);
+        assert_eq!(f.at_dst_ip.val().index(), 240);
+        let v = crate::emit::verilog(HeaderFields::default(), "collwire_header_fields");
+        assert!(v.contains("header[(at_rank)+:(16)]"), "{v}");
+    }
+}

@@ -1,0 +1,336 @@
+//! The micro-op: its word ([`UopWord`], the one definition of the format, which
+//! [`crate::cfe_program::Uop::encode`] also builds from) and its decoder ([`UopDecode`]), the
+//! combinational half of one step of the CFE's program (docs/cfe.md): are the operands there,
+//! which CIPE pass does the step run (opcode, buffer slots, store, emit), does it send a frame,
+//! to whom, with data or without.
+//!
+//! Inputs are the running context's state ([`crate::context_table`]) and the fields of the
+//! stored request being answered ([`crate::header_fields`]). The CFE's state machine decides
+//! when a step is taken; the header and entry composer uses the outputs.
+
+use rust_hdl::prelude::*;
+
+use crate::cipe::Opcode;
+
+/// A micro-op word, low bits first. Register numbers are 4 bits; 15 is [`crate::cfe_program::H`]
+/// (the local rank's own register: 1 if the running rank is the second of its host, else 0).
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct UopWord {
+    /// [`crate::cfe_program::uop_code`].
+    pub kind: Bits<4>,
+    /// `a` (Pass, Respond) or `x` (RespondPrefix).
+    pub a: Bits<4>,
+    pub b: Bits<4>,
+    /// `b` present (Pass: combine `a · b`) / `x` present (RespondPrefix).
+    pub combine: Bit,
+    /// The result is stored into `dst`.
+    pub store: Bit,
+    pub dst: Bits<4>,
+    /// The result is sent to board `board`, register `tag`.
+    pub send: Bit,
+    /// Sent as a `result` (else a `partial`).
+    pub result: Bit,
+    pub tag: Bits<4>,
+    pub board: Bits<8>,
+}
+
+impl UopWord {
+    /// The program-memory word.
+    pub fn to_word(self) -> u32 {
+        Bits::<32>::from(self).to_u64() as u32
+    }
+}
+
+/// A program-memory word as its fields (what the hardware's `.into()` of a 32-bit word means).
+impl From<Bits<32>> for UopWord {
+    fn from(w: Bits<32>) -> UopWord {
+        let d = UopWord::default();
+        let field = |offset: usize, width: usize| (w.to_u64() >> offset) & ((1 << width) - 1);
+        UopWord {
+            kind: field(d.get_my_offset_kind(), d.get_my_width_kind()).into(),
+            a: field(d.get_my_offset_a(), d.get_my_width_a()).into(),
+            b: field(d.get_my_offset_b(), d.get_my_width_b()).into(),
+            combine: field(d.get_my_offset_combine(), 1) != 0,
+            store: field(d.get_my_offset_store(), 1) != 0,
+            dst: field(d.get_my_offset_dst(), d.get_my_width_dst()).into(),
+            send: field(d.get_my_offset_send(), 1) != 0,
+            result: field(d.get_my_offset_result(), 1) != 0,
+            tag: field(d.get_my_offset_tag(), d.get_my_width_tag()).into(),
+            board: field(d.get_my_offset_board(), d.get_my_width_board()).into(),
+        }
+    }
+}
+
+#[derive(LogicBlock)]
+pub struct UopDecode {
+    /// The program-memory word.
+    pub uop: Signal<In, Bits<32>>,
+    // The running context.
+    pub cur: Signal<In, Bits<3>>,
+    pub present: Signal<In, Bits<8>>,
+    pub rph2: Signal<In, Bit>,
+    pub words: Signal<In, Bits<12>>,
+    /// Which local rank a Respond/RespondPrefix step answers (0, then 1 with two per host).
+    pub sub: Signal<In, Bit>,
+    // The stored request's collective, rank and root.
+    pub collective: Signal<In, Bits<4>>,
+    pub rank: Signal<In, Bits<16>>,
+    pub root: Signal<In, Bits<16>>,
+    /// The fields.
+    pub word: Signal<Out, UopWord>,
+    /// The micro-op's operands are present.
+    pub ready: Signal<Out, Bit>,
+    /// This is the micro-op's last step (Respond and RespondPrefix take one per local rank).
+    pub last_sub: Signal<Out, Bit>,
+    /// The step answers a local rank (the request header of rank `sub` is read).
+    pub answers: Signal<Out, Bit>,
+    /// The step stores its result into register `dst_reg` of the context.
+    pub produce: Signal<Out, Bit>,
+    pub dst_reg: Signal<Out, Bits<3>>,
+    /// The step sends a frame to another board.
+    pub sends: Signal<Out, Bit>,
+    /// The step carries data (not an empty answer).
+    pub data: Signal<Out, Bit>,
+    /// The CIPE pass: opcode, buffer slots (context · 8 + register), store, emit.
+    pub opcode: Signal<Out, Bits<4>>,
+    pub slot_a: Signal<Out, Bits<7>>,
+    pub slot_b: Signal<Out, Bits<7>>,
+    pub slot_d: Signal<Out, Bits<7>>,
+    pub store: Signal<Out, Bit>,
+    pub emit: Signal<Out, Bit>,
+    /// The step runs a CIPE pass / emits a frame.
+    pub has_instr: Signal<Out, Bit>,
+    pub has_entry: Signal<Out, Bit>,
+    kind_local_prefix: Constant<Bits<4>>,
+    kind_pass: Constant<Bits<4>>,
+    kind_respond: Constant<Bits<4>>,
+    kind_respond_prefix: Constant<Bits<4>>,
+    reg_h: Constant<Bits<4>>,
+    coll_reduce: Constant<Bits<4>>,
+    op_buffer: Constant<Bits<4>>,
+    op_pair: Constant<Bits<4>>,
+    w: Signal<Local, UopWord>,
+    ra: Signal<Local, Bits<3>>,
+    rb: Signal<Local, Bits<3>>,
+    rd: Signal<Local, Bits<3>>,
+    ctx_base: Signal<Local, Bits<7>>,
+    has_a: Signal<Local, Bit>,
+    has_b: Signal<Local, Bit>,
+    /// Drives `ready`, assigned once at the end of `update`.
+    l_ready: Signal<Local, Bit>,
+    /// Drives `last_sub`, assigned once at the end of `update`.
+    l_last_sub: Signal<Local, Bit>,
+    /// Drives `opcode`, assigned once at the end of `update`.
+    l_opcode: Signal<Local, Bits<4>>,
+    /// Drives `slot_a`, assigned once at the end of `update`.
+    l_slot_a: Signal<Local, Bits<7>>,
+    /// Drives `slot_b`, assigned once at the end of `update`.
+    l_slot_b: Signal<Local, Bits<7>>,
+    /// Drives `slot_d`, assigned once at the end of `update`.
+    l_slot_d: Signal<Local, Bits<7>>,
+    /// Drives `store`, assigned once at the end of `update`.
+    l_store: Signal<Local, Bit>,
+    /// Drives `emit`, assigned once at the end of `update`.
+    l_emit: Signal<Local, Bit>,
+    /// Drives `has_instr`, assigned once at the end of `update`.
+    l_has_instr: Signal<Local, Bit>,
+    /// Drives `has_entry`, assigned once at the end of `update`.
+    l_has_entry: Signal<Local, Bit>,
+    /// Drives `data`, assigned once at the end of `update`.
+    l_data: Signal<Local, Bit>,
+}
+
+impl Default for UopDecode {
+    fn default() -> Self {
+        use crate::cfe_program::{H, uop_code};
+        let code = |c: u32| Constant::new(bits::<4>(u64::from(c)));
+        Self {
+            uop: Default::default(),
+            cur: Default::default(),
+            present: Default::default(),
+            rph2: Default::default(),
+            words: Default::default(),
+            sub: Default::default(),
+            collective: Default::default(),
+            rank: Default::default(),
+            root: Default::default(),
+            word: Default::default(),
+            ready: Default::default(),
+            l_ready: Default::default(),
+            last_sub: Default::default(),
+            l_last_sub: Default::default(),
+            answers: Default::default(),
+            produce: Default::default(),
+            dst_reg: Default::default(),
+            sends: Default::default(),
+            data: Default::default(),
+            l_data: Default::default(),
+            opcode: Default::default(),
+            l_opcode: Default::default(),
+            slot_a: Default::default(),
+            l_slot_a: Default::default(),
+            slot_b: Default::default(),
+            l_slot_b: Default::default(),
+            slot_d: Default::default(),
+            l_slot_d: Default::default(),
+            store: Default::default(),
+            l_store: Default::default(),
+            emit: Default::default(),
+            l_emit: Default::default(),
+            has_instr: Default::default(),
+            l_has_instr: Default::default(),
+            has_entry: Default::default(),
+            l_has_entry: Default::default(),
+            kind_local_prefix: code(uop_code::LOCAL_PREFIX),
+            kind_pass: code(uop_code::PASS),
+            kind_respond: code(uop_code::RESPOND),
+            kind_respond_prefix: code(uop_code::RESPOND_PREFIX),
+            reg_h: code(u32::from(H)),
+            coll_reduce: code(u32::from(collwire_proto::Collective::Reduce.code())),
+            op_buffer: code(Opcode::Buffer as u32),
+            op_pair: code(Opcode::Pair as u32),
+            w: Default::default(),
+            ra: Default::default(),
+            rb: Default::default(),
+            rd: Default::default(),
+            ctx_base: Default::default(),
+            has_a: Default::default(),
+            has_b: Default::default(),
+        }
+    }
+}
+
+impl Logic for UopDecode {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.w.next = self.uop.val().into();
+        self.word.next = self.w.val();
+        // Registers; H is the local rank's own: 1 with two ranks per host (the second's
+        // contribution), else 0.
+        self.ra.next = bit_cast::<3, 4>(self.w.val().a);
+        if self.w.val().a == self.reg_h.val() {
+            self.ra.next = bit_cast::<3, 1>(self.rph2.val().into());
+        }
+        self.rb.next = bit_cast::<3, 4>(self.w.val().b);
+        if self.w.val().b == self.reg_h.val() {
+            self.rb.next = bit_cast::<3, 1>(self.rph2.val().into());
+        }
+        self.rd.next = bit_cast::<3, 4>(self.w.val().dst);
+        if self.w.val().dst == self.reg_h.val() {
+            self.rd.next = bit_cast::<3, 1>(self.rph2.val().into());
+        }
+        self.dst_reg.next = self.rd.val();
+        self.has_a.next = ((self.present.val() >> bit_cast::<8, 3>(self.ra.val())) & bits::<8>(1))
+            != bits::<8>(0);
+        self.has_b.next = ((self.present.val() >> bit_cast::<8, 3>(self.rb.val())) & bits::<8>(1))
+            != bits::<8>(0);
+
+        // Operands present? LocalPrefix and Respond* need the local registers: 0, and 1 with
+        // two ranks per host.
+        self.l_ready.next =
+            self.present.val().get_bit(0) & (!self.rph2.val() | self.present.val().get_bit(1));
+        if self.w.val().kind == self.kind_pass.val() {
+            self.l_ready.next = self.has_a.val() & (!self.w.val().combine | self.has_b.val());
+        }
+        if self.w.val().kind == self.kind_respond.val() {
+            self.l_ready.next = self.has_a.val();
+        }
+        if (self.w.val().kind == self.kind_respond_prefix.val()) & self.w.val().combine {
+            self.l_ready.next = self.l_ready.val() & self.has_a.val();
+        }
+        self.answers.next = (self.w.val().kind == self.kind_respond.val())
+            | (self.w.val().kind == self.kind_respond_prefix.val());
+        self.l_last_sub.next = true;
+        if self.answers.val() & self.rph2.val() {
+            self.l_last_sub.next = self.sub.val();
+        }
+        self.produce.next = (self.w.val().kind == self.kind_pass.val()) & self.w.val().store;
+
+        // ---- The CIPE pass and the frame of the step.
+        self.sends.next = (self.w.val().kind == self.kind_pass.val()) & self.w.val().send;
+        self.l_data.next = self.words.val() != bits::<12>(0);
+        // A reduce answers with data only to the root.
+        if (self.w.val().kind == self.kind_respond.val())
+            & (self.collective.val() == self.coll_reduce.val())
+            & (self.rank.val() != self.root.val())
+        {
+            self.l_data.next = false;
+        }
+        self.ctx_base.next = bit_cast::<7, 3>(self.cur.val()) << 3;
+        self.l_opcode.next = self.op_buffer.val();
+        self.l_slot_a.next = self.ctx_base.val() | bit_cast::<7, 3>(self.ra.val());
+        self.l_slot_b.next = self.ctx_base.val() | bit_cast::<7, 3>(self.rb.val());
+        self.l_slot_d.next = self.ctx_base.val() | bit_cast::<7, 3>(self.rd.val());
+        self.l_store.next = false;
+        self.l_emit.next = true;
+        self.l_has_entry.next = true;
+        self.l_has_instr.next = self.l_data.val();
+        if self.w.val().kind == self.kind_local_prefix.val() {
+            // LocalPrefix: r1 = r0 · r1.
+            self.l_opcode.next = self.op_pair.val();
+            self.l_slot_a.next = self.ctx_base.val();
+            self.l_slot_b.next = self.ctx_base.val() | bits::<7>(1);
+            self.l_slot_d.next = self.ctx_base.val() | bits::<7>(1);
+            self.l_store.next = true;
+            self.l_emit.next = false;
+            self.l_has_entry.next = false;
+            self.l_has_instr.next = self.l_data.val() & self.rph2.val();
+        }
+        if self.w.val().kind == self.kind_pass.val() {
+            if self.w.val().combine {
+                self.l_opcode.next = self.op_pair.val();
+            }
+            self.l_store.next = self.w.val().store;
+            self.l_emit.next = self.sends.val();
+            self.l_has_entry.next = self.sends.val();
+            self.l_has_instr.next = self.l_data.val() & (self.w.val().store | self.sends.val());
+        }
+        if self.w.val().kind == self.kind_respond_prefix.val() {
+            // RespondPrefix: rank `sub` gets x · r[sub], or r[sub].
+            self.l_slot_a.next = self.ctx_base.val() | bit_cast::<7, 1>(self.sub.val().into());
+            if self.w.val().combine {
+                self.l_opcode.next = self.op_pair.val();
+                self.l_slot_a.next = self.ctx_base.val() | bit_cast::<7, 3>(self.ra.val());
+                self.l_slot_b.next = self.ctx_base.val() | bit_cast::<7, 1>(self.sub.val().into());
+            }
+        }
+        self.ready.next = self.l_ready.val();
+        self.last_sub.next = self.l_last_sub.val();
+        self.opcode.next = self.l_opcode.val();
+        self.slot_a.next = self.l_slot_a.val();
+        self.slot_b.next = self.l_slot_b.val();
+        self.slot_d.next = self.l_slot_d.val();
+        self.store.next = self.l_store.val();
+        self.emit.next = self.l_emit.val();
+        self.has_instr.next = self.l_has_instr.val();
+        self.has_entry.next = self.l_has_entry.val();
+        self.data.next = self.l_data.val();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn word_round_trips() {
+        let w = UopWord {
+            kind: 1.into(),
+            a: 15.into(),
+            b: 3.into(),
+            combine: true,
+            store: false,
+            dst: 9.into(),
+            send: true,
+            result: true,
+            tag: 5.into(),
+            board: 0xA7.into(),
+        };
+        assert_eq!(UopWord::BITS, 32);
+        assert_eq!(UopWord::from(bits::<32>(u64::from(w.to_word()))), w);
+        assert_eq!(
+            w.to_word(),
+            1 | 15 << 4 | 3 << 8 | 1 << 12 | 9 << 14 | 3 << 18 | 5 << 20 | 0xA7 << 24
+        );
+    }
+}

@@ -1,0 +1,200 @@
+//! The CFE's context table through Verilator against a plain Rust model of the same table:
+//! random commands (one per cycle, as the engine issues them) on a small pool of keys so hits,
+//! the history and a full table all happen; every lookup output is compared every cycle.
+
+use collwire_sim::fpu_check::SplitMix;
+use collwire_sim::models::ContextTable;
+
+#[derive(Clone, Copy, Default, Debug)]
+struct Ctx {
+    valid: bool,
+    dirty: bool,
+    key: u64,
+    sig: u64,
+    pc: u64,
+    end: u64,
+    present: u64,
+    rph2: bool,
+    words: u64,
+    bytes: u64,
+}
+
+#[derive(Default)]
+struct Model {
+    c: [Ctx; 8],
+    h: [Option<u64>; 8],
+    h_ptr: usize,
+}
+
+#[derive(Debug, PartialEq)]
+struct Lookup {
+    hit: bool,
+    has_free: bool,
+    late: bool,
+    sig_match: bool,
+    present: bool,
+    ctx: u64,
+    cur: (u64, u64, u64, bool, u64, u64),
+    pick: Option<u64>,
+}
+
+impl Model {
+    fn hit_idx(&self, key: u64) -> Option<usize> {
+        (0..8)
+            .rev()
+            .find(|&i| self.c[i].valid && self.c[i].key == key)
+    }
+    fn lookup(&self, key: u64, sig: u64, reg: u64, cur: usize) -> Lookup {
+        let hit = self.hit_idx(key);
+        let free = (0..8).find(|&i| !self.c[i].valid);
+        let h = self.c[hit.unwrap_or(0)];
+        let k = self.c[cur];
+        Lookup {
+            hit: hit.is_some(),
+            has_free: free.is_some(),
+            late: self.h.contains(&Some(key)),
+            sig_match: h.sig == sig,
+            present: h.present >> reg & 1 == 1,
+            ctx: hit.or(free).unwrap_or(0) as u64,
+            cur: (k.pc, k.end, k.present, k.rph2, k.words, k.bytes),
+            pick: (0..8)
+                .find(|&i| self.c[i].valid && self.c[i].dirty)
+                .map(|i| i as u64),
+        }
+    }
+    fn file(&mut self, key: u64) {
+        self.h[self.h_ptr] = Some(key);
+        self.h_ptr = (self.h_ptr + 1) % 8;
+    }
+}
+
+fn observe(dut: &ContextTable) -> Lookup {
+    Lookup {
+        hit: dut.hit() == 1,
+        has_free: dut.has_free() == 1,
+        late: dut.late() == 1,
+        sig_match: dut.sig_match() == 1,
+        present: dut.present() == 1,
+        ctx: dut.ctx(),
+        cur: (
+            dut.pc(),
+            dut.end_pc(),
+            dut.present_mask(),
+            dut.rph2() == 1,
+            dut.words(),
+            dut.bytes(),
+        ),
+        pick: (dut.pick_found() == 1).then(|| dut.pick()),
+    }
+}
+
+fn sig_words(sig: u64) -> [u32; 3] {
+    [sig as u32, (sig >> 32) as u32, 0]
+}
+
+#[test]
+fn table_matches_its_model_under_random_commands() {
+    let mut rng = SplitMix(2026);
+    let mut dut = ContextTable::default();
+    let mut m = Model::default();
+    let keys: Vec<u64> = (0..12).map(|_| rng.next_u64() & 0xffff_ffff_ffff).collect();
+    let sigs: Vec<u64> = (0..3).map(|_| rng.next_u64()).collect();
+    let mut seen = [0usize; 9];
+    for cycle in 0..40_000 {
+        let key = keys[rng.next_u64() as usize % keys.len()];
+        let sig = sigs[rng.next_u64() as usize % sigs.len()];
+        let reg = rng.next_u64() % 8;
+        let cur = (rng.next_u64() % 8) as usize;
+        let command = if cycle % 5000 == 4999 {
+            8
+        } else {
+            rng.next_u64() % 8
+        };
+        let (pc, end, rph2, words, bytes, preg) = (
+            rng.next_u64() & 0xfff,
+            rng.next_u64() & 0xfff,
+            rng.next_u64() & 1 == 1,
+            rng.next_u64() & 0xfff,
+            rng.next_u64() & 0xffff,
+            rng.next_u64() % 8,
+        );
+        dut.set_key(key);
+        dut.set_sig(&sig_words(sig));
+        dut.set_arr_reg(reg);
+        dut.set_cur(cur as u64);
+        dut.set_store(u64::from(command == 1 || command == 2));
+        dut.set_alloc(u64::from(command == 2));
+        dut.set_alloc_pc(pc);
+        dut.set_alloc_end(end);
+        dut.set_alloc_rph2(u64::from(rph2));
+        dut.set_alloc_words(words);
+        dut.set_alloc_len(bytes);
+        dut.set_cancel(u64::from(command == 3));
+        dut.set_park(u64::from(command == 4));
+        dut.set_produce(u64::from(command == 5));
+        dut.set_produce_reg(preg);
+        dut.set_advance(u64::from(command == 6));
+        dut.set_retire(u64::from(command == 7));
+        dut.set_reset(u64::from(command == 8));
+        dut.eval();
+        let want = m.lookup(key, sig, reg, cur);
+        assert_eq!(observe(&dut), want, "cycle {cycle}, command {command}");
+        seen[command as usize] += 1;
+        dut.tick();
+
+        let hit = m.hit_idx(key);
+        let ctx = want.ctx as usize;
+        match command {
+            1 | 2 => {
+                let c = &mut m.c[ctx];
+                c.dirty = true;
+                c.present |= 1 << reg;
+                if command == 2 {
+                    *c = Ctx {
+                        valid: true,
+                        dirty: true,
+                        key,
+                        sig,
+                        pc,
+                        end,
+                        present: 1 << reg,
+                        rph2,
+                        words,
+                        bytes,
+                    };
+                }
+            }
+            3 => {
+                if let Some(h) = hit {
+                    m.c[h].valid = false;
+                    m.c[h].dirty = false;
+                }
+                if !want.late {
+                    m.file(key);
+                }
+            }
+            4 => m.c[cur].dirty = false,
+            5 => m.c[cur].present |= 1 << preg,
+            6 => m.c[cur].pc = (m.c[cur].pc + 1) & 0xfff,
+            7 => {
+                m.c[cur].valid = false;
+                m.c[cur].dirty = false;
+                let k = m.c[cur].key;
+                m.file(k);
+            }
+            8 => {
+                for c in &mut m.c {
+                    c.valid = false;
+                    c.dirty = false;
+                }
+                m.h = [None; 8];
+                m.h_ptr = 0;
+            }
+            _ => {}
+        }
+    }
+    assert!(
+        seen.iter().all(|&n| n > 0),
+        "every command was exercised: {seen:?}"
+    );
+}

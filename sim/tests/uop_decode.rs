@@ -1,0 +1,243 @@
+//! The CFE's micro-op decoder through Verilator against the meaning of each micro-op
+//! (`cfe_program::Uop`, docs/cfe.md): random micro-ops, encoded by `Uop::encode`, on random
+//! context states. Compared: operands ready, last step, the register a result goes to, whether
+//! a frame is sent, whether it carries data, and the CIPE pass (opcode, the slots it reads and
+//! writes, store, emit) — the outputs that matter for each kind.
+
+use collwire_hdl::cfe_program::{H, Send, Uop};
+use collwire_hdl::cipe::Opcode;
+use collwire_proto::{Collective, MessageType};
+use collwire_sim::fpu_check::SplitMix;
+use collwire_sim::models::UopDecode;
+
+struct Ctx {
+    cur: u64,
+    present: u64,
+    rph2: bool,
+    words: u64,
+    sub: bool,
+    reduce: bool,
+    rank_is_root: bool,
+}
+
+/// A CIPE pass: opcode, slot a, slot b (pair only), slot d (store only), store, emit.
+type Pass = (u64, u64, Option<u64>, Option<u64>, bool, bool);
+
+/// What the step must do, from the micro-op's meaning.
+#[derive(Debug, PartialEq)]
+struct Step {
+    ready: bool,
+    last_sub: bool,
+    produce: Option<u64>,
+    sends: bool,
+    has_instr: bool,
+    has_entry: bool,
+    /// The pass, when one runs.
+    pass: Option<Pass>,
+}
+
+fn expected(u: Uop, c: &Ctx) -> Step {
+    let reg = |r: u8| {
+        if r == H {
+            u64::from(c.rph2)
+        } else {
+            u64::from(r)
+        }
+    };
+    let has = |r: u8| c.present >> reg(r) & 1 == 1;
+    let locals = c.present & 1 == 1 && (!c.rph2 || c.present & 2 == 2);
+    let slot = |r: u64| c.cur << 3 | r;
+    let answers = matches!(u, Uop::Respond { .. } | Uop::RespondPrefix { .. });
+    let data = c.words != 0 && !(matches!(u, Uop::Respond { .. }) && c.reduce && !c.rank_is_root);
+    let (ready, produce, sends, store, emit, has_entry, has_instr, opcode, a, b, d) = match u {
+        Uop::LocalPrefix => {
+            let (a, b) = (slot(0), slot(1));
+            (
+                locals,
+                None,
+                false,
+                true,
+                false,
+                false,
+                data && c.rph2,
+                Opcode::Pair,
+                a,
+                Some(b),
+                Some(b),
+            )
+        }
+        Uop::Pass { a, b, dst, send } => {
+            let store = dst.is_some();
+            let op = if b.is_some() {
+                Opcode::Pair
+            } else {
+                Opcode::Buffer
+            };
+            (
+                has(a) && b.is_none_or(has),
+                dst.map(reg),
+                send.is_some(),
+                store,
+                send.is_some(),
+                send.is_some(),
+                data && (store || send.is_some()),
+                op,
+                slot(reg(a)),
+                b.map(|b| slot(reg(b))),
+                dst.map(|d| slot(reg(d))),
+            )
+        }
+        Uop::Respond { a } => (
+            has(a),
+            None,
+            false,
+            false,
+            true,
+            true,
+            data,
+            Opcode::Buffer,
+            slot(reg(a)),
+            None,
+            None,
+        ),
+        Uop::RespondPrefix { x } => {
+            let own = slot(u64::from(c.sub));
+            let (op, a, b) = match x {
+                Some(x) => (Opcode::Pair, slot(reg(x)), Some(own)),
+                None => (Opcode::Buffer, own, None),
+            };
+            (
+                locals && x.is_none_or(has),
+                None,
+                false,
+                false,
+                true,
+                true,
+                data,
+                op,
+                a,
+                b,
+                None,
+            )
+        }
+    };
+    Step {
+        ready,
+        last_sub: !(answers && c.rph2) || c.sub,
+        produce,
+        sends,
+        has_instr,
+        has_entry,
+        pass: has_instr.then_some((
+            opcode as u64,
+            a,
+            b,
+            if store { d } else { None },
+            store,
+            emit,
+        )),
+    }
+}
+
+fn observe(dut: &UopDecode) -> Step {
+    let store = dut.store() == 1;
+    let opcode = dut.opcode();
+    Step {
+        ready: dut.ready() == 1,
+        last_sub: dut.last_sub() == 1,
+        produce: (dut.produce() == 1).then(|| dut.dst_reg()),
+        sends: dut.sends() == 1,
+        has_instr: dut.has_instr() == 1,
+        has_entry: dut.has_entry() == 1,
+        pass: (dut.has_instr() == 1).then(|| {
+            (
+                opcode,
+                dut.slot_a(),
+                (opcode == Opcode::Pair as u64).then(|| dut.slot_b()),
+                store.then(|| dut.slot_d()),
+                store,
+                dut.emit() == 1,
+            )
+        }),
+    }
+}
+
+fn random_uop(rng: &mut SplitMix) -> Uop {
+    let mut r = || rng.next_u64();
+    let reg = |v: u64| {
+        if v.is_multiple_of(5) {
+            H
+        } else {
+            (v % 8) as u8
+        }
+    };
+    let maybe = |v: u64, w: u64| v.is_multiple_of(2).then(|| reg(w));
+    match r() % 4 {
+        0 => Uop::LocalPrefix,
+        1 => {
+            let (a, b0, b1, d0, d1, s) = (r(), r(), r(), r(), r(), r());
+            Uop::Pass {
+                a: reg(a),
+                b: maybe(b0, b1),
+                dst: maybe(d0, d1),
+                send: (s % 2 == 0).then(|| Send {
+                    board: (s >> 8) as u8,
+                    msg: if s & 4 == 0 {
+                        MessageType::Partial
+                    } else {
+                        MessageType::Result
+                    },
+                    tag: (2 + (s >> 16) % 6) as u8,
+                }),
+            }
+        }
+        2 => Uop::Respond { a: reg(r()) },
+        _ => {
+            let (x0, x1) = (r(), r());
+            Uop::RespondPrefix { x: maybe(x0, x1) }
+        }
+    }
+}
+
+#[test]
+fn every_step_does_what_its_micro_op_means() {
+    let mut rng = SplitMix(31337);
+    let mut dut = UopDecode::default();
+    let mut kinds = [0usize; 4];
+    for case in 0..20_000 {
+        let u = random_uop(&mut rng);
+        let c = Ctx {
+            cur: rng.next_u64() % 8,
+            present: rng.next_u64() & 0xff,
+            rph2: rng.next_u64().is_multiple_of(2),
+            words: if rng.next_u64().is_multiple_of(4) {
+                0
+            } else {
+                rng.next_u64() & 0xfff
+            },
+            sub: rng.next_u64().is_multiple_of(2),
+            reduce: rng.next_u64().is_multiple_of(2),
+            rank_is_root: rng.next_u64().is_multiple_of(2),
+        };
+        let word = u.encode();
+        dut.set_uop(u64::from(word));
+        dut.set_cur(c.cur);
+        dut.set_present(c.present);
+        dut.set_rph2(u64::from(c.rph2));
+        dut.set_words(c.words);
+        dut.set_sub(u64::from(c.sub));
+        let coll = if c.reduce {
+            Collective::Reduce
+        } else {
+            Collective::Allreduce
+        };
+        dut.set_collective(u64::from(coll.code()));
+        dut.set_rank(3);
+        dut.set_root(if c.rank_is_root { 3 } else { 1 });
+        dut.eval();
+        assert_eq!(dut.word(), u64::from(word), "the word passes through");
+        assert_eq!(observe(&dut), expected(u, &c), "case {case}: {u:?}");
+        kinds[(word & 15) as usize] += 1;
+    }
+    assert!(kinds.iter().all(|&n| n > 1000), "{kinds:?}");
+}
