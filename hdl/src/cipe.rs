@@ -210,7 +210,13 @@ macro_rules! cipe {
             out: Fifo<Bits<$ob>, 5, 6, 12>,
             // Issue stage.
             active: DFF<Bit>,
-            instr: DFF<Bits<64>>,
+            instr: DFF<InstrWord>,
+            /// The instruction offered on `s_instr`.
+            offered: Signal<Local, InstrWord>,
+            op_input: Constant<Bits<4>>,
+            op_combine: Constant<Bits<4>>,
+            op_buffer: Constant<Bits<4>>,
+            op_pair: Constant<Bits<4>>,
             index: DFF<Bits<12>>,
             opcode: Signal<Local, Bits<4>>,
             slot_a: Signal<Local, Bits<7>>,
@@ -227,16 +233,20 @@ macro_rules! cipe {
             p_valid: DFF<Bit>,
             p_in: DFF<Bits<$w>>,
             p_addr: DFF<Bits<$ab>>,
-            p_instr: DFF<Bits<64>>,
+            p_instr: DFF<InstrWord>,
             p_last: DFF<Bit>,
             // Delay lines beside the ALU.
             d_valid: [DFF<Bit>; 5],
             d_bypass: [DFF<Bits<$w>>; 5],
             d_addr: [DFF<Bits<$ab>>; 5],
             d_instr: [DFF<Bits<64>>; 5],
+            /// Where `store` and `slot_d` lie in an [`InstrWord`] (the delay line holds words:
+            /// rust-hdl cannot name a struct field of an array element inside a loop).
+            at_store: Constant<Bits<6>>,
+            at_slot_d: Constant<Bits<6>>,
             d_last: [DFF<Bit>; 5],
             result: Signal<Local, Bits<$w>>,
-            wb_instr: Signal<Local, Bits<64>>,
+            wb_instr: Signal<Local, InstrWord>,
             in_flight: Signal<Local, Bit>,
             /// The ALU's operands, assigned to `alu.a`/`alu.b` once (a default-then-override of a
             /// child's input re-triggers it in event-driven simulators).
@@ -267,6 +277,11 @@ macro_rules! cipe {
                     out: Default::default(),
                     active: Default::default(),
                     instr: Default::default(),
+                    offered: Default::default(),
+                    op_input: Constant::new(bits::<4>(Opcode::Input as u64)),
+                    op_combine: Constant::new(bits::<4>(Opcode::Combine as u64)),
+                    op_buffer: Constant::new(bits::<4>(Opcode::Buffer as u64)),
+                    op_pair: Constant::new(bits::<4>(Opcode::Pair as u64)),
                     index: Default::default(),
                     opcode: Default::default(),
                     slot_a: Default::default(),
@@ -288,6 +303,8 @@ macro_rules! cipe {
                     d_bypass: Default::default(),
                     d_addr: Default::default(),
                     d_instr: Default::default(),
+                    at_store: Constant::new(bits::<6>(InstrWord::default().get_my_offset_store() as u64)),
+                    at_slot_d: Constant::new(bits::<6>(InstrWord::default().get_my_offset_slot_d() as u64)),
                     d_last: Default::default(),
                     result: Default::default(),
                     wb_instr: Default::default(),
@@ -316,29 +333,30 @@ macro_rules! cipe {
                 }
 
                 // ---- Issue: one word per clock of the active instruction.
-                self.opcode.next = self.instr.q.val().get_bits::<4>(40);
-                self.slot_a.next = self.instr.q.val().get_bits::<7>(16);
-                self.slot_b.next = self.instr.q.val().get_bits::<7>(24);
-                self.count.next = self.instr.q.val().get_bits::<12>(0);
-                self.needs_input.next = self.opcode.val() < bits::<4>(2);
-                self.reads_a.next = self.opcode.val() != bits::<4>(0);
-                self.reads_b.next = self.opcode.val() == bits::<4>(3);
+                self.offered.next = self.s_instr_tdata.val().into();
+                self.opcode.next = self.instr.q.val().opcode;
+                self.slot_a.next = self.instr.q.val().slot_a;
+                self.slot_b.next = self.instr.q.val().slot_b;
+                self.count.next = self.instr.q.val().count;
+                self.needs_input.next = self.opcode.val() < self.op_buffer.val();
+                self.reads_a.next = self.opcode.val() != self.op_input.val();
+                self.reads_b.next = self.opcode.val() == self.op_pair.val();
                 // Read after write: before its first word (within one instruction every word
                 // has its own address), an instruction waits while a store into a buffer it
                 // reads is still in the pipeline.
                 self.hazard.next = false;
                 if self.p_valid.q.val()
-                    & self.p_instr.q.val().get_bit(14)
-                    & ((self.reads_a.val() & (self.p_instr.q.val().get_bits::<7>(32) == self.slot_a.val()))
-                        | (self.reads_b.val() & (self.p_instr.q.val().get_bits::<7>(32) == self.slot_b.val())))
+                    & self.p_instr.q.val().store
+                    & ((self.reads_a.val() & (self.p_instr.q.val().slot_d == self.slot_a.val()))
+                        | (self.reads_b.val() & (self.p_instr.q.val().slot_d == self.slot_b.val())))
                 {
                     self.hazard.next = self.index.q.val() == bits::<12>(0);
                 }
                 for i in 0..5 {
                     if self.d_valid[i].q.val()
-                        & self.d_instr[i].q.val().get_bit(14)
-                        & ((self.reads_a.val() & (self.d_instr[i].q.val().get_bits::<7>(32) == self.slot_a.val()))
-                            | (self.reads_b.val() & (self.d_instr[i].q.val().get_bits::<7>(32) == self.slot_b.val())))
+                        & self.d_instr[i].q.val().get_bit(self.at_store.val().index())
+                        & ((self.reads_a.val() & (self.d_instr[i].q.val().get_bits::<7>(self.at_slot_d.val().index()) == self.slot_a.val()))
+                            | (self.reads_b.val() & (self.d_instr[i].q.val().get_bits::<7>(self.at_slot_d.val().index()) == self.slot_b.val())))
                     {
                         self.hazard.next = self.index.q.val() == bits::<12>(0);
                     }
@@ -356,7 +374,7 @@ macro_rules! cipe {
                     | bit_cast::<$ab, $wb>(self.index.q.val().get_bits::<$wb>(0));
                 self.buffer_b.read_address.next = (bit_cast::<$ab, 7>(self.slot_b.val()) << $wb)
                     | bit_cast::<$ab, $wb>(self.index.q.val().get_bits::<$wb>(0));
-                self.addr_d.next = (bit_cast::<$ab, 7>(self.instr.q.val().get_bits::<7>(32)) << $wb)
+                self.addr_d.next = (bit_cast::<$ab, 7>(self.instr.q.val().slot_d) << $wb)
                     | bit_cast::<$ab, $wb>(self.index.q.val().get_bits::<$wb>(0));
                 if self.issue.val() {
                     self.index.d.next = self.index.q.val() + bits::<12>(1);
@@ -367,9 +385,9 @@ macro_rules! cipe {
                 // A new instruction when idle or as the last word of the current one issues.
                 self.s_instr_tready.next = !self.active.q.val() | (self.issue.val() & self.last_word.val());
                 if self.s_instr_tvalid.val() & (!self.active.q.val() | (self.issue.val() & self.last_word.val())) {
-                    self.instr.d.next = self.s_instr_tdata.val();
+                    self.instr.d.next = self.offered.val();
                     self.index.d.next = bits::<12>(0);
-                    self.active.d.next = self.s_instr_tdata.val().get_bits::<12>(0) != bits::<12>(0);
+                    self.active.d.next = self.offered.val().count != bits::<12>(0);
                 }
                 self.p_valid.d.next = self.issue.val();
                 self.p_in.d.next = self.s_axis_tdata.val();
@@ -380,28 +398,28 @@ macro_rules! cipe {
                 // ---- Operand: the stored words arrive; into the ALU (left = lower ranks).
                 self.operand_a.next = self.buffer_a.read_data.val();
                 self.operand_b.next = self.p_in.q.val();
-                if self.p_instr.q.val().get_bits::<4>(40) == bits::<4>(3) {
+                if self.p_instr.q.val().opcode == self.op_pair.val() {
                     self.operand_b.next = self.buffer_b.read_data.val();
                 }
-                if self.p_instr.q.val().get_bit(15) {
+                if self.p_instr.q.val().swap {
                     self.operand_a.next = self.p_in.q.val();
                     self.operand_b.next = self.buffer_a.read_data.val();
-                    if self.p_instr.q.val().get_bits::<4>(40) == bits::<4>(3) {
+                    if self.p_instr.q.val().opcode == self.op_pair.val() {
                         self.operand_a.next = self.buffer_b.read_data.val();
                     }
                 }
                 self.alu.a.next = self.operand_a.val();
                 self.alu.b.next = self.operand_b.val();
-                self.alu.datatype.next = self.p_instr.q.val().get_bits::<4>(44);
-                self.alu.op.next = self.p_instr.q.val().get_bits::<4>(48);
+                self.alu.datatype.next = self.p_instr.q.val().datatype;
+                self.alu.op.next = self.p_instr.q.val().op;
                 self.alu.valid_in.next = self.p_valid.q.val();
                 self.d_valid[0].d.next = self.p_valid.q.val();
                 self.d_bypass[0].d.next = self.p_in.q.val();
-                if self.p_instr.q.val().get_bits::<4>(40) == bits::<4>(2) {
+                if self.p_instr.q.val().opcode == self.op_buffer.val() {
                     self.d_bypass[0].d.next = self.buffer_a.read_data.val();
                 }
                 self.d_addr[0].d.next = self.p_addr.q.val();
-                self.d_instr[0].d.next = self.p_instr.q.val();
+                self.d_instr[0].d.next = self.p_instr.q.val().into();
                 self.d_last[0].d.next = self.p_last.q.val();
                 for i in 1..5 {
                     self.d_valid[i].d.next = self.d_valid[i - 1].q.val();
@@ -412,22 +430,22 @@ macro_rules! cipe {
                 }
 
                 // ---- Write-back (both RAM copies) and out.
-                self.wb_instr.next = self.d_instr[4].q.val();
+                self.wb_instr.next = self.d_instr[4].q.val().into();
                 self.result.next = self.d_bypass[4].q.val();
-                if (self.wb_instr.val().get_bits::<4>(40) == bits::<4>(1))
-                    | (self.wb_instr.val().get_bits::<4>(40) == bits::<4>(3))
+                if (self.wb_instr.val().opcode == self.op_combine.val())
+                    | (self.wb_instr.val().opcode == self.op_pair.val())
                 {
                     self.result.next = self.alu.result.val();
                 }
                 self.buffer_a.write_address.next = self.d_addr[4].q.val();
                 self.buffer_a.write_data.next = self.result.val();
-                self.buffer_a.write_enable.next = self.d_valid[4].q.val() & self.wb_instr.val().get_bit(14);
+                self.buffer_a.write_enable.next = self.d_valid[4].q.val() & self.wb_instr.val().store;
                 self.buffer_b.write_address.next = self.d_addr[4].q.val();
                 self.buffer_b.write_data.next = self.result.val();
-                self.buffer_b.write_enable.next = self.d_valid[4].q.val() & self.wb_instr.val().get_bit(14);
-                self.out.write.next = self.d_valid[4].q.val() & self.wb_instr.val().get_bit(13);
+                self.buffer_b.write_enable.next = self.d_valid[4].q.val() & self.wb_instr.val().store;
+                self.out.write.next = self.d_valid[4].q.val() & self.wb_instr.val().emit;
                 self.out.data_in.next = bit_cast::<$ob, $w>(self.result.val())
-                    | (bit_cast::<$ob, 64>(self.wb_instr.val()) << $w)
+                    | (bit_cast::<$ob, 64>(self.wb_instr.val().into()) << $w)
                     | (bit_cast::<$ob, 1>(self.d_last[4].q.val().into()) << ($w + 64));
                 self.m_axis_tvalid.next = !self.out.empty.val();
                 self.m_axis_tdata.next = self.out.data_out.val().get_bits::<$w>(0);
@@ -445,7 +463,7 @@ macro_rules! cipe {
                 self.out.reset.next = self.reset.val();
                 if self.reset.val() {
                     self.active.d.next = false;
-                    self.instr.d.next = bits::<64>(0);
+                    self.instr.d.next = bits::<64>(0).into();
                     self.index.d.next = bits::<12>(0);
                     self.p_valid.d.next = false;
                     for i in 0..5 {

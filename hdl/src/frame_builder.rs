@@ -8,10 +8,10 @@
 //! other empty messages). The last beat's `tkeep` comes from the payload length; `tuser[15:8]`
 //! is the entry's destination port mask for the whole frame.
 //!
-//! Entry layout ([`ENTRY_BITS`] bits): `[511:0]` header (frame byte `n` at `8n`),
-//! `[519:512]` destination port mask, `[535:520]` payload bytes after the header,
-//! `[536]` payload from the CIPE, `[537]` inline record, `[569:538]` the record's 4 bytes in wire
-//! order. [`entry`] builds one in Rust (tests, documentation).
+//! Entry layout ([`ENTRY_BITS`] bits): [`EntryWord`] — header (frame byte `n` at `8n`),
+//! destination port mask, payload bytes after the header, payload from the CIPE, inline
+//! record, the record's 4 bytes in wire order. [`entry`] builds one as bytes in Rust (tests);
+//! a unit test checks it against [`EntryWord`].
 //!
 //! One template for both widths: [`FrameBuilder64`] (8 header beats) and [`FrameBuilder256`]
 //! (2 header beats).
@@ -119,7 +119,7 @@ macro_rules! frame_builder {
             sent: DFF<Bits<32>>,
             all_keep: Constant<Bits<$k>>,
             last_header_beat: Constant<Bits<4>>,
-            head: Signal<Local, Bits<570>>,
+            head: Signal<Local, EntryWord>,
             shifted: Signal<Local, Bits<512>>,
             tail: Signal<Local, Bits<$kl>>,
             /// `BYTES − tail`, modulo BYTES (a signal of its own so Verilog keeps its width).
@@ -189,14 +189,14 @@ macro_rules! frame_builder {
                 self.entries.data_in.next = self.s_entry_tdata.val();
                 self.entries.write.next = self.s_entry_tvalid.val() & !self.entries.full.val();
                 self.s_entry_tready.next = !self.entries.full.val();
-                self.head.next = self.entries.data_out.val();
-                self.shifted.next = self.head.val().get_bits::<512>(0)
+                self.head.next = self.entries.data_out.val().into();
+                self.shifted.next = self.head.val().header
                     >> (bit_cast::<512, 4>(self.beat.q.val()) << $wl);
                 // Bytes in the last payload beat (0 = a full beat).
-                self.tail.next = self.head.val().get_bits::<$kl>(520);
+                self.tail.next = bit_cast::<$kl, 16>(self.head.val().bytes);
                 self.empty_lanes.next = !self.tail.val() + bits::<$kl>(1);
                 self.last_keep.next = self.all_keep.val() >> bit_cast::<$k, $kl>(self.empty_lanes.val());
-                self.m_axis_tuser.next = bit_cast::<16, 8>(self.head.val().get_bits::<8>(512)) << 8;
+                self.m_axis_tuser.next = bit_cast::<16, 8>(self.head.val().ports) << 8;
                 self.out_tdata.next = self.shifted.val().get_bits::<$w>(0);
                 self.out_tkeep.next = self.all_keep.val();
                 self.out_tlast.next = false;
@@ -214,15 +214,15 @@ macro_rules! frame_builder {
                     BuilderState::Header => {
                         self.out_tvalid.next = true;
                         if self.beat.q.val() == self.last_header_beat.val() {
-                            self.out_tlast.next = !self.head.val().get_bit(536) & !self.head.val().get_bit(537);
+                            self.out_tlast.next = !self.head.val().from_cipe & !self.head.val().inline;
                         }
                         self.move_beat.next = self.m_axis_tready.val();
                         if self.m_axis_tready.val() {
                             self.beat.d.next = self.beat.q.val() + bits::<4>(1);
                             if self.beat.q.val() == self.last_header_beat.val() {
-                                if self.head.val().get_bit(536) {
+                                if self.head.val().from_cipe {
                                     self.state.d.next = BuilderState::Payload;
-                                } else if self.head.val().get_bit(537) {
+                                } else if self.head.val().inline {
                                     self.state.d.next = BuilderState::Inline;
                                 } else {
                                     self.state.d.next = BuilderState::Idle;
@@ -246,7 +246,7 @@ macro_rules! frame_builder {
                         }
                     }
                     BuilderState::Inline => {
-                        self.out_tdata.next = bit_cast::<$w, 32>(self.head.val().get_bits::<32>(538));
+                        self.out_tdata.next = bit_cast::<$w, 32>(self.head.val().record);
                         self.out_tkeep.next = bit_cast::<$k, 4>(bits::<4>(0xF));
                         self.out_tlast.next = true;
                         self.out_tvalid.next = true;
@@ -289,3 +289,34 @@ frame_builder!(
     /// NetFPGA SUME: 256-bit beats, 2 header beats.
     FrameBuilder256, width = 256, keep = 32, header_beats = 2, width_log2 = 8, keep_log2 = 5
 );
+
+#[cfg(test)]
+mod entry_tests {
+    use super::*;
+
+    /// [`entry`] lays out the bytes exactly as [`EntryWord`] defines the bits.
+    #[test]
+    fn entry_bytes_follow_the_entry_word() {
+        let header: [u8; 64] = std::array::from_fn(|i| (i * 7 + 3) as u8);
+        let bytes = entry(&header, 0x15, 0x1234, true, Some([0xde, 0xad, 0xbe, 0xef]));
+        let mut h = Bits::<512>::default();
+        for (i, b) in header.iter().enumerate() {
+            h = h | (bit_cast::<512, 8>(bits::<8>(u64::from(*b))) << (8 * i as u64));
+        }
+        let w = EntryWord {
+            header: h,
+            ports: bits(0x15),
+            bytes: bits(0x1234),
+            from_cipe: true,
+            inline: true,
+            record: bits(u64::from(u32::from_le_bytes([0xde, 0xad, 0xbe, 0xef]))),
+        };
+        let word = Bits::<ENTRY_BITS>::from(w);
+        for (i, b) in bytes.iter().enumerate() {
+            let width = (ENTRY_BITS - 8 * i).min(8);
+            let want = (0..width).fold(0u8, |acc, k| acc | u8::from(word.get_bit(8 * i + k)) << k);
+            assert_eq!(*b, want, "byte {i}");
+        }
+        assert_eq!(EntryWord::from(word), w);
+    }
+}

@@ -1,12 +1,15 @@
 //! Offload splitter: does with each offload frame what the CFE ([`crate::cfe`]) commands, one
 //! command per frame, taken while the frame waits at the router's offload port:
 //!
-//! * **stream** (`[1:0]` = 1): skip the 64-byte header beats, give the next `[15:4]` beats (the
-//!   payload, from a beat boundary at both widths) to the CIPE, drop the rest (Ethernet
+//! * **stream** ([`SPLIT_STREAM`]): skip the 64-byte header beats, give the next `words` beats
+//!   (the payload, from a beat boundary at both widths) to the CIPE, drop the rest (Ethernet
 //!   padding) up to `tlast`;
-//! * **drain** (0): drop the frame (stored nothing: duplicates, errors, barrier requests);
-//! * **transit** (2): forward the whole frame unchanged to the ports in `[23:16]` (a frame
-//!   between two other boards that the route table sends through this one).
+//! * **drain** ([`SPLIT_DRAIN`]): drop the frame (stored nothing: duplicates, errors, barrier
+//!   requests);
+//! * **transit** ([`SPLIT_TRANSIT`]): forward the whole frame unchanged to the ports in `ports`
+//!   (a frame between two other boards that the route table sends through this one).
+//!
+//! The command word is a [`SplitCommand`].
 //!
 //! `s_cmd_tready` is high only between frames, so the CFE knows the frame at the router's
 //! offload port has not been touched when it decides.
@@ -90,6 +93,10 @@ macro_rules! offload_splitter {
             words: DFF<Bits<12>>,
             mask: DFF<Bits<8>>,
             take: Signal<Local, Bit>,
+            /// The command offered on `s_cmd`.
+            command: Signal<Local, SplitCommand>,
+            action_stream: Constant<Bits<2>>,
+            action_transit: Constant<Bits<2>>,
             /// Drives `s_axis_tready`, assigned once at the end of `update`.
             out_s_tready: Signal<Local, Bit>,
             /// Drives `s_cmd_tready`, assigned once at the end of `update`.
@@ -129,6 +136,9 @@ macro_rules! offload_splitter {
                     words: Default::default(),
                     mask: Default::default(),
                     take: Default::default(),
+                    command: Default::default(),
+                    action_stream: Constant::new(bits::<2>(u64::from(SPLIT_STREAM))),
+                    action_transit: Constant::new(bits::<2>(u64::from(SPLIT_TRANSIT))),
                     out_s_tready: Default::default(),
                     out_cmd_tready: Default::default(),
                     out_tvalid: Default::default(),
@@ -141,6 +151,7 @@ macro_rules! offload_splitter {
             #[hdl_gen]
             fn update(&mut self) {
                 dff_setup!(self, clock, state, beat, words, mask);
+                self.command.next = self.s_cmd_tdata.val().into();
                 self.out_s_tready.next = false;
                 self.out_cmd_tready.next = false;
                 self.m_axis_tdata.next = self.s_axis_tdata.val();
@@ -157,13 +168,13 @@ macro_rules! offload_splitter {
                         self.out_cmd_tready.next = true;
                         self.beat.d.next = bits::<12>(0);
                         if self.s_cmd_tvalid.val() {
-                            self.words.d.next = self.s_cmd_tdata.val().get_bits::<12>(4);
-                            self.mask.d.next = self.s_cmd_tdata.val().get_bits::<8>(16);
+                            self.words.d.next = self.command.val().words;
+                            self.mask.d.next = self.command.val().ports;
                             self.state.d.next = SplitterState::Drain;
-                            if self.s_cmd_tdata.val().get_bits::<2>(0) == bits::<2>(1) {
+                            if self.command.val().action == self.action_stream.val() {
                                 self.state.d.next = SplitterState::Header;
                             }
-                            if self.s_cmd_tdata.val().get_bits::<2>(0) == bits::<2>(2) {
+                            if self.command.val().action == self.action_transit.val() {
                                 self.state.d.next = SplitterState::Transit;
                             }
                         }
