@@ -2,6 +2,10 @@
 //!
 //! * [`axis`]: the bus convention (AXI-Stream, tuser port masks, port numbering).
 //! * [`axis_arbiter`]: round-robin input arbiter, whole frames.
+//! * [`cfe`]: the CFE's state machine; its blocks [`cfe_config`] (configuration memories),
+//!   [`arrival_verdict`] (what to do with an arrival; fields by [`header_fields`]),
+//!   [`context_table`] (segments in flight, history), [`uop_decode`] (one micro-op step) and
+//!   [`entry_composer`] (the entry of every frame it sends).
 //! * [`cfe_program`]: CFE microcode — every board's program for every algorithm, compiled in Rust.
 //! * [`cipe`]: the CIPE — instruction word, packet buffers in block RAM, ALU at II = 1.
 //! * [`cipe_alu`]: the CIPE's streaming lane ALU, every (datatype, op), II = 1, 64 and 256 bits.

@@ -1,4 +1,4 @@
-//! Every CFE program (hdl/src/cfe_program.rs) run on symbols by a reference interpreter of the
+//! Every CFE program (hdl/src/cfe_program/) run on symbols by a reference interpreter of the
 //! execution model — arrivals stored at once in any order, micro-ops in order when their
 //! registers are present — in many random interleavings, against the golden model's exact
 //! association for every rank. This checks the schedules before the hardware runs them.

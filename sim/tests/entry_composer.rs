@@ -1,0 +1,187 @@
+//! The CFE's entry composer through Verilator: for random requests (built by
+//! `collwire_proto`), every kind of frame the engine sends — a response with or without data,
+//! an error answer, an ack, a partial or result to another board — comes out as the entry
+//! `frame_builder::entry` makes of the frame etherparse builds (`frame::build_frame`) with the
+//! fields the protocol prescribes (UDP checksum 0, as the hardware sends it).
+
+use collwire_hdl::frame_builder::entry;
+use collwire_proto::addressing::{BOARD_IP_PREFIX, BOARD_MAC_PREFIX};
+use collwire_proto::frame::{Endpoints, build_frame};
+use collwire_proto::wire::OffloadPacket;
+use collwire_proto::{MessageType, OFFLOAD_UDP_PORT};
+use collwire_sim::fpu_check::SplitMix;
+use collwire_sim::models::EntryComposer;
+
+/// Offload header fields, in `OffloadPacket` setter order.
+#[derive(Clone, Copy)]
+struct Fields {
+    msg: u8,
+    op_id: u16,
+    coll: u8,
+    alg: u8,
+    dtype: u8,
+    op: u8,
+    comm_id: u16,
+    comm_size: u16,
+    rank: u16,
+    root: u16,
+    rph: u8,
+    attempt: u8,
+    seg_index: u16,
+    seg_count: u16,
+    elem_count: u16,
+}
+
+/// The first 64 bytes of the frame, UDP checksum zeroed.
+fn header(e: &Endpoints, f: &Fields, payload: usize) -> [u8; 64] {
+    let mut datagram = vec![0u8; 22 + payload];
+    let mut p = OffloadPacket::new_unchecked(&mut datagram[..]);
+    p.set_magic(collwire_proto::MAGIC);
+    p.set_version_and_type(collwire_proto::VERSION, f.msg);
+    p.set_op_id(f.op_id);
+    p.set_collective_and_algorithm(f.coll, f.alg);
+    p.set_datatype_and_op(f.dtype, f.op);
+    p.set_comm_id(f.comm_id);
+    p.set_comm_size(f.comm_size);
+    p.set_rank(f.rank);
+    p.set_root(f.root);
+    p.set_ranks_per_host(f.rph);
+    p.set_attempt(f.attempt);
+    p.set_seg_index(f.seg_index);
+    p.set_seg_count(f.seg_count);
+    p.set_elem_count(f.elem_count);
+    let frame = build_frame(e, &datagram).unwrap();
+    let mut h: [u8; 64] = frame[..64].try_into().unwrap();
+    h[40..42].copy_from_slice(&[0, 0]);
+    h
+}
+
+fn board_mac(board: u8) -> [u8; 6] {
+    let mut m = [0u8; 6];
+    m[..5].copy_from_slice(&BOARD_MAC_PREFIX);
+    m[5] = board;
+    m
+}
+
+fn board_ip(board: u8) -> [u8; 4] {
+    [
+        BOARD_IP_PREFIX[0],
+        BOARD_IP_PREFIX[1],
+        BOARD_IP_PREFIX[2],
+        board,
+    ]
+}
+
+#[test]
+fn every_frame_kind_is_the_frame_the_protocol_prescribes() {
+    let mut rng = SplitMix(8080);
+    let mut dut = EntryComposer::default();
+    let prefix = u64::from(BOARD_IP_PREFIX[0])
+        | u64::from(BOARD_IP_PREFIX[1]) << 8
+        | u64::from(BOARD_IP_PREFIX[2]) << 16;
+    let mut kinds = [0usize; 4];
+    for case in 0..4000 {
+        let mut r = || rng.next_u64();
+        let e = Endpoints {
+            src_mac: r().to_le_bytes()[..6].try_into().unwrap(),
+            dst_mac: board_mac(r() as u8),
+            src_ip: (r() as u32).to_le_bytes(),
+            dst_ip: board_ip(r() as u8),
+            src_port: r() as u16,
+            dst_port: OFFLOAD_UDP_PORT,
+        };
+        let req = Fields {
+            msg: MessageType::Request.code(),
+            op_id: r() as u16,
+            coll: (r() % 4) as u8,
+            alg: (r() % 4) as u8,
+            dtype: (r() % 10) as u8,
+            op: (r() % 8) as u8,
+            comm_id: r() as u16,
+            comm_size: r() as u16,
+            rank: r() as u16,
+            root: r() as u16,
+            rph: (1 + r() % 2) as u8,
+            attempt: r() as u8,
+            seg_index: r() as u16,
+            seg_count: r() as u16,
+            elem_count: (r() % 512) as u16,
+        };
+        let (my_board, board, tag, ports) = (r() as u8, r() as u8, (r() % 16) as u8, r() as u8);
+        let (result, data, code) = (r() % 2 == 0, r() % 3 != 0, (1 + r() % 254) as u8);
+        let bytes = (r() % 2049) as u16;
+        let kind = (r() % 4) as usize;
+        dut.set_header_bytes(&header(&e, &req, usize::from(req.elem_count) * 4));
+        dut.set_err_answer(u64::from(kind == 1));
+        dut.set_ack(u64::from(kind == 2));
+        // An error answer and an ack take precedence over a board frame.
+        let to_board = kind == 3 || (kind != 0 && r() % 2 == 0);
+        dut.set_to_board(u64::from(to_board));
+        dut.set_code(u64::from(code));
+        dut.set_board(u64::from(board));
+        dut.set_tag(u64::from(tag));
+        dut.set_result(u64::from(result));
+        dut.set_ports(u64::from(ports));
+        dut.set_bytes(u64::from(bytes));
+        dut.set_data(u64::from(data));
+        dut.set_my_board(u64::from(my_board));
+        dut.set_ip_prefix(prefix);
+        dut.eval();
+        let back = e.reversed();
+        let want = match kind {
+            // A response: data only when the step carries it.
+            0 => {
+                let payload = if data { bytes } else { 0 };
+                let f = Fields {
+                    msg: MessageType::Response.code(),
+                    elem_count: if data { req.elem_count } else { 0 },
+                    ..req
+                };
+                entry(&header(&back, &f, payload.into()), 1, payload, data, None)
+            }
+            // An error answer: the code as a big-endian u16, detail 0.
+            1 => {
+                let f = Fields {
+                    msg: MessageType::Error.code(),
+                    elem_count: 0,
+                    ..req
+                };
+                entry(&header(&back, &f, 4), 1, 4, false, Some([0, code, 0, 0]))
+            }
+            2 => {
+                let f = Fields {
+                    msg: MessageType::Ack.code(),
+                    elem_count: 0,
+                    ..req
+                };
+                entry(&header(&back, &f, 0), 1, 0, false, None)
+            }
+            _ => {
+                let to = Endpoints {
+                    src_mac: board_mac(my_board),
+                    dst_mac: board_mac(board),
+                    src_ip: board_ip(my_board),
+                    dst_ip: board_ip(board),
+                    src_port: OFFLOAD_UDP_PORT,
+                    dst_port: OFFLOAD_UDP_PORT,
+                };
+                let msg = if result {
+                    MessageType::Result
+                } else {
+                    MessageType::Partial
+                };
+                let f = Fields {
+                    msg: msg.code(),
+                    rank: u16::from(tag) << 8 | u16::from(my_board),
+                    ..req
+                };
+                entry(&header(&to, &f, bytes.into()), ports, bytes, data, None)
+            }
+        };
+        assert_eq!(dut.entry_bytes(), want, "case {case}, kind {kind}");
+        assert_eq!(dut.rank(), u64::from(req.rank));
+        assert_eq!(dut.root(), u64::from(req.root));
+        kinds[kind] += 1;
+    }
+    assert!(kinds.iter().all(|&n| n > 500), "{kinds:?}");
+}
