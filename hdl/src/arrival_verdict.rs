@@ -28,12 +28,12 @@ use rust_hdl::prelude::*;
 use crate::header_fields::HeaderFields;
 
 /// A 4-bit protocol code (message type, collective) as a constant.
-pub(crate) fn code4(code: u8) -> Constant<Bits<4>> {
+fn code4(code: u8) -> Constant<Bits<4>> {
     Constant::new(bits::<4>(u64::from(code)))
 }
 
 /// An 8-bit protocol code (error code) as a constant.
-pub(crate) fn code8(code: u8) -> Constant<Bits<8>> {
+fn code8(code: u8) -> Constant<Bits<8>> {
     Constant::new(bits::<8>(u64::from(code)))
 }
 

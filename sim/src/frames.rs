@@ -214,3 +214,78 @@ pub fn plain_frames(rng: &mut SplitMix) -> Vec<(&'static str, Vec<u8>)> {
     out.push(("runt", bytes(rng, 17)));
     out
 }
+
+/// Every offload-header field as a raw number — any 4-bit code, reserved ones included — for
+/// tests that drive or read the hardware's header fields directly.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RawFields {
+    pub msg_type: u8,
+    pub op_id: u16,
+    pub collective: u8,
+    pub algorithm: u8,
+    pub datatype: u8,
+    pub op: u8,
+    pub comm_id: u16,
+    pub comm_size: u16,
+    pub rank: u16,
+    pub root: u16,
+    pub ranks_per_host: u8,
+    pub attempt: u8,
+    pub seg_index: u16,
+    pub seg_count: u16,
+    pub elem_count: u16,
+}
+
+impl RawFields {
+    /// Every field random over its whole range.
+    pub fn random(rng: &mut SplitMix) -> RawFields {
+        let mut r = || rng.next_u64();
+        RawFields {
+            msg_type: (r() & 15) as u8,
+            op_id: r() as u16,
+            collective: (r() & 15) as u8,
+            algorithm: (r() & 15) as u8,
+            datatype: (r() & 15) as u8,
+            op: (r() & 15) as u8,
+            comm_id: r() as u16,
+            comm_size: r() as u16,
+            rank: r() as u16,
+            root: r() as u16,
+            ranks_per_host: r() as u8,
+            attempt: r() as u8,
+            seg_index: r() as u16,
+            seg_count: r() as u16,
+            elem_count: r() as u16,
+        }
+    }
+
+    /// The datagram: the offload header with these fields (current magic and version), then
+    /// `payload` zero bytes.
+    pub fn datagram(&self, payload: usize) -> Vec<u8> {
+        let mut datagram = vec![0u8; HEADER_LEN + payload];
+        let mut p = OffloadPacket::new_unchecked(&mut datagram[..]);
+        p.set_magic(MAGIC);
+        p.set_version_and_type(VERSION, self.msg_type);
+        p.set_op_id(self.op_id);
+        p.set_collective_and_algorithm(self.collective, self.algorithm);
+        p.set_datatype_and_op(self.datatype, self.op);
+        p.set_comm_id(self.comm_id);
+        p.set_comm_size(self.comm_size);
+        p.set_rank(self.rank);
+        p.set_root(self.root);
+        p.set_ranks_per_host(self.ranks_per_host);
+        p.set_attempt(self.attempt);
+        p.set_seg_index(self.seg_index);
+        p.set_seg_count(self.seg_count);
+        p.set_elem_count(self.elem_count);
+        datagram
+    }
+}
+
+/// Wire-order bytes (an address) as the hardware holds them: byte `i` at bits `8i..8i+8`.
+pub fn wire_value(bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .enumerate()
+        .fold(0, |acc, (i, b)| acc | u64::from(*b) << (8 * i))
+}

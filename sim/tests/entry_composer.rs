@@ -7,49 +7,14 @@
 use collwire_hdl::frame_builder::entry;
 use collwire_proto::addressing::{BOARD_IP_PREFIX, BOARD_MAC_PREFIX};
 use collwire_proto::frame::{Endpoints, build_frame};
-use collwire_proto::wire::OffloadPacket;
 use collwire_proto::{MessageType, OFFLOAD_UDP_PORT};
 use collwire_sim::fpu_check::SplitMix;
+use collwire_sim::frames::RawFields;
 use collwire_sim::models::EntryComposer;
 
-/// Offload header fields, in `OffloadPacket` setter order.
-#[derive(Clone, Copy)]
-struct Fields {
-    msg: u8,
-    op_id: u16,
-    coll: u8,
-    alg: u8,
-    dtype: u8,
-    op: u8,
-    comm_id: u16,
-    comm_size: u16,
-    rank: u16,
-    root: u16,
-    rph: u8,
-    attempt: u8,
-    seg_index: u16,
-    seg_count: u16,
-    elem_count: u16,
-}
-
 /// The first 64 bytes of the frame, UDP checksum zeroed.
-fn header(e: &Endpoints, f: &Fields, payload: usize) -> [u8; 64] {
-    let mut datagram = vec![0u8; 22 + payload];
-    let mut p = OffloadPacket::new_unchecked(&mut datagram[..]);
-    p.set_magic(collwire_proto::MAGIC);
-    p.set_version_and_type(collwire_proto::VERSION, f.msg);
-    p.set_op_id(f.op_id);
-    p.set_collective_and_algorithm(f.coll, f.alg);
-    p.set_datatype_and_op(f.dtype, f.op);
-    p.set_comm_id(f.comm_id);
-    p.set_comm_size(f.comm_size);
-    p.set_rank(f.rank);
-    p.set_root(f.root);
-    p.set_ranks_per_host(f.rph);
-    p.set_attempt(f.attempt);
-    p.set_seg_index(f.seg_index);
-    p.set_seg_count(f.seg_count);
-    p.set_elem_count(f.elem_count);
+fn header(e: &Endpoints, f: &RawFields, payload: usize) -> [u8; 64] {
+    let datagram = f.datagram(payload);
     let frame = build_frame(e, &datagram).unwrap();
     let mut h: [u8; 64] = frame[..64].try_into().unwrap();
     h[40..42].copy_from_slice(&[0, 0]);
@@ -90,18 +55,18 @@ fn every_frame_kind_is_the_frame_the_protocol_prescribes() {
             src_port: r() as u16,
             dst_port: OFFLOAD_UDP_PORT,
         };
-        let req = Fields {
-            msg: MessageType::Request.code(),
+        let req = RawFields {
+            msg_type: MessageType::Request.code(),
             op_id: r() as u16,
-            coll: (r() % 4) as u8,
-            alg: (r() % 4) as u8,
-            dtype: (r() % 10) as u8,
+            collective: (r() % 4) as u8,
+            algorithm: (r() % 4) as u8,
+            datatype: (r() % 10) as u8,
             op: (r() % 8) as u8,
             comm_id: r() as u16,
             comm_size: r() as u16,
             rank: r() as u16,
             root: r() as u16,
-            rph: (1 + r() % 2) as u8,
+            ranks_per_host: (1 + r() % 2) as u8,
             attempt: r() as u8,
             seg_index: r() as u16,
             seg_count: r() as u16,
@@ -132,8 +97,8 @@ fn every_frame_kind_is_the_frame_the_protocol_prescribes() {
             // A response: data only when the step carries it.
             0 => {
                 let payload = if data { bytes } else { 0 };
-                let f = Fields {
-                    msg: MessageType::Response.code(),
+                let f = RawFields {
+                    msg_type: MessageType::Response.code(),
                     elem_count: if data { req.elem_count } else { 0 },
                     ..req
                 };
@@ -141,16 +106,16 @@ fn every_frame_kind_is_the_frame_the_protocol_prescribes() {
             }
             // An error answer: the code as a big-endian u16, detail 0.
             1 => {
-                let f = Fields {
-                    msg: MessageType::Error.code(),
+                let f = RawFields {
+                    msg_type: MessageType::Error.code(),
                     elem_count: 0,
                     ..req
                 };
                 entry(&header(&back, &f, 4), 1, 4, false, Some([0, code, 0, 0]))
             }
             2 => {
-                let f = Fields {
-                    msg: MessageType::Ack.code(),
+                let f = RawFields {
+                    msg_type: MessageType::Ack.code(),
                     elem_count: 0,
                     ..req
                 };
@@ -170,8 +135,8 @@ fn every_frame_kind_is_the_frame_the_protocol_prescribes() {
                 } else {
                     MessageType::Partial
                 };
-                let f = Fields {
-                    msg: msg.code(),
+                let f = RawFields {
+                    msg_type: msg.code(),
                     rank: u16::from(tag) << 8 | u16::from(my_board),
                     ..req
                 };
