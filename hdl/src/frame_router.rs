@@ -22,9 +22,27 @@ use crate::fifo::Fifo;
 use crate::header_capture::{HeaderCapture64, HeaderCapture256};
 use crate::offload_classifier::OffloadClassifier;
 
-/// Verdict queue entry: `[0]` offload, `[1]` malformed, `[2]` unsupported, `[18:3]` payload
-/// length, `[530:19]` the first 64 frame bytes.
-const META_BITS: usize = 531;
+/// A verdict queue entry: what the classifier decided about one stored frame.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct RouterVerdict {
+    /// A valid offload frame: to the engine.
+    pub offload: Bit,
+    /// An offload frame that fails a check: drop and count.
+    pub malformed: Bit,
+    /// Valid, but uses a reserved code.
+    pub unsupported: Bit,
+    /// Payload bytes after the offload header.
+    pub payload_len: Bits<16>,
+    /// The first 64 frame bytes.
+    pub header: Bits<512>,
+}
+
+/// `tuser` destination mask of port `port` (bits 15:8).
+fn to_port(port: usize) -> Constant<Bits<16>> {
+    Constant::new(bits::<16>(u64::from(
+        crate::axis::tuser(0, 1 << port) & 0xff00,
+    )))
+}
 
 macro_rules! frame_router {
     (
@@ -67,7 +85,13 @@ macro_rules! frame_router {
             capture: $capture,
             classifier: OffloadClassifier,
             frames: Fifo<Bits<$bb>, $dl, $dl1, 1>,
-            verdicts: Fifo<Bits<META_BITS>, 5, 6, 8>,
+            verdicts: Fifo<RouterVerdict, 5, 6, 8>,
+            verdict_in: Signal<Local, RouterVerdict>,
+            head: Signal<Local, RouterVerdict>,
+            to_host: Constant<Bits<16>>,
+            to_uplink: Constant<Bits<16>>,
+            from_host: Constant<Bits<16>>,
+            source_mask: Constant<Bits<16>>,
             accept: Signal<Local, Bit>,
             head_valid: Signal<Local, Bit>,
             head_ready: Signal<Local, Bit>,
@@ -111,6 +135,12 @@ macro_rules! frame_router {
                     classifier: Default::default(),
                     frames: Default::default(),
                     verdicts: Default::default(),
+                    verdict_in: Default::default(),
+                    head: Default::default(),
+                    to_host: to_port(crate::axis::HOST_PORT),
+                    to_uplink: to_port(crate::axis::UPLINK_PORT),
+                    from_host: Constant::new(bits::<16>(crate::axis::tuser(crate::axis::HOST_PORT, 0).into())),
+                    source_mask: Constant::new(bits::<16>(0xff)),
                     accept: Default::default(),
                     head_valid: Default::default(),
                     head_ready: Default::default(),
@@ -148,49 +178,51 @@ macro_rules! frame_router {
                 self.classifier.frame_len.next = self.capture.frame_len.val();
                 self.classifier.frame_done.next = self.capture.frame_done.val();
                 self.verdicts.write.next = self.classifier.verdict_valid.val();
-                self.verdicts.data_in.next = bit_cast::<META_BITS, 1>(self.classifier.offload.val().into())
-                    | (bit_cast::<META_BITS, 1>(self.classifier.malformed.val().into()) << 1)
-                    | (bit_cast::<META_BITS, 1>(self.classifier.unsupported.val().into()) << 2)
-                    | (bit_cast::<META_BITS, 16>(self.classifier.payload_len.val()) << 3)
-                    | (bit_cast::<META_BITS, 512>(self.classifier.header_out.val()) << 19);
+                self.verdict_in.next.offload = self.classifier.offload.val();
+                self.verdict_in.next.malformed = self.classifier.malformed.val();
+                self.verdict_in.next.unsupported = self.classifier.unsupported.val();
+                self.verdict_in.next.payload_len = self.classifier.payload_len.val();
+                self.verdict_in.next.header = self.classifier.header_out.val();
+                self.verdicts.data_in.next = self.verdict_in.val();
 
                 // Read side: the head frame goes where its verdict says, a beat per clock.
+                self.head.next = self.verdicts.data_out.val();
                 self.head_valid.next = !self.verdicts.empty.val() & !self.frames.empty.val();
                 self.head_user.next = self.frames.data_out.val().get_bits::<16>($ub);
                 // Pass-through: host -> uplink, network -> host.
-                self.pass_dst.next = bits::<16>(0x0100);
-                if self.head_user.val().get_bit(0) {
-                    self.pass_dst.next = bits::<16>(0x0200);
+                self.pass_dst.next = self.to_host.val();
+                if (self.head_user.val() & self.from_host.val()) != bits::<16>(0) {
+                    self.pass_dst.next = self.to_uplink.val();
                 }
                 self.m_axis_tdata.next = self.frames.data_out.val().get_bits::<$w>(0);
                 self.m_axis_tkeep.next = self.frames.data_out.val().get_bits::<$k>($w);
                 self.m_axis_tlast.next = self.frames.data_out.val().get_bit($lb);
-                self.m_axis_tuser.next = (self.head_user.val() & bits::<16>(0xff)) | self.pass_dst.val();
+                self.m_axis_tuser.next = (self.head_user.val() & self.source_mask.val()) | self.pass_dst.val();
                 self.m_offload_axis_tdata.next = self.frames.data_out.val().get_bits::<$w>(0);
                 self.m_offload_axis_tkeep.next = self.frames.data_out.val().get_bits::<$k>($w);
                 self.m_offload_axis_tlast.next = self.frames.data_out.val().get_bit($lb);
                 self.m_offload_axis_tuser.next = self.head_user.val();
-                self.offload_header.next = self.verdicts.data_out.val().get_bits::<512>(19);
-                self.offload_payload_len.next = self.verdicts.data_out.val().get_bits::<16>(3);
-                self.offload_unsupported.next = self.verdicts.data_out.val().get_bit(2);
+                self.offload_header.next = self.head.val().header;
+                self.offload_payload_len.next = self.head.val().payload_len;
+                self.offload_unsupported.next = self.head.val().unsupported;
                 // Outputs and FIFO reads are assigned once each (no default-then-override
                 // across a block boundary).
-                self.m_offload_axis_tvalid.next = self.verdicts.data_out.val().get_bit(0) & self.head_valid.val();
+                self.m_offload_axis_tvalid.next = self.head.val().offload & self.head_valid.val();
                 self.m_axis_tvalid.next =
-                    !self.verdicts.data_out.val().get_bit(0) & !self.verdicts.data_out.val().get_bit(1) & self.head_valid.val();
+                    !self.head.val().offload & !self.head.val().malformed & self.head_valid.val();
                 self.head_ready.next = true; // malformed: drain
-                if self.verdicts.data_out.val().get_bit(0) {
+                if self.head.val().offload {
                     self.head_ready.next = self.m_offload_axis_tready.val();
-                } else if !self.verdicts.data_out.val().get_bit(1) {
+                } else if !self.head.val().malformed {
                     self.head_ready.next = self.m_axis_tready.val();
                 }
                 self.frames.read.next = self.head_valid.val() & self.head_ready.val();
                 self.verdicts.read.next =
                     self.head_valid.val() & self.head_ready.val() & self.frames.data_out.val().get_bit($lb);
                 if self.head_valid.val() & self.head_ready.val() & self.frames.data_out.val().get_bit($lb) {
-                    if self.verdicts.data_out.val().get_bit(0) {
+                    if self.head.val().offload {
                         self.offloaded.d.next = self.offloaded.q.val() + bits::<32>(1);
-                    } else if self.verdicts.data_out.val().get_bit(1) {
+                    } else if self.head.val().malformed {
                         self.dropped.d.next = self.dropped.q.val() + bits::<32>(1);
                     } else {
                         self.passed.d.next = self.passed.q.val() + bits::<32>(1);

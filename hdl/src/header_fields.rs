@@ -27,6 +27,26 @@ fn at_offload(byte: usize) -> Constant<Bits<10>> {
     at(HEADER_FRAME_OFFSET + byte)
 }
 
+/// A header byte that holds two 4-bit codes: version/type, collective/algorithm,
+/// datatype/op (`field::VERSION_TYPE`, `COLL_ALG`, `DTYPE_OP`) — the name first in the field's
+/// name is the high nibble.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct NibblePair {
+    pub low: Bits<4>,
+    pub high: Bits<4>,
+}
+
+/// What the hardware's `.into()` of a header byte means.
+impl From<Bits<8>> for NibblePair {
+    fn from(b: Bits<8>) -> NibblePair {
+        let v = b.to_u64();
+        NibblePair {
+            low: (v & 0xf).into(),
+            high: (v >> 4).into(),
+        }
+    }
+}
+
 #[derive(LogicBlock)]
 pub struct HeaderFields {
     pub header: Signal<In, Bits<512>>,
@@ -39,6 +59,17 @@ pub struct HeaderFields {
     pub dst_host: Signal<Out, Bits<8>>,
     pub src_port: Signal<Out, Bits<16>>,
     pub dst_port: Signal<Out, Bits<16>>,
+    // What the classifier checks before it trusts the rest.
+    pub ethertype: Signal<Out, Bits<16>>,
+    /// IPv4 version (high nibble) and header length in words (low nibble).
+    pub ip_version_ihl: Signal<Out, Bits<8>>,
+    pub ip_total_len: Signal<Out, Bits<16>>,
+    /// IPv4 flags (top 3 bits) and fragment offset.
+    pub ip_flags_frag: Signal<Out, Bits<16>>,
+    pub ip_protocol: Signal<Out, Bits<8>>,
+    pub udp_len: Signal<Out, Bits<16>>,
+    pub magic: Signal<Out, Bits<8>>,
+    pub version: Signal<Out, Bits<4>>,
     // The offload header.
     pub msg_type: Signal<Out, Bits<4>>,
     pub op_id: Signal<Out, Bits<16>>,
@@ -60,8 +91,16 @@ pub struct HeaderFields {
     at_src_mac: Constant<Bits<10>>,
     at_src_ip: Constant<Bits<10>>,
     at_dst_ip: Constant<Bits<10>>,
+    at_dst_host: Constant<Bits<10>>,
     at_src_port: Constant<Bits<10>>,
     at_dst_port: Constant<Bits<10>>,
+    at_ethertype: Constant<Bits<10>>,
+    at_ip_version_ihl: Constant<Bits<10>>,
+    at_ip_total_len: Constant<Bits<10>>,
+    at_ip_flags_frag: Constant<Bits<10>>,
+    at_ip_protocol: Constant<Bits<10>>,
+    at_udp_len: Constant<Bits<10>>,
+    at_magic: Constant<Bits<10>>,
     /// Version (high nibble) and message type (low nibble).
     at_version_type: Constant<Bits<10>>,
     at_op_id: Constant<Bits<10>>,
@@ -81,6 +120,11 @@ pub struct HeaderFields {
     // Big-endian fields as they lie on the wire (byte-swapped numbers).
     raw_src_port: Signal<Local, Bits<16>>,
     raw_dst_port: Signal<Local, Bits<16>>,
+    raw_ethertype: Signal<Local, Bits<16>>,
+    raw_ip_total_len: Signal<Local, Bits<16>>,
+    raw_ip_flags_frag: Signal<Local, Bits<16>>,
+    raw_udp_len: Signal<Local, Bits<16>>,
+    version_type: Signal<Local, NibblePair>,
     raw_op_id: Signal<Local, Bits<16>>,
     raw_comm_id: Signal<Local, Bits<16>>,
     raw_comm_size: Signal<Local, Bits<16>>,
@@ -89,14 +133,16 @@ pub struct HeaderFields {
     raw_seg_index: Signal<Local, Bits<16>>,
     raw_seg_count: Signal<Local, Bits<16>>,
     raw_elem_count: Signal<Local, Bits<16>>,
-    coll_alg: Signal<Local, Bits<8>>,
-    dtype_op: Signal<Local, Bits<8>>,
+    coll_alg: Signal<Local, NibblePair>,
+    dtype_op: Signal<Local, NibblePair>,
 }
 
 impl Default for HeaderFields {
     fn default() -> Self {
-        // Ethernet II: destination, source, EtherType. IPv4 (no options): addresses at 12
-        // and 16. UDP: source and destination port first.
+        // Ethernet II: destination, source, EtherType (RFC 894). IPv4 (RFC 791, no options):
+        // version/IHL, DSCP, total length at 2, id, flags/fragment at 6, TTL, protocol at 9,
+        // checksum, addresses at 12 and 16. UDP (RFC 768): source port, destination port,
+        // length at 4, checksum.
         let ip = ETH_HEADER_LEN;
         let udp = ETH_HEADER_LEN + IPV4_HEADER_LEN;
         Self {
@@ -108,6 +154,14 @@ impl Default for HeaderFields {
             dst_host: Default::default(),
             src_port: Default::default(),
             dst_port: Default::default(),
+            ethertype: Default::default(),
+            ip_version_ihl: Default::default(),
+            ip_total_len: Default::default(),
+            ip_flags_frag: Default::default(),
+            ip_protocol: Default::default(),
+            udp_len: Default::default(),
+            magic: Default::default(),
+            version: Default::default(),
             msg_type: Default::default(),
             op_id: Default::default(),
             collective: Default::default(),
@@ -127,8 +181,16 @@ impl Default for HeaderFields {
             at_src_mac: at(6),
             at_src_ip: at(ip + 12),
             at_dst_ip: at(ip + 16),
+            at_dst_host: at(ip + 19),
             at_src_port: at(udp),
             at_dst_port: at(udp + 2),
+            at_ethertype: at(12),
+            at_ip_version_ihl: at(ip),
+            at_ip_total_len: at(ip + 2),
+            at_ip_flags_frag: at(ip + 6),
+            at_ip_protocol: at(ip + 9),
+            at_udp_len: at(udp + 4),
+            at_magic: at_offload(field::MAGIC),
             at_version_type: at_offload(field::VERSION_TYPE),
             at_op_id: at_offload(field::OP_ID.start),
             at_coll_alg: at_offload(field::COLL_ALG),
@@ -144,6 +206,11 @@ impl Default for HeaderFields {
             at_elem_count: at_offload(field::ELEM_COUNT.start),
             raw_src_port: Default::default(),
             raw_dst_port: Default::default(),
+            raw_ethertype: Default::default(),
+            raw_ip_total_len: Default::default(),
+            raw_ip_flags_frag: Default::default(),
+            raw_udp_len: Default::default(),
+            version_type: Default::default(),
             raw_op_id: Default::default(),
             raw_comm_id: Default::default(),
             raw_comm_size: Default::default(),
@@ -177,7 +244,10 @@ impl Logic for HeaderFields {
             .header
             .val()
             .get_bits::<32>(self.at_dst_ip.val().index());
-        self.dst_host.next = self.dst_ip.val().get_bits::<8>(24);
+        self.dst_host.next = self
+            .header
+            .val()
+            .get_bits::<8>(self.at_dst_host.val().index());
         self.raw_src_port.next = self
             .header
             .val()
@@ -212,7 +282,38 @@ impl Logic for HeaderFields {
             .header
             .val()
             .get_bits::<16>(self.at_elem_count.val().index());
+        self.raw_ethertype.next = self
+            .header
+            .val()
+            .get_bits::<16>(self.at_ethertype.val().index());
+        self.raw_ip_total_len.next = self
+            .header
+            .val()
+            .get_bits::<16>(self.at_ip_total_len.val().index());
+        self.raw_ip_flags_frag.next = self
+            .header
+            .val()
+            .get_bits::<16>(self.at_ip_flags_frag.val().index());
+        self.raw_udp_len.next = self
+            .header
+            .val()
+            .get_bits::<16>(self.at_udp_len.val().index());
+        self.ip_version_ihl.next = self
+            .header
+            .val()
+            .get_bits::<8>(self.at_ip_version_ihl.val().index());
+        self.ip_protocol.next = self
+            .header
+            .val()
+            .get_bits::<8>(self.at_ip_protocol.val().index());
+        self.magic.next = self.header.val().get_bits::<8>(self.at_magic.val().index());
         // Big-endian to number: swap the two bytes.
+        self.ethertype.next = (self.raw_ethertype.val() << 8) | (self.raw_ethertype.val() >> 8);
+        self.ip_total_len.next =
+            (self.raw_ip_total_len.val() << 8) | (self.raw_ip_total_len.val() >> 8);
+        self.ip_flags_frag.next =
+            (self.raw_ip_flags_frag.val() << 8) | (self.raw_ip_flags_frag.val() >> 8);
+        self.udp_len.next = (self.raw_udp_len.val() << 8) | (self.raw_udp_len.val() >> 8);
         self.src_port.next = (self.raw_src_port.val() << 8) | (self.raw_src_port.val() >> 8);
         self.dst_port.next = (self.raw_dst_port.val() << 8) | (self.raw_dst_port.val() >> 8);
         self.op_id.next = (self.raw_op_id.val() << 8) | (self.raw_op_id.val() >> 8);
@@ -224,22 +325,27 @@ impl Logic for HeaderFields {
         self.seg_count.next = (self.raw_seg_count.val() << 8) | (self.raw_seg_count.val() >> 8);
         self.elem_count.next = (self.raw_elem_count.val() << 8) | (self.raw_elem_count.val() >> 8);
         // Nibble pairs: high nibble first in the byte's name.
-        self.msg_type.next = self
+        self.version_type.next = self
             .header
             .val()
-            .get_bits::<4>(self.at_version_type.val().index());
+            .get_bits::<8>(self.at_version_type.val().index())
+            .into();
+        self.version.next = self.version_type.val().high;
+        self.msg_type.next = self.version_type.val().low;
         self.coll_alg.next = self
             .header
             .val()
-            .get_bits::<8>(self.at_coll_alg.val().index());
-        self.collective.next = self.coll_alg.val().get_bits::<4>(4);
-        self.algorithm.next = self.coll_alg.val().get_bits::<4>(0);
+            .get_bits::<8>(self.at_coll_alg.val().index())
+            .into();
+        self.collective.next = self.coll_alg.val().high;
+        self.algorithm.next = self.coll_alg.val().low;
         self.dtype_op.next = self
             .header
             .val()
-            .get_bits::<8>(self.at_dtype_op.val().index());
-        self.datatype.next = self.dtype_op.val().get_bits::<4>(4);
-        self.reduce_op.next = self.dtype_op.val().get_bits::<4>(0);
+            .get_bits::<8>(self.at_dtype_op.val().index())
+            .into();
+        self.datatype.next = self.dtype_op.val().high;
+        self.reduce_op.next = self.dtype_op.val().low;
         self.ranks_per_host.next = self
             .header
             .val()
@@ -265,5 +371,12 @@ mod tests {
         assert_eq!(f.at_dst_ip.val().index(), 240);
         let v = crate::emit::verilog(HeaderFields::default(), "collwire_header_fields");
         assert!(v.contains("header[(at_rank)+:(16)]"), "{v}");
+    }
+
+    #[test]
+    fn a_nibble_pair_is_high_nibble_first() {
+        let p = NibblePair::from(bits::<8>(0xA5));
+        assert_eq!((p.high.to_u64(), p.low.to_u64()), (0xA, 0x5));
+        assert_eq!(Bits::<8>::from(p).to_u64(), 0xA5);
     }
 }

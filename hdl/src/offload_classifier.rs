@@ -22,11 +22,17 @@
 //! * `unsupported` marks a valid frame that uses a reserved code (the engine answers it with an
 //!   error datagram instead of acting on it).
 //!
-//! Addresses leave in wire byte order (byte 0 in bits 7:0), ready to be copied into a reply.
-//! The checks are width independent; [`crate::offload_parser`] puts this behind the capture.
+//! Every field is read through [`crate::header_fields::HeaderFields`] (offsets from
+//! `collwire_proto`'s field table and the Ethernet/IPv4/UDP layout), once on the arriving
+//! header (`fin`) and once on the header leaving the pipeline (`fout`); the division stages
+//! carry comm size and ranks per host in their own registers. Addresses leave in wire byte
+//! order (byte 0 in bits 7:0), ready to be copied into a reply. The checks are width
+//! independent; [`crate::frame_router`] puts this behind the capture.
 
 use collwire_proto::{Algorithm, Collective, Datatype, MessageType, ReduceOp};
 use rust_hdl::prelude::*;
+
+use crate::header_fields::HeaderFields;
 
 /// Clocks from the capture's `frame_done` to `verdict_valid`.
 pub const CLASSIFY_LATENCY: usize = 3;
@@ -87,6 +93,12 @@ pub struct OffloadClassifier {
     dtype_max: Constant<Bits<4>>,
     op_max: Constant<Bits<4>>,
     msg_error: Constant<Bits<4>>,
+    msg_partial: Constant<Bits<4>>,
+    msg_result: Constant<Bits<4>>,
+    magic_byte: Constant<Bits<8>>,
+    version: Constant<Bits<4>>,
+    ipv4_no_options: Constant<Bits<8>>,
+    protocol_udp: Constant<Bits<8>>,
     /// Per datatype code: the ops defined on it.
     valid_ops: [Constant<Bits<16>>; 16],
     /// Per datatype code: log2 of the element size.
@@ -100,25 +112,12 @@ pub struct OffloadClassifier {
     ethertype_ipv4: Constant<Bits<16>>,
     offload_port: Constant<Bits<16>>,
     frag_mask: Constant<Bits<16>>,
-    // Decoded input fields.
-    h: Signal<Local, Bits<512>>,
-    ethertype: Signal<Local, Bits<16>>,
+    /// The arriving header as named fields; `fout` decodes the same header on the way out.
+    fin: HeaderFields,
+    fout: HeaderFields,
     total_len: Signal<Local, Bits<20>>,
-    flags_frag: Signal<Local, Bits<16>>,
-    dst_port: Signal<Local, Bits<16>>,
     udp_len: Signal<Local, Bits<20>>,
     len: Signal<Local, Bits<20>>,
-    f_msg: Signal<Local, Bits<4>>,
-    f_coll: Signal<Local, Bits<4>>,
-    f_alg: Signal<Local, Bits<4>>,
-    f_dtype: Signal<Local, Bits<4>>,
-    f_op: Signal<Local, Bits<4>>,
-    f_size: Signal<Local, Bits<16>>,
-    f_rank: Signal<Local, Bits<16>>,
-    f_root: Signal<Local, Bits<16>>,
-    f_rph: Signal<Local, Bits<8>>,
-    f_seg_index: Signal<Local, Bits<16>>,
-    f_seg_count: Signal<Local, Bits<16>>,
     f_elem: Signal<Local, Bits<20>>,
     // Checks.
     candidate: Signal<Local, Bit>,
@@ -140,6 +139,8 @@ pub struct OffloadClassifier {
     s0_header: DFF<Bits<512>>,
     s0_len: DFF<Bits<16>>,
     s0_payload: DFF<Bits<16>>,
+    s0_comm_size: DFF<Bits<16>>,
+    s0_ranks_per_host: DFF<Bits<8>>,
     // Stages 1 and 2: 8 restoring-division steps each (remainder of comm size / ranks per host).
     acc1: Signal<Local, Bits<9>>,
     num1: Signal<Local, Bits<16>>,
@@ -156,6 +157,7 @@ pub struct OffloadClassifier {
     s1_payload: DFF<Bits<16>>,
     s1_rem: DFF<Bits<9>>,
     s1_num: DFF<Bits<16>>,
+    s1_ranks_per_host: DFF<Bits<8>>,
     s2_valid: DFF<Bit>,
     s2_candidate: DFF<Bit>,
     s2_ok: DFF<Bit>,
@@ -163,7 +165,6 @@ pub struct OffloadClassifier {
     s2_header: DFF<Bits<512>>,
     s2_len: DFF<Bits<16>>,
     s2_payload: DFF<Bits<16>>,
-    out_h: Signal<Local, Bits<512>>,
 }
 
 impl Default for OffloadClassifier {
@@ -210,6 +211,13 @@ impl Default for OffloadClassifier {
             dtype_max: max(Datatype::ALL.len()),
             op_max: max(ReduceOp::ALL.len()),
             msg_error: nibble(MessageType::Error.code().into()),
+            msg_partial: nibble(MessageType::Partial.code().into()),
+            msg_result: nibble(MessageType::Result.code().into()),
+            magic_byte: Constant::new(bits::<8>(collwire_proto::MAGIC.into())),
+            version: nibble(collwire_proto::VERSION.into()),
+            // IPv4 version 4, header length 5 words.
+            ipv4_no_options: Constant::new(bits::<8>(0x45)),
+            protocol_udp: Constant::new(bits::<8>(17)),
             valid_ops: std::array::from_fn(|c| {
                 mask16(
                     ReduceOp::ALL
@@ -240,24 +248,11 @@ impl Default for OffloadClassifier {
             ethertype_ipv4: Constant::new(bits::<16>(0x0800)),
             offload_port: Constant::new(bits::<16>(collwire_proto::OFFLOAD_UDP_PORT.into())),
             frag_mask: Constant::new(bits::<16>(0x3fff)),
-            h: Default::default(),
-            ethertype: Default::default(),
+            fin: Default::default(),
+            fout: Default::default(),
             total_len: Default::default(),
-            flags_frag: Default::default(),
-            dst_port: Default::default(),
             udp_len: Default::default(),
             len: Default::default(),
-            f_msg: Default::default(),
-            f_coll: Default::default(),
-            f_alg: Default::default(),
-            f_dtype: Default::default(),
-            f_op: Default::default(),
-            f_size: Default::default(),
-            f_rank: Default::default(),
-            f_root: Default::default(),
-            f_rph: Default::default(),
-            f_seg_index: Default::default(),
-            f_seg_count: Default::default(),
             f_elem: Default::default(),
             candidate: Default::default(),
             ip_payload: Default::default(),
@@ -277,6 +272,8 @@ impl Default for OffloadClassifier {
             s0_header: Default::default(),
             s0_len: Default::default(),
             s0_payload: Default::default(),
+            s0_comm_size: Default::default(),
+            s0_ranks_per_host: Default::default(),
             acc1: Default::default(),
             num1: Default::default(),
             acc2: Default::default(),
@@ -292,6 +289,7 @@ impl Default for OffloadClassifier {
             s1_payload: Default::default(),
             s1_rem: Default::default(),
             s1_num: Default::default(),
+            s1_ranks_per_host: Default::default(),
             s2_valid: Default::default(),
             s2_candidate: Default::default(),
             s2_ok: Default::default(),
@@ -299,7 +297,6 @@ impl Default for OffloadClassifier {
             s2_header: Default::default(),
             s2_len: Default::default(),
             s2_payload: Default::default(),
-            out_h: Default::default(),
         }
     }
 }
@@ -317,6 +314,8 @@ impl Logic for OffloadClassifier {
             s0_header,
             s0_len,
             s0_payload,
+            s0_comm_size,
+            s0_ranks_per_host,
             s1_valid,
             s1_candidate,
             s1_ok,
@@ -326,6 +325,7 @@ impl Logic for OffloadClassifier {
             s1_payload,
             s1_rem,
             s1_num,
+            s1_ranks_per_host,
             s2_valid,
             s2_candidate,
             s2_ok,
@@ -334,45 +334,19 @@ impl Logic for OffloadClassifier {
             s2_len,
             s2_payload
         );
-        // Frame byte n is h[8n+7:8n]; multi-byte fields are big-endian on the wire.
-        self.h.next = self.header.val();
+        // Named fields of the arriving header (offsets from collwire-proto's field table).
+        self.fin.header.next = self.header.val();
         self.len.next = bit_cast::<20, 16>(self.frame_len.val());
-        self.ethertype.next = (bit_cast::<16, 8>(self.h.val().get_bits::<8>(96)) << 8)
-            | bit_cast::<16, 8>(self.h.val().get_bits::<8>(104));
-        self.total_len.next = (bit_cast::<20, 8>(self.h.val().get_bits::<8>(128)) << 8)
-            | bit_cast::<20, 8>(self.h.val().get_bits::<8>(136));
-        self.flags_frag.next = (bit_cast::<16, 8>(self.h.val().get_bits::<8>(160)) << 8)
-            | bit_cast::<16, 8>(self.h.val().get_bits::<8>(168));
-        self.dst_port.next = (bit_cast::<16, 8>(self.h.val().get_bits::<8>(288)) << 8)
-            | bit_cast::<16, 8>(self.h.val().get_bits::<8>(296));
-        self.udp_len.next = (bit_cast::<20, 8>(self.h.val().get_bits::<8>(304)) << 8)
-            | bit_cast::<20, 8>(self.h.val().get_bits::<8>(312));
-        // Offload header at frame byte 42 (bit 336).
-        self.f_msg.next = self.h.val().get_bits::<4>(344);
-        self.f_coll.next = self.h.val().get_bits::<4>(372);
-        self.f_alg.next = self.h.val().get_bits::<4>(368);
-        self.f_dtype.next = self.h.val().get_bits::<4>(380);
-        self.f_op.next = self.h.val().get_bits::<4>(376);
-        self.f_size.next = (bit_cast::<16, 8>(self.h.val().get_bits::<8>(400)) << 8)
-            | bit_cast::<16, 8>(self.h.val().get_bits::<8>(408));
-        self.f_rank.next = (bit_cast::<16, 8>(self.h.val().get_bits::<8>(416)) << 8)
-            | bit_cast::<16, 8>(self.h.val().get_bits::<8>(424));
-        self.f_root.next = (bit_cast::<16, 8>(self.h.val().get_bits::<8>(432)) << 8)
-            | bit_cast::<16, 8>(self.h.val().get_bits::<8>(440));
-        self.f_rph.next = self.h.val().get_bits::<8>(448);
-        self.f_seg_index.next = (bit_cast::<16, 8>(self.h.val().get_bits::<8>(464)) << 8)
-            | bit_cast::<16, 8>(self.h.val().get_bits::<8>(472));
-        self.f_seg_count.next = (bit_cast::<16, 8>(self.h.val().get_bits::<8>(480)) << 8)
-            | bit_cast::<16, 8>(self.h.val().get_bits::<8>(488));
-        self.f_elem.next = (bit_cast::<20, 8>(self.h.val().get_bits::<8>(496)) << 8)
-            | bit_cast::<20, 8>(self.h.val().get_bits::<8>(504));
+        self.total_len.next = bit_cast::<20, 16>(self.fin.ip_total_len.val());
+        self.udp_len.next = bit_cast::<20, 16>(self.fin.udp_len.val());
+        self.f_elem.next = bit_cast::<20, 16>(self.fin.elem_count.val());
 
         self.candidate.next = (self.len.val() >= bits::<20>(38))
-            & (self.ethertype.val() == self.ethertype_ipv4.val())
-            & (self.h.val().get_bits::<8>(112) == bits::<8>(0x45))
-            & ((self.flags_frag.val() & self.frag_mask.val()) == bits::<16>(0))
-            & (self.h.val().get_bits::<8>(184) == bits::<8>(17))
-            & (self.dst_port.val() == self.offload_port.val());
+            & (self.fin.ethertype.val() == self.ethertype_ipv4.val())
+            & (self.fin.ip_version_ihl.val() == self.ipv4_no_options.val())
+            & ((self.fin.ip_flags_frag.val() & self.frag_mask.val()) == bits::<16>(0))
+            & (self.fin.ip_protocol.val() == self.protocol_udp.val())
+            & (self.fin.dst_port.val() == self.offload_port.val());
 
         // Lengths, as etherparse slices them: IPv4 total length within the frame, UDP length 0
         // (whole IP payload) or 8..=IP payload, room for the offload header.
@@ -393,7 +367,7 @@ impl Logic for OffloadClassifier {
         self.op_mask.next = bits::<16>(0);
         self.size_shift.next = bits::<4>(0);
         for c in 0..16 {
-            if self.f_dtype.val() == self.code[c].val() {
+            if self.fin.datatype.val() == self.code[c].val() {
                 self.op_mask.next = self.valid_ops[c].val();
                 self.size_shift.next = self.size_log2[c].val();
             }
@@ -405,33 +379,36 @@ impl Logic for OffloadClassifier {
         if self.size_shift.val() == bits::<4>(1) {
             self.expected_payload.next = self.f_elem.val() << 1;
         }
-        self.no_data.next = ((self.msgs_without_data.val() >> bit_cast::<16, 4>(self.f_msg.val()))
+        self.no_data.next = ((self.msgs_without_data.val()
+            >> bit_cast::<16, 4>(self.fin.msg_type.val()))
             & bits::<16>(1))
             != bits::<16>(0);
-        if ((self.colls_with_data.val() >> bit_cast::<16, 4>(self.f_coll.val())) & bits::<16>(1))
+        if ((self.colls_with_data.val() >> bit_cast::<16, 4>(self.fin.collective.val()))
+            & bits::<16>(1))
             == bits::<16>(0)
         {
             self.no_data.next = true;
         }
-        self.header_ok.next = (self.h.val().get_bits::<8>(336) == bits::<8>(0xC7))
-            & (self.h.val().get_bits::<4>(348) == bits::<4>(1))
-            & (self.f_msg.val() <= self.msg_max.val())
-            & (self.f_coll.val() <= self.coll_max.val())
-            & (self.f_alg.val() <= self.alg_max.val())
-            & (self.f_dtype.val() <= self.dtype_max.val())
-            & (self.f_op.val() <= self.op_max.val())
-            & (((self.op_mask.val() >> bit_cast::<16, 4>(self.f_op.val())) & bits::<16>(1))
+        self.header_ok.next = (self.fin.magic.val() == self.magic_byte.val())
+            & (self.fin.version.val() == self.version.val())
+            & (self.fin.msg_type.val() <= self.msg_max.val())
+            & (self.fin.collective.val() <= self.coll_max.val())
+            & (self.fin.algorithm.val() <= self.alg_max.val())
+            & (self.fin.datatype.val() <= self.dtype_max.val())
+            & (self.fin.reduce_op.val() <= self.op_max.val())
+            & (((self.op_mask.val() >> bit_cast::<16, 4>(self.fin.reduce_op.val()))
+                & bits::<16>(1))
                 != bits::<16>(0))
-            & (self.f_size.val() != bits::<16>(0))
-            & (self.f_rph.val() != bits::<8>(0))
-            & ((self.f_rank.val() < self.f_size.val())
-                | (self.f_msg.val() == bits::<4>(1))
-                | (self.f_msg.val() == bits::<4>(2)))
-            & (self.f_root.val() < self.f_size.val())
-            & (self.f_seg_count.val() != bits::<16>(0))
-            & (self.f_seg_index.val() < self.f_seg_count.val())
+            & (self.fin.comm_size.val() != bits::<16>(0))
+            & (self.fin.ranks_per_host.val() != bits::<8>(0))
+            & ((self.fin.rank.val() < self.fin.comm_size.val())
+                | (self.fin.msg_type.val() == self.msg_partial.val())
+                | (self.fin.msg_type.val() == self.msg_result.val()))
+            & (self.fin.root.val() < self.fin.comm_size.val())
+            & (self.fin.seg_count.val() != bits::<16>(0))
+            & (self.fin.seg_index.val() < self.fin.seg_count.val())
             & !(self.no_data.val() & (self.f_elem.val() != bits::<20>(0)));
-        if self.f_msg.val() == self.msg_error.val() {
+        if self.fin.msg_type.val() == self.msg_error.val() {
             if self.payload.val() != bits::<20>(4) {
                 self.header_ok.next = false;
             }
@@ -439,10 +416,10 @@ impl Logic for OffloadClassifier {
             self.header_ok.next = false;
         }
         self.reserved.next = (((self.supported_colls.val()
-            >> bit_cast::<16, 4>(self.f_coll.val()))
-            & (self.supported_algs.val() >> bit_cast::<16, 4>(self.f_alg.val()))
-            & (self.supported_dtypes.val() >> bit_cast::<16, 4>(self.f_dtype.val()))
-            & (self.supported_ops.val() >> bit_cast::<16, 4>(self.f_op.val())))
+            >> bit_cast::<16, 4>(self.fin.collective.val()))
+            & (self.supported_algs.val() >> bit_cast::<16, 4>(self.fin.algorithm.val()))
+            & (self.supported_dtypes.val() >> bit_cast::<16, 4>(self.fin.datatype.val()))
+            & (self.supported_ops.val() >> bit_cast::<16, 4>(self.fin.reduce_op.val())))
             & bits::<16>(1))
             == bits::<16>(0);
 
@@ -451,15 +428,16 @@ impl Logic for OffloadClassifier {
         self.s0_candidate.d.next = self.candidate.val();
         self.s0_ok.d.next = self.lengths_ok.val() & self.header_ok.val();
         self.s0_unsupported.d.next = self.reserved.val();
-        self.s0_header.d.next = self.h.val();
+        self.s0_header.d.next = self.header.val();
+        self.s0_comm_size.d.next = self.fin.comm_size.val();
+        self.s0_ranks_per_host.d.next = self.fin.ranks_per_host.val();
         self.s0_len.d.next = self.frame_len.val();
         self.s0_payload.d.next = self.payload.val().get_bits::<16>(0);
 
         // Stage 1: remainder of the top 8 bits of comm size.
-        self.divisor1.next = bit_cast::<9, 8>(self.s0_header.q.val().get_bits::<8>(448));
+        self.divisor1.next = bit_cast::<9, 8>(self.s0_ranks_per_host.q.val());
         self.acc1.next = bits::<9>(0);
-        self.num1.next = (bit_cast::<16, 8>(self.s0_header.q.val().get_bits::<8>(400)) << 8)
-            | bit_cast::<16, 8>(self.s0_header.q.val().get_bits::<8>(408));
+        self.num1.next = self.s0_comm_size.q.val();
         for _step in 0..8 {
             self.acc1.next = self.acc1.val() << 1;
             if self.num1.val().get_bit(15) {
@@ -479,9 +457,10 @@ impl Logic for OffloadClassifier {
         self.s1_payload.d.next = self.s0_payload.q.val();
         self.s1_rem.d.next = self.acc1.val();
         self.s1_num.d.next = self.num1.val();
+        self.s1_ranks_per_host.d.next = self.s0_ranks_per_host.q.val();
 
         // Stage 2: the low 8 bits.
-        self.divisor2.next = bit_cast::<9, 8>(self.s1_header.q.val().get_bits::<8>(448));
+        self.divisor2.next = bit_cast::<9, 8>(self.s1_ranks_per_host.q.val());
         self.acc2.next = self.s1_rem.q.val();
         self.num2.next = self.s1_num.q.val();
         for _step in 0..8 {
@@ -508,38 +487,29 @@ impl Logic for OffloadClassifier {
         self.malformed.next = self.s2_candidate.q.val() & !self.s2_ok.q.val();
         self.unsupported.next =
             self.s2_candidate.q.val() & self.s2_ok.q.val() & self.s2_unsupported.q.val();
-        self.out_h.next = self.s2_header.q.val();
-        self.header_out.next = self.out_h.val();
+        self.fout.header.next = self.s2_header.q.val();
+        self.header_out.next = self.s2_header.q.val();
         self.frame_len_out.next = self.s2_len.q.val();
-        self.dst_mac.next = self.out_h.val().get_bits::<48>(0);
-        self.src_mac.next = self.out_h.val().get_bits::<48>(48);
-        self.src_ip.next = self.out_h.val().get_bits::<32>(208);
-        self.dst_ip.next = self.out_h.val().get_bits::<32>(240);
-        self.src_port.next = (bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(272)) << 8)
-            | bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(280));
-        self.msg_type.next = self.out_h.val().get_bits::<4>(344);
-        self.op_id.next = (bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(352)) << 8)
-            | bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(360));
-        self.collective.next = self.out_h.val().get_bits::<4>(372);
-        self.algorithm.next = self.out_h.val().get_bits::<4>(368);
-        self.datatype.next = self.out_h.val().get_bits::<4>(380);
-        self.op.next = self.out_h.val().get_bits::<4>(376);
-        self.comm_id.next = (bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(384)) << 8)
-            | bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(392));
-        self.comm_size.next = (bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(400)) << 8)
-            | bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(408));
-        self.rank.next = (bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(416)) << 8)
-            | bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(424));
-        self.root.next = (bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(432)) << 8)
-            | bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(440));
-        self.ranks_per_host.next = self.out_h.val().get_bits::<8>(448);
-        self.attempt.next = self.out_h.val().get_bits::<8>(456);
-        self.seg_index.next = (bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(464)) << 8)
-            | bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(472));
-        self.seg_count.next = (bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(480)) << 8)
-            | bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(488));
-        self.elem_count.next = (bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(496)) << 8)
-            | bit_cast::<16, 8>(self.out_h.val().get_bits::<8>(504));
+        self.dst_mac.next = self.fout.dst_mac.val();
+        self.src_mac.next = self.fout.src_mac.val();
+        self.src_ip.next = self.fout.src_ip.val();
+        self.dst_ip.next = self.fout.dst_ip.val();
+        self.src_port.next = self.fout.src_port.val();
+        self.msg_type.next = self.fout.msg_type.val();
+        self.op_id.next = self.fout.op_id.val();
+        self.collective.next = self.fout.collective.val();
+        self.algorithm.next = self.fout.algorithm.val();
+        self.datatype.next = self.fout.datatype.val();
+        self.op.next = self.fout.reduce_op.val();
+        self.comm_id.next = self.fout.comm_id.val();
+        self.comm_size.next = self.fout.comm_size.val();
+        self.rank.next = self.fout.rank.val();
+        self.root.next = self.fout.root.val();
+        self.ranks_per_host.next = self.fout.ranks_per_host.val();
+        self.attempt.next = self.fout.attempt.val();
+        self.seg_index.next = self.fout.seg_index.val();
+        self.seg_count.next = self.fout.seg_count.val();
+        self.elem_count.next = self.fout.elem_count.val();
         self.payload_len.next = self.s2_payload.q.val();
         if self.reset.val() {
             self.s0_valid.d.next = false;

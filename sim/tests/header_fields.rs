@@ -70,3 +70,74 @@ fn a_changed_byte_shows_in_its_field_only() {
     assert_eq!(dut.root(), 0);
     assert_eq!(dut.comm_size(), 0);
 }
+
+/// The fields the classifier checks before it trusts a frame (EtherType, IPv4 version/IHL,
+/// total length, flags/fragment offset, protocol, UDP length, magic, version), on headers
+/// that etherparse writes with random values in every one of them.
+#[test]
+fn the_checked_fields_match_etherparse() {
+    use etherparse::{EtherType, Ethernet2Header, IpFragOffset, IpNumber, Ipv4Header, UdpHeader};
+    let mut rng = SplitMix(77);
+    let mut dut = HeaderFields::default();
+    for case in 0..2000 {
+        let r = |rng: &mut SplitMix| rng.next_u64();
+        let eth = Ethernet2Header {
+            source: std::array::from_fn(|_| r(&mut rng) as u8),
+            destination: std::array::from_fn(|_| r(&mut rng) as u8),
+            ether_type: EtherType(r(&mut rng) as u16),
+        };
+        let mut ip = Ipv4Header::new(
+            0,
+            64,
+            IpNumber(r(&mut rng) as u8),
+            std::array::from_fn(|_| r(&mut rng) as u8),
+            std::array::from_fn(|_| r(&mut rng) as u8),
+        )
+        .unwrap();
+        ip.total_len = r(&mut rng) as u16;
+        ip.dont_fragment = r(&mut rng) % 2 == 0;
+        ip.more_fragments = r(&mut rng) % 2 == 0;
+        ip.fragment_offset = IpFragOffset::try_new(r(&mut rng) as u16 & 0x1fff).unwrap();
+        let udp = UdpHeader {
+            source_port: r(&mut rng) as u16,
+            destination_port: r(&mut rng) as u16,
+            length: r(&mut rng) as u16,
+            checksum: r(&mut rng) as u16,
+        };
+        let mut header = Vec::new();
+        header.extend_from_slice(&eth.to_bytes());
+        header.extend_from_slice(&ip.to_bytes());
+        header.extend_from_slice(&udp.to_bytes());
+        header.extend((0..22).map(|_| r(&mut rng) as u8));
+        // Sometimes an IPv4 version or header length other than 4 / 5.
+        let ver_ihl = if r(&mut rng) % 4 == 0 {
+            let b = r(&mut rng) as u8;
+            header[collwire_proto::ETH_HEADER_LEN] = b;
+            b
+        } else {
+            0x45
+        };
+        let magic = header[collwire_proto::HEADER_FRAME_OFFSET];
+        let version = header[collwire_proto::HEADER_FRAME_OFFSET + 1] >> 4;
+        dut.set_header_bytes(&header);
+        dut.eval();
+        let flags_frag = (u64::from(ip.dont_fragment) << 14)
+            | (u64::from(ip.more_fragments) << 13)
+            | u64::from(ip.fragment_offset.value());
+        let got = [
+            ("ethertype", dut.ethertype(), u64::from(eth.ether_type.0)),
+            ("ip_version_ihl", dut.ip_version_ihl(), ver_ihl.into()),
+            ("ip_total_len", dut.ip_total_len(), ip.total_len.into()),
+            ("ip_flags_frag", dut.ip_flags_frag(), flags_frag),
+            ("ip_protocol", dut.ip_protocol(), ip.protocol.0.into()),
+            ("udp_len", dut.udp_len(), udp.length.into()),
+            ("magic", dut.magic(), magic.into()),
+            ("version", dut.version(), version.into()),
+            ("src_port", dut.src_port(), udp.source_port.into()),
+            ("dst_port", dut.dst_port(), udp.destination_port.into()),
+        ];
+        for (name, hw, want) in got {
+            assert_eq!(hw, want, "case {case}: {name}");
+        }
+    }
+}
