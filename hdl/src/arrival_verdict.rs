@@ -25,6 +25,8 @@
 use collwire_proto::{Collective, ErrorCode, MessageType, limits};
 use rust_hdl::prelude::*;
 
+use crate::cfe_config::DirectoryWord;
+
 use crate::header_fields::HeaderFields;
 
 /// A 4-bit protocol code (message type, collective) as a constant.
@@ -45,7 +47,7 @@ pub struct ArrivalVerdict {
     pub unsupported: Signal<In, Bit>,
     pub my_board: Signal<In, Bits<8>>,
     /// The directory entry at `dir_addr` (read the cycle before).
-    pub dir_word: Signal<In, Bits<32>>,
+    pub dir_word: Signal<In, DirectoryWord>,
     // The context table's answer for `key`/`sig`/`arr_reg`.
     pub hit: Signal<In, Bit>,
     pub late: Signal<In, Bit>,
@@ -264,7 +266,7 @@ impl Logic for ArrivalVerdict {
         }
         self.dir_addr.next = self.dir_index.val();
         self.dir_ok.next =
-            self.dir_word.val().get_bit(31) & (self.boards_m1.val() < self.max_boards.val());
+            self.dir_word.val().installed & (self.boards_m1.val() < self.max_boards.val());
 
         self.l_cancel.next = false;
         self.l_drop.next = false;

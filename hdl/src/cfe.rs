@@ -523,8 +523,8 @@ impl Logic for Cfe {
         self.contexts.reset.next = self.reset.val();
         self.contexts.store.next = self.arriving.val() & self.arrival.store.val();
         self.contexts.alloc.next = self.arriving.val() & self.arrival.alloc.val();
-        self.contexts.alloc_pc.next = self.conf.dir_word.val().get_bits::<12>(0);
-        self.contexts.alloc_end.next = self.conf.dir_word.val().get_bits::<12>(16);
+        self.contexts.alloc_pc.next = self.conf.dir_word.val().start;
+        self.contexts.alloc_end.next = self.conf.dir_word.val().end;
         self.contexts.alloc_rph2.next = self.arrival.rph2.val();
         self.contexts.alloc_words.next = self.arrival.words.val();
         self.contexts.alloc_len.next = self.arr_len.q.val();

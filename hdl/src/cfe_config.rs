@@ -11,12 +11,14 @@ use rust_hdl::prelude::*;
 
 /// Configuration address map (`cfg_addr`, 32-bit `cfg_data`).
 pub mod cfg {
+    use rust_hdl::prelude::{Bits, bits};
+
     /// `0x0000..0x1000`: program memory, one micro-op per word.
     pub const PROGRAM: u16 = 0x0000;
     /// Program words (`PROGRAM .. PROGRAM + PROGRAM_WORDS`).
     pub const PROGRAM_WORDS: usize = 1 << 12;
-    /// `0x1000..0x1200`: directory by [`crate::cfe_program::directory_index`]:
-    /// `[11:0]` start, `[27:16]` end, `[31]` installed.
+    /// `0x1000..0x1200`: directory by [`crate::cfe_program::directory_index`], one
+    /// [`super::DirectoryWord`] per entry.
     pub const DIRECTORY: u16 = 0x1000;
     /// Directory entries (`DIRECTORY .. DIRECTORY + DIRECTORY_ENTRIES`).
     pub const DIRECTORY_ENTRIES: usize = 512;
@@ -29,9 +31,16 @@ pub mod cfg {
     /// The first three IPv4 address bytes, wire order (`[7:0]` is the first byte).
     pub const IP_PREFIX: u16 = 0x1301;
 
-    /// Directory word.
+    /// Directory word of a program that runs from `start` to `end` (inclusive).
     pub fn directory_word(start: u16, end: u16) -> u32 {
-        u32::from(start) | u32::from(end) << 16 | 1 << 31
+        assert!(usize::from(start.max(end)) < PROGRAM_WORDS);
+        let w = super::DirectoryWord {
+            start: bits(start.into()),
+            end: bits(end.into()),
+            installed: true,
+            ..Default::default()
+        };
+        Bits::<32>::from(w).to_u64() as u32
     }
 
     /// The address bits above a region of `entries` words (a power of two) starting at `base`:
@@ -40,6 +49,39 @@ pub mod cfg {
         assert!(entries.is_power_of_two() && usize::from(base) % entries == 0);
         u64::from(base) >> entries.trailing_zeros()
     }
+}
+
+/// A program-directory entry: where the program of one `(algorithm, kind, boards)` starts
+/// and ends in program memory.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct DirectoryWord {
+    pub start: Bits<12>,
+    pub unused_a: Bits<4>,
+    /// The last micro-op (inclusive).
+    pub end: Bits<12>,
+    pub unused_b: Bits<3>,
+    /// A program is installed here (never-installed entries answer `bad-topology`).
+    pub installed: Bit,
+}
+
+/// What the hardware's `.into()` of a 32-bit configuration word means.
+impl From<Bits<32>> for DirectoryWord {
+    fn from(w: Bits<32>) -> DirectoryWord {
+        let d = DirectoryWord::default();
+        let field = |offset: usize, width: usize| (w.to_u64() >> offset) & ((1 << width) - 1);
+        DirectoryWord {
+            start: field(d.get_my_offset_start(), d.get_my_width_start()).into(),
+            unused_a: field(d.get_my_offset_unused_a(), d.get_my_width_unused_a()).into(),
+            end: field(d.get_my_offset_end(), d.get_my_width_end()).into(),
+            unused_b: field(d.get_my_offset_unused_b(), d.get_my_width_unused_b()).into(),
+            installed: field(d.get_my_offset_installed(), 1) != 0,
+        }
+    }
+}
+
+/// The address bits below a region of `entries` words: the entry index.
+fn index_bits(entries: usize) -> Constant<Bits<16>> {
+    Constant::new(bits::<16>(entries.trailing_zeros().into()))
 }
 
 #[derive(LogicBlock)]
@@ -53,21 +95,24 @@ pub struct CfeConfig {
     pub uop: Signal<Out, Bits<32>>,
     /// Directory read: `dir_word` is the entry at `dir_addr` of the previous cycle.
     pub dir_addr: Signal<In, Bits<9>>,
-    pub dir_word: Signal<Out, Bits<32>>,
+    pub dir_word: Signal<Out, DirectoryWord>,
     /// Route read: `route_ports` is the port mask of board `route_addr` of the previous cycle.
     pub route_addr: Signal<In, Bits<6>>,
     pub route_ports: Signal<Out, Bits<8>>,
     pub my_board: Signal<Out, Bits<8>>,
     /// IPv4 prefix, wire order, last byte 0.
     pub ip_prefix: Signal<Out, Bits<32>>,
-    program_tag: Constant<Bits<4>>,
-    directory_tag: Constant<Bits<7>>,
-    route_tag: Constant<Bits<10>>,
+    program_tag: Constant<Bits<16>>,
+    directory_tag: Constant<Bits<16>>,
+    route_tag: Constant<Bits<16>>,
+    program_index_bits: Constant<Bits<16>>,
+    directory_index_bits: Constant<Bits<16>>,
+    route_index_bits: Constant<Bits<16>>,
     board_addr: Constant<Bits<16>>,
     prefix_addr: Constant<Bits<16>>,
     prefix_mask: Constant<Bits<32>>,
     microcode: RAM<Bits<32>, 12>,
-    directory: RAM<Bits<32>, 9>,
+    directory: RAM<DirectoryWord, 9>,
     route: RAM<Bits<8>, 6>,
     board: DFF<Bits<8>>,
     prefix: DFF<Bits<32>>,
@@ -97,6 +142,9 @@ impl Default for CfeConfig {
                 cfg::DIRECTORY_ENTRIES,
             ))),
             route_tag: Constant::new(bits(cfg::region_tag(cfg::ROUTE, cfg::ROUTE_ENTRIES))),
+            program_index_bits: index_bits(cfg::PROGRAM_WORDS),
+            directory_index_bits: index_bits(cfg::DIRECTORY_ENTRIES),
+            route_index_bits: index_bits(cfg::ROUTE_ENTRIES),
             board_addr: Constant::new(bits(u64::from(cfg::BOARD))),
             prefix_addr: Constant::new(bits(u64::from(cfg::IP_PREFIX))),
             prefix_mask: Constant::new(bits(0xFF_FFFF)),
@@ -120,20 +168,21 @@ impl Logic for CfeConfig {
         self.route.read_clock.next = self.clock.val();
         self.route.write_clock.next = self.clock.val();
         // Writes: the address's high bits select the region, its low bits the entry.
-        self.microcode.write_address.next = self.cfg_addr.val().get_bits::<12>(0);
+        self.microcode.write_address.next = bit_cast::<12, 16>(self.cfg_addr.val());
         self.microcode.write_data.next = self.cfg_data.val();
-        self.microcode.write_enable.next =
-            self.cfg_we.val() & (self.cfg_addr.val().get_bits::<4>(12) == self.program_tag.val());
-        self.directory.write_address.next = self.cfg_addr.val().get_bits::<9>(0);
-        self.directory.write_data.next = self.cfg_data.val();
-        self.directory.write_enable.next =
-            self.cfg_we.val() & (self.cfg_addr.val().get_bits::<7>(9) == self.directory_tag.val());
-        self.route.write_address.next = self.cfg_addr.val().get_bits::<6>(0);
-        self.route.write_data.next = self.cfg_data.val().get_bits::<8>(0);
-        self.route.write_enable.next =
-            self.cfg_we.val() & (self.cfg_addr.val().get_bits::<10>(6) == self.route_tag.val());
+        self.microcode.write_enable.next = self.cfg_we.val()
+            & ((self.cfg_addr.val() >> self.program_index_bits.val()) == self.program_tag.val());
+        self.directory.write_address.next = bit_cast::<9, 16>(self.cfg_addr.val());
+        self.directory.write_data.next = self.cfg_data.val().into();
+        self.directory.write_enable.next = self.cfg_we.val()
+            & ((self.cfg_addr.val() >> self.directory_index_bits.val())
+                == self.directory_tag.val());
+        self.route.write_address.next = bit_cast::<6, 16>(self.cfg_addr.val());
+        self.route.write_data.next = bit_cast::<8, 32>(self.cfg_data.val());
+        self.route.write_enable.next = self.cfg_we.val()
+            & ((self.cfg_addr.val() >> self.route_index_bits.val()) == self.route_tag.val());
         if self.cfg_we.val() & (self.cfg_addr.val() == self.board_addr.val()) {
-            self.board.d.next = self.cfg_data.val().get_bits::<8>(0);
+            self.board.d.next = bit_cast::<8, 32>(self.cfg_data.val());
         }
         if self.cfg_we.val() & (self.cfg_addr.val() == self.prefix_addr.val()) {
             self.prefix.d.next = self.cfg_data.val() & self.prefix_mask.val();
@@ -153,6 +202,15 @@ impl Logic for CfeConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_directory_word_reads_back_as_written() {
+        let w = DirectoryWord::from(bits::<32>(cfg::directory_word(0x123, 0xabc).into()));
+        assert_eq!((w.start.to_u64(), w.end.to_u64()), (0x123, 0xabc));
+        assert!(w.installed);
+        assert!(!DirectoryWord::from(bits::<32>(0)).installed);
+        assert_eq!(cfg::directory_word(1, 2), 1 | 2 << 16 | 1 << 31);
+    }
 
     #[test]
     fn region_tags_are_the_address_map() {

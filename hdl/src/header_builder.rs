@@ -2,6 +2,9 @@
 //! sends (results to local ranks, partials and results to other boards, error answers), in
 //! one clock, combinationally.
 //!
+//! Each field is written into its place in a [`WireHeader`] (the one hardware definition of
+//! the layout, checked against `collwire_proto`'s field table), which leaves as `header`.
+//!
 //! Bytes are in wire order: frame byte `n` is `header[8n+7:8n]`, as on the bus (lane `n` of a
 //! beat). MAC and IPv4 addresses are taken and placed in wire order; numeric fields are given
 //! as numbers and written big-endian. The IPv4 header is the one `etherparse` builds (IHL 5,
@@ -10,10 +13,13 @@
 //! checksum, allowed for IPv4). The Verilator test compares every byte with
 //! `collwire_proto::frame::build_frame` on random fields (UDP checksum aside).
 
+use collwire_proto::{HEADER_LEN, IPV4_HEADER_LEN, UDP_HEADER_LEN};
 use rust_hdl::prelude::*;
 
-/// Bytes before the payload: Ethernet 14 + IPv4 20 + UDP 8 + offload header 22.
-pub const HEADER_BYTES: usize = 64;
+use crate::header_fields::{
+    ETHERTYPE_IPV4, IPV4_DONT_FRAGMENT, IPV4_PROTOCOL_UDP, IPV4_TTL, IPV4_VERSION_IHL, NibblePair,
+    WireHeader,
+};
 
 #[derive(LogicBlock)]
 pub struct HeaderBuilder {
@@ -41,20 +47,37 @@ pub struct HeaderBuilder {
     pub seg_count: Signal<In, Bits<16>>,
     pub elem_count: Signal<In, Bits<16>>,
     pub header: Signal<Out, Bits<512>>,
-    fixed_eth_ip: Constant<Bits<32>>,
-    fixed_ip_mid: Constant<Bits<48>>,
+    // Fixed fields, in wire order.
+    ethertype_ipv4: Constant<Bits<16>>,
+    ipv4_no_options: Constant<Bits<8>>,
+    dont_fragment: Constant<Bits<16>>,
+    ttl: Constant<Bits<8>>,
+    protocol_udp: Constant<Bits<8>>,
+    /// The checksum's sum of the fixed IPv4 words, each in wire order.
+    ip_fixed_sum: Constant<Bits<20>>,
+    /// UDP + offload header bytes; IPv4 header bytes.
+    udp_overhead: Constant<Bits<16>>,
+    ip_overhead: Constant<Bits<16>>,
     magic_byte: Constant<Bits<8>>,
-    version: Constant<Bits<8>>,
+    version: Constant<Bits<4>>,
     udp_len: Signal<Local, Bits<16>>,
     ip_total_len: Signal<Local, Bits<16>>,
+    /// The lengths as they lie on the wire (bytes swapped).
+    udp_len_wire: Signal<Local, Bits<16>>,
+    ip_total_len_wire: Signal<Local, Bits<16>>,
     sum: Signal<Local, Bits<20>>,
     fold: Signal<Local, Bits<20>>,
     ip_checksum: Signal<Local, Bits<16>>,
-    version_type: Signal<Local, Bits<8>>,
-    coll_alg: Signal<Local, Bits<8>>,
-    dtype_op: Signal<Local, Bits<8>>,
-    /// Header bytes `8k .. 8k+7`.
-    word: [Signal<Local, Bits<64>>; 8],
+    version_type: Signal<Local, NibblePair>,
+    coll_alg: Signal<Local, NibblePair>,
+    dtype_op: Signal<Local, NibblePair>,
+    /// The header being written, field by field.
+    w: Signal<Local, WireHeader>,
+}
+
+/// A 16-bit number as it lies on the wire (the two bytes swapped).
+const fn wire16(v: u16) -> u64 {
+    v.swap_bytes() as u64
 }
 
 impl Default for HeaderBuilder {
@@ -83,21 +106,31 @@ impl Default for HeaderBuilder {
             seg_count: Default::default(),
             elem_count: Default::default(),
             header: Default::default(),
-            // Bytes 12..15: EtherType 0x0800, version/IHL 0x45, DSCP/ECN 0.
-            fixed_eth_ip: Constant::new(bits::<32>(0x0045_0008)),
-            // Bytes 18..23: id 0, flags DF (0x4000), TTL 64, protocol 17.
-            fixed_ip_mid: Constant::new(bits::<48>(0x1140_0040_0000)),
-            magic_byte: Constant::new(bits::<8>(collwire_proto::MAGIC as u64)),
-            version: Constant::new(bits::<8>(u64::from(collwire_proto::VERSION) << 4)),
+            ethertype_ipv4: Constant::new(bits::<16>(wire16(ETHERTYPE_IPV4))),
+            ipv4_no_options: Constant::new(bits::<8>(IPV4_VERSION_IHL.into())),
+            dont_fragment: Constant::new(bits::<16>(wire16(IPV4_DONT_FRAGMENT))),
+            ttl: Constant::new(bits::<8>(IPV4_TTL.into())),
+            protocol_udp: Constant::new(bits::<8>(IPV4_PROTOCOL_UDP.into())),
+            ip_fixed_sum: Constant::new(bits::<20>(
+                wire16(u16::from(IPV4_VERSION_IHL) << 8)
+                    + wire16(IPV4_DONT_FRAGMENT)
+                    + wire16(u16::from(IPV4_TTL) << 8 | u16::from(IPV4_PROTOCOL_UDP)),
+            )),
+            udp_overhead: Constant::new(bits::<16>((UDP_HEADER_LEN + HEADER_LEN) as u64)),
+            ip_overhead: Constant::new(bits::<16>(IPV4_HEADER_LEN as u64)),
+            magic_byte: Constant::new(bits::<8>(collwire_proto::MAGIC.into())),
+            version: Constant::new(bits::<4>(collwire_proto::VERSION.into())),
             udp_len: Default::default(),
             ip_total_len: Default::default(),
+            udp_len_wire: Default::default(),
+            ip_total_len_wire: Default::default(),
             sum: Default::default(),
             fold: Default::default(),
             ip_checksum: Default::default(),
             version_type: Default::default(),
             coll_alg: Default::default(),
             dtype_op: Default::default(),
-            word: Default::default(),
+            w: Default::default(),
         }
     }
 }
@@ -105,78 +138,63 @@ impl Default for HeaderBuilder {
 impl Logic for HeaderBuilder {
     #[hdl_gen]
     fn update(&mut self) {
-        self.udp_len.next = self.payload_bytes.val() + bits::<16>(30);
-        self.ip_total_len.next = self.udp_len.val() + bits::<16>(20);
-        // One's-complement sum of the IPv4 header words (checksum word 0): 0x4500, length,
-        // id 0, 0x4000, 0x4011, the two words of each address (big-endian).
-        self.sum.next = bits::<20>(0x4500 + 0x4000 + 0x4011)
-            + bit_cast::<20, 16>(self.ip_total_len.val())
-            + (bit_cast::<20, 8>(self.src_ip.val().get_bits::<8>(0)) << 8)
-            + bit_cast::<20, 8>(self.src_ip.val().get_bits::<8>(8))
-            + (bit_cast::<20, 8>(self.src_ip.val().get_bits::<8>(16)) << 8)
-            + bit_cast::<20, 8>(self.src_ip.val().get_bits::<8>(24))
-            + (bit_cast::<20, 8>(self.dst_ip.val().get_bits::<8>(0)) << 8)
-            + bit_cast::<20, 8>(self.dst_ip.val().get_bits::<8>(8))
-            + (bit_cast::<20, 8>(self.dst_ip.val().get_bits::<8>(16)) << 8)
-            + bit_cast::<20, 8>(self.dst_ip.val().get_bits::<8>(24));
-        self.fold.next = bit_cast::<20, 16>(self.sum.val().get_bits::<16>(0))
-            + bit_cast::<20, 4>(self.sum.val().get_bits::<4>(16));
-        self.ip_checksum.next = !(self.fold.val().get_bits::<16>(0)
-            + bit_cast::<16, 4>(self.fold.val().get_bits::<4>(16)));
-        self.version_type.next = self.version.val() | bit_cast::<8, 4>(self.msg_type.val());
-        self.coll_alg.next =
-            (bit_cast::<8, 4>(self.collective.val()) << 4) | bit_cast::<8, 4>(self.algorithm.val());
-        self.dtype_op.next =
-            (bit_cast::<8, 4>(self.datatype.val()) << 4) | bit_cast::<8, 4>(self.reduce_op.val());
-        // Eight 64-bit words first (native machine words in a simulator), then one 512-bit
-        // vector: 7 wide shifts instead of one per field, the simulator's hottest code.
-        self.word[0].next = bit_cast::<64, 48>(self.dst_mac.val())
-            | (bit_cast::<64, 16>(self.src_mac.val().get_bits::<16>(0)) << 48);
-        self.word[1].next = bit_cast::<64, 32>(self.src_mac.val().get_bits::<32>(16))
-            | (bit_cast::<64, 32>(self.fixed_eth_ip.val()) << 32);
-        self.word[2].next = bit_cast::<64, 8>(self.ip_total_len.val().get_bits::<8>(8))
-            | (bit_cast::<64, 8>(self.ip_total_len.val().get_bits::<8>(0)) << 8)
-            | (bit_cast::<64, 48>(self.fixed_ip_mid.val()) << 16);
-        self.word[3].next = bit_cast::<64, 8>(self.ip_checksum.val().get_bits::<8>(8))
-            | (bit_cast::<64, 8>(self.ip_checksum.val().get_bits::<8>(0)) << 8)
-            | (bit_cast::<64, 32>(self.src_ip.val()) << 16)
-            | (bit_cast::<64, 16>(self.dst_ip.val().get_bits::<16>(0)) << 48);
-        self.word[4].next = bit_cast::<64, 16>(self.dst_ip.val().get_bits::<16>(16))
-            | (bit_cast::<64, 8>(self.src_port.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<64, 8>(self.src_port.val().get_bits::<8>(0)) << 24)
-            | (bit_cast::<64, 8>(self.dst_port.val().get_bits::<8>(8)) << 32)
-            | (bit_cast::<64, 8>(self.dst_port.val().get_bits::<8>(0)) << 40)
-            | (bit_cast::<64, 8>(self.udp_len.val().get_bits::<8>(8)) << 48)
-            | (bit_cast::<64, 8>(self.udp_len.val().get_bits::<8>(0)) << 56);
-        self.word[5].next = (bit_cast::<64, 8>(self.magic_byte.val()) << 16)
-            | (bit_cast::<64, 8>(self.version_type.val()) << 24)
-            | (bit_cast::<64, 8>(self.op_id.val().get_bits::<8>(8)) << 32)
-            | (bit_cast::<64, 8>(self.op_id.val().get_bits::<8>(0)) << 40)
-            | (bit_cast::<64, 8>(self.coll_alg.val()) << 48)
-            | (bit_cast::<64, 8>(self.dtype_op.val()) << 56);
-        self.word[6].next = bit_cast::<64, 8>(self.comm_id.val().get_bits::<8>(8))
-            | (bit_cast::<64, 8>(self.comm_id.val().get_bits::<8>(0)) << 8)
-            | (bit_cast::<64, 8>(self.comm_size.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<64, 8>(self.comm_size.val().get_bits::<8>(0)) << 24)
-            | (bit_cast::<64, 8>(self.rank.val().get_bits::<8>(8)) << 32)
-            | (bit_cast::<64, 8>(self.rank.val().get_bits::<8>(0)) << 40)
-            | (bit_cast::<64, 8>(self.root.val().get_bits::<8>(8)) << 48)
-            | (bit_cast::<64, 8>(self.root.val().get_bits::<8>(0)) << 56);
-        self.word[7].next = bit_cast::<64, 8>(self.ranks_per_host.val())
-            | (bit_cast::<64, 8>(self.attempt.val()) << 8)
-            | (bit_cast::<64, 8>(self.seg_index.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<64, 8>(self.seg_index.val().get_bits::<8>(0)) << 24)
-            | (bit_cast::<64, 8>(self.seg_count.val().get_bits::<8>(8)) << 32)
-            | (bit_cast::<64, 8>(self.seg_count.val().get_bits::<8>(0)) << 40)
-            | (bit_cast::<64, 8>(self.elem_count.val().get_bits::<8>(8)) << 48)
-            | (bit_cast::<64, 8>(self.elem_count.val().get_bits::<8>(0)) << 56);
-        self.header.next = bit_cast::<512, 64>(self.word[0].val())
-            | (bit_cast::<512, 64>(self.word[1].val()) << 64)
-            | (bit_cast::<512, 64>(self.word[2].val()) << 128)
-            | (bit_cast::<512, 64>(self.word[3].val()) << 192)
-            | (bit_cast::<512, 64>(self.word[4].val()) << 256)
-            | (bit_cast::<512, 64>(self.word[5].val()) << 320)
-            | (bit_cast::<512, 64>(self.word[6].val()) << 384)
-            | (bit_cast::<512, 64>(self.word[7].val()) << 448);
+        self.udp_len.next = self.payload_bytes.val() + self.udp_overhead.val();
+        self.ip_total_len.next = self.udp_len.val() + self.ip_overhead.val();
+        self.udp_len_wire.next = (self.udp_len.val() << 8) | (self.udp_len.val() >> 8);
+        self.ip_total_len_wire.next =
+            (self.ip_total_len.val() << 8) | (self.ip_total_len.val() >> 8);
+        // IPv4 checksum: one's-complement sum of the header's ten 16-bit words (checksum word
+        // 0, id 0), folded twice, complemented. The one's-complement sum does not depend on
+        // byte order (RFC 1071, 2.(B)), so it is computed on the words as they lie on the
+        // wire — each address is two words — and comes out in wire order.
+        self.sum.next = self.ip_fixed_sum.val()
+            + bit_cast::<20, 16>(self.ip_total_len_wire.val())
+            + bit_cast::<20, 16>(self.src_ip.val().get_bits::<16>(0))
+            + bit_cast::<20, 16>(self.src_ip.val().get_bits::<16>(16))
+            + bit_cast::<20, 16>(self.dst_ip.val().get_bits::<16>(0))
+            + bit_cast::<20, 16>(self.dst_ip.val().get_bits::<16>(16));
+        self.fold.next =
+            bit_cast::<20, 16>(bit_cast::<16, 20>(self.sum.val())) + (self.sum.val() >> 16);
+        self.ip_checksum.next =
+            !(bit_cast::<16, 20>(self.fold.val()) + bit_cast::<16, 20>(self.fold.val() >> 16));
+        self.version_type.next.high = self.version.val();
+        self.version_type.next.low = self.msg_type.val();
+        self.coll_alg.next.high = self.collective.val();
+        self.coll_alg.next.low = self.algorithm.val();
+        self.dtype_op.next.high = self.datatype.val();
+        self.dtype_op.next.low = self.reduce_op.val();
+        // Every field into its place (WireHeader: wire order; numbers byte-swapped).
+        self.w.next.dst_mac = self.dst_mac.val();
+        self.w.next.src_mac = self.src_mac.val();
+        self.w.next.ethertype = self.ethertype_ipv4.val();
+        self.w.next.ip_version_ihl = self.ipv4_no_options.val();
+        self.w.next.ip_dscp_ecn = bits::<8>(0);
+        self.w.next.ip_total_len = self.ip_total_len_wire.val();
+        self.w.next.ip_id = bits::<16>(0);
+        self.w.next.ip_flags_frag = self.dont_fragment.val();
+        self.w.next.ip_ttl = self.ttl.val();
+        self.w.next.ip_protocol = self.protocol_udp.val();
+        self.w.next.ip_checksum = self.ip_checksum.val();
+        self.w.next.src_ip = self.src_ip.val();
+        self.w.next.dst_ip = self.dst_ip.val();
+        self.w.next.src_port = (self.src_port.val() << 8) | (self.src_port.val() >> 8);
+        self.w.next.dst_port = (self.dst_port.val() << 8) | (self.dst_port.val() >> 8);
+        self.w.next.udp_len = self.udp_len_wire.val();
+        self.w.next.udp_checksum = bits::<16>(0);
+        self.w.next.magic = self.magic_byte.val();
+        self.w.next.version_type = self.version_type.val().into();
+        self.w.next.op_id = (self.op_id.val() << 8) | (self.op_id.val() >> 8);
+        self.w.next.coll_alg = self.coll_alg.val().into();
+        self.w.next.dtype_op = self.dtype_op.val().into();
+        self.w.next.comm_id = (self.comm_id.val() << 8) | (self.comm_id.val() >> 8);
+        self.w.next.comm_size = (self.comm_size.val() << 8) | (self.comm_size.val() >> 8);
+        self.w.next.rank = (self.rank.val() << 8) | (self.rank.val() >> 8);
+        self.w.next.root = (self.root.val() << 8) | (self.root.val() >> 8);
+        self.w.next.ranks_per_host = self.ranks_per_host.val();
+        self.w.next.attempt = self.attempt.val();
+        self.w.next.seg_index = (self.seg_index.val() << 8) | (self.seg_index.val() >> 8);
+        self.w.next.seg_count = (self.seg_count.val() << 8) | (self.seg_count.val() >> 8);
+        self.w.next.elem_count = (self.elem_count.val() << 8) | (self.elem_count.val() >> 8);
+        self.header.next = self.w.val().into();
     }
 }

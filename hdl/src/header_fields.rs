@@ -27,6 +27,20 @@ fn at_offload(byte: usize) -> Constant<Bits<10>> {
     at(HEADER_FRAME_OFFSET + byte)
 }
 
+/// EtherType of IPv4.
+pub const ETHERTYPE_IPV4: u16 = 0x0800;
+/// IPv4 version 4, header length 5 words (no options).
+pub const IPV4_VERSION_IHL: u8 = 0x45;
+/// IPv4 flags and fragment offset: don't fragment.
+pub const IPV4_DONT_FRAGMENT: u16 = 0x4000;
+/// IPv4 time to live, as etherparse's `PacketBuilder` sets it.
+pub const IPV4_TTL: u8 = 64;
+/// IP protocol number of UDP.
+pub const IPV4_PROTOCOL_UDP: u8 = 17;
+
+/// Bytes before the payload: Ethernet 14 + IPv4 20 + UDP 8 + offload header 22.
+pub const HEADER_BYTES: usize = 64;
+
 /// A header byte that holds two 4-bit codes: version/type, collective/algorithm,
 /// datatype/op (`field::VERSION_TYPE`, `COLL_ALG`, `DTYPE_OP`) — the name first in the field's
 /// name is the high nibble.
@@ -45,6 +59,46 @@ impl From<Bits<8>> for NibblePair {
             high: (v >> 4).into(),
         }
     }
+}
+
+/// The 64-byte header as the hardware writes it ([`crate::header_builder`]): Ethernet II,
+/// IPv4 without options, UDP, the offload header, every field in wire order. A field's
+/// first wire byte is in its low 8 bits, so frame byte `n` is bits `8n+7:8n` of the
+/// packed word; big-endian numbers are stored byte-swapped. The unit tests check every
+/// offset against `collwire_proto`'s field table and the reader's (`HeaderFields`) offsets.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct WireHeader {
+    pub dst_mac: Bits<48>,
+    pub src_mac: Bits<48>,
+    pub ethertype: Bits<16>,
+    pub ip_version_ihl: Bits<8>,
+    pub ip_dscp_ecn: Bits<8>,
+    pub ip_total_len: Bits<16>,
+    pub ip_id: Bits<16>,
+    pub ip_flags_frag: Bits<16>,
+    pub ip_ttl: Bits<8>,
+    pub ip_protocol: Bits<8>,
+    pub ip_checksum: Bits<16>,
+    pub src_ip: Bits<32>,
+    pub dst_ip: Bits<32>,
+    pub src_port: Bits<16>,
+    pub dst_port: Bits<16>,
+    pub udp_len: Bits<16>,
+    pub udp_checksum: Bits<16>,
+    pub magic: Bits<8>,
+    pub version_type: Bits<8>,
+    pub op_id: Bits<16>,
+    pub coll_alg: Bits<8>,
+    pub dtype_op: Bits<8>,
+    pub comm_id: Bits<16>,
+    pub comm_size: Bits<16>,
+    pub rank: Bits<16>,
+    pub root: Bits<16>,
+    pub ranks_per_host: Bits<8>,
+    pub attempt: Bits<8>,
+    pub seg_index: Bits<16>,
+    pub seg_count: Bits<16>,
+    pub elem_count: Bits<16>,
 }
 
 #[derive(LogicBlock)]
@@ -371,6 +425,54 @@ mod tests {
         assert_eq!(f.at_dst_ip.val().index(), 240);
         let v = crate::emit::verilog(HeaderFields::default(), "collwire_header_fields");
         assert!(v.contains("header[(at_rank)+:(16)]"), "{v}");
+    }
+
+    #[test]
+    fn the_written_layout_is_the_read_layout_and_the_protocol_crates() {
+        let w = WireHeader::default();
+        let f = HeaderFields::default();
+        let at = |c: &Constant<Bits<10>>| c.val().index();
+        let offload = |byte: usize| 8 * (HEADER_FRAME_OFFSET + byte);
+        let pairs = [
+            (w.get_my_offset_dst_mac(), at(&f.at_dst_mac)),
+            (w.get_my_offset_src_mac(), at(&f.at_src_mac)),
+            (w.get_my_offset_ethertype(), at(&f.at_ethertype)),
+            (w.get_my_offset_ip_version_ihl(), at(&f.at_ip_version_ihl)),
+            (w.get_my_offset_ip_total_len(), at(&f.at_ip_total_len)),
+            (w.get_my_offset_ip_flags_frag(), at(&f.at_ip_flags_frag)),
+            (w.get_my_offset_ip_protocol(), at(&f.at_ip_protocol)),
+            (w.get_my_offset_src_ip(), at(&f.at_src_ip)),
+            (w.get_my_offset_dst_ip(), at(&f.at_dst_ip)),
+            (w.get_my_offset_src_port(), at(&f.at_src_port)),
+            (w.get_my_offset_dst_port(), at(&f.at_dst_port)),
+            (w.get_my_offset_udp_len(), at(&f.at_udp_len)),
+            (w.get_my_offset_magic(), offload(field::MAGIC)),
+            (w.get_my_offset_version_type(), offload(field::VERSION_TYPE)),
+            (w.get_my_offset_op_id(), offload(field::OP_ID.start)),
+            (w.get_my_offset_coll_alg(), offload(field::COLL_ALG)),
+            (w.get_my_offset_dtype_op(), offload(field::DTYPE_OP)),
+            (w.get_my_offset_comm_id(), offload(field::COMM_ID.start)),
+            (w.get_my_offset_comm_size(), offload(field::COMM_SIZE.start)),
+            (w.get_my_offset_rank(), offload(field::RANK.start)),
+            (w.get_my_offset_root(), offload(field::ROOT.start)),
+            (
+                w.get_my_offset_ranks_per_host(),
+                offload(field::RANKS_PER_HOST),
+            ),
+            (w.get_my_offset_attempt(), offload(field::ATTEMPT)),
+            (w.get_my_offset_seg_index(), offload(field::SEG_INDEX.start)),
+            (w.get_my_offset_seg_count(), offload(field::SEG_COUNT.start)),
+            (
+                w.get_my_offset_elem_count(),
+                offload(field::ELEM_COUNT.start),
+            ),
+        ];
+        for (i, (written, read)) in pairs.into_iter().enumerate() {
+            assert_eq!(written, read, "field {i}");
+        }
+        // The reader's own constants follow the protocol crate too.
+        assert_eq!(at(&f.at_rank), offload(field::RANK.start));
+        assert_eq!(WireHeader::BITS, 8 * collwire_proto::PAYLOAD_FRAME_OFFSET);
     }
 
     #[test]

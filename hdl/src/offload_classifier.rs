@@ -32,7 +32,7 @@
 use collwire_proto::{Algorithm, Collective, Datatype, MessageType, ReduceOp};
 use rust_hdl::prelude::*;
 
-use crate::header_fields::HeaderFields;
+use crate::header_fields::{ETHERTYPE_IPV4, HeaderFields, IPV4_PROTOCOL_UDP, IPV4_VERSION_IHL};
 
 /// Clocks from the capture's `frame_done` to `verdict_valid`.
 pub const CLASSIFY_LATENCY: usize = 3;
@@ -215,9 +215,8 @@ impl Default for OffloadClassifier {
             msg_result: nibble(MessageType::Result.code().into()),
             magic_byte: Constant::new(bits::<8>(collwire_proto::MAGIC.into())),
             version: nibble(collwire_proto::VERSION.into()),
-            // IPv4 version 4, header length 5 words.
-            ipv4_no_options: Constant::new(bits::<8>(0x45)),
-            protocol_udp: Constant::new(bits::<8>(17)),
+            ipv4_no_options: Constant::new(bits::<8>(IPV4_VERSION_IHL.into())),
+            protocol_udp: Constant::new(bits::<8>(IPV4_PROTOCOL_UDP.into())),
             valid_ops: std::array::from_fn(|c| {
                 mask16(
                     ReduceOp::ALL
@@ -245,7 +244,7 @@ impl Default for OffloadClassifier {
             supported_algs: mask16(Algorithm::supported().map(|c| c.code())),
             supported_dtypes: mask16(Datatype::supported().map(|c| c.code())),
             supported_ops: mask16(ReduceOp::supported().map(|c| c.code())),
-            ethertype_ipv4: Constant::new(bits::<16>(0x0800)),
+            ethertype_ipv4: Constant::new(bits::<16>(ETHERTYPE_IPV4.into())),
             offload_port: Constant::new(bits::<16>(collwire_proto::OFFLOAD_UDP_PORT.into())),
             frag_mask: Constant::new(bits::<16>(0x3fff)),
             fin: Default::default(),
