@@ -15,17 +15,19 @@
 //! boards, merged with pass-through and transit traffic into the output queues.
 //!
 //! One template for both widths: [`Board64`] (ZedBoard: host + 3 ports) and [`Board256`]
-//! (NetFPGA SUME: host + 4 ports). Configuration (`cfg_*`) is the CFE's ([`crate::cfe::cfg`]).
+//! (NetFPGA SUME: host + 4 ports). Configuration (`cfg_*`) is the CFE's ([`crate::cfe::cfg`]);
+//! the statistics counters ([`crate::statistics`]) are read back on `cfg_rdata`.
 
 use rust_hdl::prelude::*;
 
 use crate::axis_arbiter::{AxisArbiter64, AxisArbiter256};
-use crate::cfe::Cfe;
+use crate::cfe::{Cfe, cfg};
 use crate::cipe::{Cipe64, Cipe256};
 use crate::frame_builder::{FrameBuilder64, FrameBuilder256};
 use crate::frame_router::{FrameRouter64, FrameRouter256};
 use crate::offload_splitter::{OffloadSplitter64, OffloadSplitter256};
 use crate::output_queues::{OutputQueues64, OutputQueues256};
+use crate::statistics::{STAT_INDEX_BITS, STATS, Statistics};
 
 macro_rules! board {
     (
@@ -53,18 +55,9 @@ macro_rules! board {
             pub cfg_data: Signal<In, Bits<32>>,
             /// The CFE's state ([`crate::cfe::STATE_NAMES`]).
             pub cfe_state: Signal<Out, Bits<4>>,
-            pub stored: Signal<Out, Bits<32>>,
-            pub duplicates: Signal<Out, Bits<32>>,
-            pub errors: Signal<Out, Bits<32>>,
-            pub transits: Signal<Out, Bits<32>>,
-            pub retired: Signal<Out, Bits<32>>,
-            /// Abort requests the CFE took.
-            pub aborted: Signal<Out, Bits<32>>,
-            pub engine_drops: Signal<Out, Bits<32>>,
-            pub passed_frames: Signal<Out, Bits<32>>,
-            pub offload_frames: Signal<Out, Bits<32>>,
-            pub malformed_drops: Signal<Out, Bits<32>>,
-            pub queue_drops: Signal<Out, Bits<32>>,
+            /// Configuration read port: the word at `cfg_addr` (the statistics counters,
+            /// `cfg::STATS`; 0 elsewhere), combinational.
+            pub cfg_rdata: Signal<Out, Bits<32>>,
             arbiter: $arb,
             router: $router,
             cfe: Cfe,
@@ -73,6 +66,13 @@ macro_rules! board {
             builder: $fb,
             merge: $arb,
             queues: $oq,
+            stats: Statistics,
+            stats_tag: Constant<Bits<16>>,
+            stats_index_bits: Constant<Bits<16>>,
+            ev_cfe: Signal<Local, Bits<STATS>>,
+            ev_router: Signal<Local, Bits<STATS>>,
+            ev_queues: Signal<Local, Bits<STATS>>,
+            l_rdata: Signal<Local, Bits<32>>,
         }
 
         impl Default for $name {
@@ -94,17 +94,7 @@ macro_rules! board {
                     cfg_addr: Default::default(),
                     cfg_data: Default::default(),
                     cfe_state: Default::default(),
-                    stored: Default::default(),
-                    duplicates: Default::default(),
-                    errors: Default::default(),
-                    transits: Default::default(),
-                    retired: Default::default(),
-                    aborted: Default::default(),
-                    engine_drops: Default::default(),
-                    passed_frames: Default::default(),
-                    offload_frames: Default::default(),
-                    malformed_drops: Default::default(),
-                    queue_drops: Default::default(),
+                    cfg_rdata: Default::default(),
                     arbiter: Default::default(),
                     router: Default::default(),
                     cfe: Cfe::new($wb),
@@ -113,6 +103,13 @@ macro_rules! board {
                     builder: Default::default(),
                     merge: Default::default(),
                     queues: Default::default(),
+                    stats: Default::default(),
+                    stats_tag: Constant::new(bits::<16>(cfg::region_tag(cfg::STATS, cfg::STAT_ENTRIES))),
+                    stats_index_bits: Constant::new(bits::<16>(STAT_INDEX_BITS as u64)),
+                    ev_cfe: Default::default(),
+                    ev_router: Default::default(),
+                    ev_queues: Default::default(),
+                    l_rdata: Default::default(),
                 }
             }
         }
@@ -128,6 +125,8 @@ macro_rules! board {
                 self.builder.clock.next = self.clock.val();
                 self.merge.clock.next = self.clock.val();
                 self.queues.clock.next = self.clock.val();
+                self.stats.clock.next = self.clock.val();
+                self.stats.reset.next = self.reset.val();
                 self.arbiter.reset.next = self.reset.val();
                 self.router.reset.next = self.reset.val();
                 self.cfe.reset.next = self.reset.val();
@@ -224,17 +223,18 @@ macro_rules! board {
                     self.queues.m_axis_tready[i].next = self.m_axis_tready[i].val();
                 }
                 self.cfe_state.next = self.cfe.state_code.val();
-                self.stored.next = self.cfe.stored.val();
-                self.duplicates.next = self.cfe.duplicates.val();
-                self.aborted.next = self.cfe.aborted.val();
-                self.errors.next = self.cfe.errors.val();
-                self.transits.next = self.cfe.transits.val();
-                self.retired.next = self.cfe.retired.val();
-                self.engine_drops.next = self.cfe.dropped.val();
-                self.passed_frames.next = self.router.passed_frames.val();
-                self.offload_frames.next = self.router.offload_frames.val();
-                self.malformed_drops.next = self.router.malformed_drops.val();
-                self.queue_drops.next = self.queues.dropped_frames.val();
+                // Statistics: every block's events into one register file, read over the
+                // configuration port.
+                self.ev_cfe.next = self.cfe.events.val().into();
+                self.ev_router.next = self.router.events.val().into();
+                self.ev_queues.next = self.queues.events.val().into();
+                self.stats.events.next = self.ev_cfe.val() | self.ev_router.val() | self.ev_queues.val();
+                self.stats.read_index.next = bit_cast::<STAT_INDEX_BITS, 16>(self.cfg_addr.val());
+                self.l_rdata.next = bits::<32>(0);
+                if (self.cfg_addr.val() >> self.stats_index_bits.val()) == self.stats_tag.val() {
+                    self.l_rdata.next = self.stats.read_data.val();
+                }
+                self.cfg_rdata.next = self.l_rdata.val();
             }
         }
     };

@@ -51,6 +51,7 @@ pub use crate::context_table::{CONTEXTS, HISTORY};
 use crate::entry_composer::EntryComposer;
 pub use crate::frame_builder::EntryWord;
 pub use crate::offload_splitter::{SPLIT_DRAIN, SPLIT_STREAM, SPLIT_TRANSIT, SplitCommand};
+use crate::statistics::StatEvents;
 use crate::uop_decode::UopDecode;
 
 /// Where the engine is; the cluster simulator shows these names in its waveforms.
@@ -96,21 +97,11 @@ pub struct Cfe {
     pub cfg_data: Signal<In, Bits<32>>,
     /// [`CfeState`] as a number ([`STATE_NAMES`]).
     pub state_code: Signal<Out, Bits<4>>,
-    /// Arrivals stored into a context register.
-    pub stored: Signal<Out, Bits<32>>,
-    /// Duplicates and late arrivals dropped.
-    pub duplicates: Signal<Out, Bits<32>>,
-    /// Error frames sent to requesting ranks.
-    pub errors: Signal<Out, Bits<32>>,
-    /// Frames forwarded for other boards.
-    pub transits: Signal<Out, Bits<32>>,
-    /// Segments completed.
-    pub retired: Signal<Out, Bits<32>>,
-    /// Abort requests taken (a local rank gave up on a segment; its context, if open, freed).
-    pub aborted: Signal<Out, Bits<32>>,
-    /// Other offload frames dropped (responses, acks, refused board frames).
-    pub dropped: Signal<Out, Bits<32>>,
+    /// This clock's countable events ([`crate::statistics`]): stored, duplicates, errors,
+    /// transits, retired, aborted, engine drops.
+    pub events: Signal<Out, StatEvents>,
     // Constants.
+    no_events: Constant<StatEvents>,
     split_drain: Constant<Bits<2>>,
     split_stream: Constant<Bits<2>>,
     split_transit: Constant<Bits<2>>,
@@ -143,13 +134,6 @@ pub struct Cfe {
     ins_pend: DFF<Bit>,
     ent: DFF<EntryWord>,
     ent_pend: DFF<Bit>,
-    n_stored: DFF<Bits<32>>,
-    n_dups: DFF<Bits<32>>,
-    n_aborted: DFF<Bits<32>>,
-    n_errors: DFF<Bits<32>>,
-    n_transits: DFF<Bits<32>>,
-    n_retired: DFF<Bits<32>>,
-    n_dropped: DFF<Bits<32>>,
     /// In `Arrive`: the verdict is acted on.
     arriving: Signal<Local, Bit>,
     // Context-table commands, assigned to the table's inputs once at the end of `update` (a
@@ -158,6 +142,8 @@ pub struct Cfe {
     t_produce: Signal<Local, Bit>,
     t_advance: Signal<Local, Bit>,
     t_retire: Signal<Local, Bit>,
+    /// This clock's events, default none.
+    ev: Signal<Local, StatEvents>,
     /// The header an answer is built from: the arrival (errors, acks) or a stored request.
     hs: Signal<Local, Bits<512>>,
     route_addr: Signal<Local, Bits<6>>,
@@ -188,13 +174,8 @@ impl Cfe {
             cfg_addr: Default::default(),
             cfg_data: Default::default(),
             state_code: Default::default(),
-            stored: Default::default(),
-            duplicates: Default::default(),
-            errors: Default::default(),
-            transits: Default::default(),
-            retired: Default::default(),
-            aborted: Default::default(),
-            dropped: Default::default(),
+            events: Default::default(),
+            no_events: Constant::new(StatEvents::default()),
             split_drain: split(SPLIT_DRAIN),
             split_stream: split(SPLIT_STREAM),
             split_transit: split(SPLIT_TRANSIT),
@@ -219,18 +200,12 @@ impl Cfe {
             ins_pend: Default::default(),
             ent: Default::default(),
             ent_pend: Default::default(),
-            n_stored: Default::default(),
-            n_dups: Default::default(),
-            n_aborted: Default::default(),
-            n_errors: Default::default(),
-            n_transits: Default::default(),
-            n_retired: Default::default(),
-            n_dropped: Default::default(),
             arriving: Default::default(),
             t_park: Default::default(),
             t_produce: Default::default(),
             t_advance: Default::default(),
             t_retire: Default::default(),
+            ev: Default::default(),
             hs: Default::default(),
             route_addr: Default::default(),
         }
@@ -242,9 +217,9 @@ impl Logic for Cfe {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, blocked, arr_hdr, arr_len, arr_unsup, cur, sub, cmd, cmd_pend, ins,
-            ins_pend, ent, ent_pend, n_stored, n_dups, n_errors, n_transits, n_retired, n_dropped,
-            n_aborted
+            ins_pend, ent, ent_pend
         );
+        self.ev.next = self.no_events.val();
         self.conf.clock.next = self.clock.val();
         self.contexts.clock.next = self.clock.val();
         self.headers.read_clock.next = self.clock.val();
@@ -354,21 +329,21 @@ impl Logic for Cfe {
                 if self.arrival.transit.val() {
                     self.cmd.d.next.action = self.split_transit.val();
                     self.cmd.d.next.ports = self.conf.route_ports.val();
-                    self.n_transits.d.next = self.n_transits.q.val() + bits::<32>(1);
+                    self.ev.next.transits = true;
                 }
                 if self.arrival.cancel.val() {
-                    self.n_aborted.d.next = self.n_aborted.q.val() + bits::<32>(1);
+                    self.ev.next.aborted = true;
                 }
                 if self.arrival.dup.val() {
-                    self.n_dups.d.next = self.n_dups.q.val() + bits::<32>(1);
+                    self.ev.next.duplicates = true;
                 }
                 if self.arrival.drop.val()
                     | (self.arrival.faulty.val() & !self.arrival.is_req.val())
                 {
-                    self.n_dropped.d.next = self.n_dropped.q.val() + bits::<32>(1);
+                    self.ev.next.engine_drops = true;
                 }
                 if self.arrival.faulty.val() & self.arrival.is_req.val() {
-                    self.n_errors.d.next = self.n_errors.q.val() + bits::<32>(1);
+                    self.ev.next.errors = true;
                 }
                 // An error answer or an ack to a request ([`EntryComposer`] builds it).
                 if self.arrival.answer_error.val() | self.arrival.ack.val() {
@@ -376,7 +351,7 @@ impl Logic for Cfe {
                     self.ent_pend.d.next = true;
                 }
                 if self.arrival.store.val() {
-                    self.n_stored.d.next = self.n_stored.q.val() + bits::<32>(1);
+                    self.ev.next.stored = true;
                     if self.arrival.words.val() != bits::<12>(0) {
                         self.cmd.d.next.action = self.split_stream.val();
                         self.cmd.d.next.words = self.arrival.words.val();
@@ -448,7 +423,7 @@ impl Logic for Cfe {
             CfeState::Retire => {
                 self.t_retire.next = true;
                 self.blocked.d.next = false;
-                self.n_retired.d.next = self.n_retired.q.val() + bits::<32>(1);
+                self.ev.next.retired = true;
                 self.state.d.next = CfeState::Idle;
             }
             _ => {
@@ -490,7 +465,8 @@ impl Logic for Cfe {
                 self.state_code.next = bits::<4>(0);
             }
         }
-        // Reset: the engine and the context table as at power-on, the counters 0. The
+        // Reset: the engine and the context table as at power-on (the counters live in
+        // [`crate::statistics`], which the same reset zeroes). The
         // configuration (board, prefix, routes, directory, microcode) is kept: the
         // configuration port rewrites all of it.
         if self.reset.val() {
@@ -501,21 +477,8 @@ impl Logic for Cfe {
             self.ent_pend.d.next = false;
             self.cur.d.next = bits::<3>(0);
             self.sub.d.next = false;
-            self.n_stored.d.next = bits::<32>(0);
-            self.n_dups.d.next = bits::<32>(0);
-            self.n_aborted.d.next = bits::<32>(0);
-            self.n_errors.d.next = bits::<32>(0);
-            self.n_transits.d.next = bits::<32>(0);
-            self.n_retired.d.next = bits::<32>(0);
-            self.n_dropped.d.next = bits::<32>(0);
         }
-        self.stored.next = self.n_stored.q.val();
-        self.duplicates.next = self.n_dups.q.val();
-        self.aborted.next = self.n_aborted.q.val();
-        self.errors.next = self.n_errors.q.val();
-        self.transits.next = self.n_transits.q.val();
-        self.retired.next = self.n_retired.q.val();
-        self.dropped.next = self.n_dropped.q.val();
+        self.events.next = self.ev.val();
         // Children's inputs decided above, each assigned once.
         self.conf.route_addr.next = self.route_addr.val();
         self.headers.write_enable.next =

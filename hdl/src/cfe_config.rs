@@ -30,6 +30,11 @@ pub mod cfg {
     pub const BOARD: u16 = 0x1300;
     /// The first three IPv4 address bytes, wire order (`[7:0]` is the first byte).
     pub const IP_PREFIX: u16 = 0x1301;
+    /// `0x1400..0x1420`, read only (`cfg_rdata`): the statistics counters, by
+    /// [`crate::statistics::stat_index`].
+    pub const STATS: u16 = 0x1400;
+    /// Statistics register slots.
+    pub const STAT_ENTRIES: usize = 1 << crate::statistics::STAT_INDEX_BITS;
 
     /// Directory word of a program that runs from `start` to `end` (inclusive).
     pub fn directory_word(start: u16, end: u16) -> u32 {
@@ -45,7 +50,7 @@ pub mod cfg {
 
     /// The address bits above a region of `entries` words (a power of two) starting at `base`:
     /// what the hardware compares to select the region.
-    pub(crate) fn region_tag(base: u16, entries: usize) -> u64 {
+    pub fn region_tag(base: u16, entries: usize) -> u64 {
         assert!(entries.is_power_of_two() && usize::from(base) % entries == 0);
         u64::from(base) >> entries.trailing_zeros()
     }
@@ -220,5 +225,6 @@ mod tests {
             0x08
         );
         assert_eq!(cfg::region_tag(cfg::ROUTE, cfg::ROUTE_ENTRIES), 0x48);
+        assert_eq!(cfg::region_tag(cfg::STATS, cfg::STAT_ENTRIES), 0xa0);
     }
 }

@@ -24,6 +24,7 @@ use crate::header_fields::HeaderFields;
 use crate::offload_classifier::OffloadClassifier;
 use crate::offload_splitter::{OffloadSplitter64, OffloadSplitter256};
 use crate::output_queues::{OutputQueues64, OutputQueues256};
+use crate::statistics::Statistics;
 use crate::uop_decode::UopDecode;
 
 /// Verilog of `block` with the top module (and its children's prefix) renamed to `name`, and
@@ -106,6 +107,7 @@ pub fn designs_for(width: BusWidth) -> Vec<Design> {
         design(UopDecode::default(), "collwire_uop_decode"),
         design(ArrivalVerdict::new(8), "collwire_arrival_verdict"),
         design(EntryComposer::default(), "collwire_entry_composer"),
+        design(Statistics::default(), "collwire_statistics"),
         // Width enters only as bytes per word; the 64-bit engine stands for both.
         design(Cfe::new(8), "collwire_cfe"),
     ];

@@ -6,8 +6,8 @@
 //!   network port to the host (port 0) — the `tuser` destination mask says which;
 //! * hands every **offload** frame, whole, to the collective engine on `m_offload_axis_*`, with
 //!   its header and verdict held on `offload_*` for the whole frame;
-//! * **drops malformed** offload frames and counts them (`malformed_drops`); they never reach
-//!   the engine.
+//! * **drops malformed** offload frames and counts them (`malformed_drops`, an event for
+//!   [`crate::statistics`]); they never reach the engine.
 //!
 //! Store-and-forward is needed because "malformed" depends on the frame length, known only at
 //! `tlast`. Frames may follow each other on every clock; `s_axis_tready` falls only when the
@@ -21,6 +21,7 @@ use rust_hdl::prelude::*;
 use crate::fifo::Fifo;
 use crate::header_capture::{HeaderCapture64, HeaderCapture256};
 use crate::offload_classifier::OffloadClassifier;
+use crate::statistics::StatEvents;
 
 /// A verdict queue entry: what the classifier decided about one stored frame.
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
@@ -79,9 +80,11 @@ macro_rules! frame_router {
             pub offload_payload_len: Signal<Out, Bits<16>>,
             /// The offload frame uses a reserved code.
             pub offload_unsupported: Signal<Out, Bit>,
-            pub passed_frames: Signal<Out, Bits<32>>,
-            pub offload_frames: Signal<Out, Bits<32>>,
-            pub malformed_drops: Signal<Out, Bits<32>>,
+            /// `passed_frames`, `offload_frames`, `malformed_drops` ([`crate::statistics`]) on
+            /// the clock a frame's last beat leaves.
+            pub events: Signal<Out, StatEvents>,
+            no_events: Constant<StatEvents>,
+            ev: Signal<Local, StatEvents>,
             capture: $capture,
             classifier: OffloadClassifier,
             frames: Fifo<Bits<$bb>, $dl, $dl1, 1>,
@@ -97,9 +100,6 @@ macro_rules! frame_router {
             head_ready: Signal<Local, Bit>,
             head_user: Signal<Local, Bits<16>>,
             pass_dst: Signal<Local, Bits<16>>,
-            passed: DFF<Bits<32>>,
-            offloaded: DFF<Bits<32>>,
-            dropped: DFF<Bits<32>>,
         }
 
         impl Default for $name {
@@ -128,9 +128,9 @@ macro_rules! frame_router {
                     offload_header: Default::default(),
                     offload_payload_len: Default::default(),
                     offload_unsupported: Default::default(),
-                    passed_frames: Default::default(),
-                    offload_frames: Default::default(),
-                    malformed_drops: Default::default(),
+                    events: Default::default(),
+                    no_events: Constant::new(StatEvents::default()),
+                    ev: Default::default(),
                     capture: Default::default(),
                     classifier: Default::default(),
                     frames: Default::default(),
@@ -146,9 +146,6 @@ macro_rules! frame_router {
                     head_ready: Default::default(),
                     head_user: Default::default(),
                     pass_dst: Default::default(),
-                    passed: Default::default(),
-                    offloaded: Default::default(),
-                    dropped: Default::default(),
                 }
             }
         }
@@ -156,7 +153,7 @@ macro_rules! frame_router {
         impl Logic for $name {
             #[hdl_gen]
             fn update(&mut self) {
-                dff_setup!(self, clock, passed, offloaded, dropped);
+                self.ev.next = self.no_events.val();
                 clock!(self, clock, capture, classifier, frames, verdicts);
                 // Write side: store every accepted beat, tap it for the parser.
                 self.s_axis_tready.next = !self.frames.full.val() & !self.verdicts.almost_full.val();
@@ -221,21 +218,14 @@ macro_rules! frame_router {
                     self.head_valid.val() & self.head_ready.val() & self.frames.data_out.val().get_bit($lb);
                 if self.head_valid.val() & self.head_ready.val() & self.frames.data_out.val().get_bit($lb) {
                     if self.head.val().offload {
-                        self.offloaded.d.next = self.offloaded.q.val() + bits::<32>(1);
+                        self.ev.next.offload_frames = true;
                     } else if self.head.val().malformed {
-                        self.dropped.d.next = self.dropped.q.val() + bits::<32>(1);
+                        self.ev.next.malformed_drops = true;
                     } else {
-                        self.passed.d.next = self.passed.q.val() + bits::<32>(1);
+                        self.ev.next.passed_frames = true;
                     }
                 }
-                self.passed_frames.next = self.passed.q.val();
-                self.offload_frames.next = self.offloaded.q.val();
-                self.malformed_drops.next = self.dropped.q.val();
-                if self.reset.val() {
-                    self.passed.d.next = bits::<32>(0);
-                    self.offloaded.d.next = bits::<32>(0);
-                    self.dropped.d.next = bits::<32>(0);
-                }
+                self.events.next = self.ev.val();
             }
         }
     };

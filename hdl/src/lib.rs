@@ -44,6 +44,7 @@ pub mod header_fields;
 pub mod offload_classifier;
 pub mod offload_splitter;
 pub mod output_queues;
+pub mod statistics;
 pub mod toolflow;
 pub mod uop_decode;
 pub mod verilog_lint;

@@ -3,8 +3,8 @@
 //! the host and to its partners in the same pass).
 //!
 //! * A full queue back-pressures the input (`s_axis_tready` low) — nothing is dropped silently.
-//!   A frame whose destination mask is empty has nowhere to go: it is dropped and counted in
-//!   `dropped_frames`.
+//!   A frame whose destination mask is empty has nowhere to go: it is dropped and counted
+//!   (`queue_drops`, [`crate::statistics`]).
 //! * Frame mode: a port starts sending a frame only when the whole frame is in its queue, so a
 //!   MAC never sees a gap inside a frame even when a multicast stalls on another port. Each queue
 //!   therefore holds 16 KiB, more than one jumbo frame.
@@ -15,6 +15,7 @@
 use rust_hdl::prelude::*;
 
 use crate::fifo::Fifo;
+use crate::statistics::StatEvents;
 
 macro_rules! output_queues {
     (
@@ -39,7 +40,10 @@ macro_rules! output_queues {
             pub m_axis_tuser: [Signal<Out, Bits<16>>; $n],
             pub m_axis_tvalid: [Signal<Out, Bit>; $n],
             pub m_axis_tready: [Signal<In, Bit>; $n],
-            pub dropped_frames: Signal<Out, Bits<32>>,
+            /// `queue_drops` ([`crate::statistics`]) on the clock a dropped frame ends.
+            pub events: Signal<Out, StatEvents>,
+            no_events: Constant<StatEvents>,
+            ev: Signal<Local, StatEvents>,
             queues: [Fifo<Bits<$bb>, $dl, $dl1, 1>; $n],
             /// Complete frames in each queue (counted two clocks after their last beat is
             /// written, when the queue shows it).
@@ -48,7 +52,6 @@ macro_rules! output_queues {
             visible_last: [DFF<Bit>; $n],
             in_frame: DFF<Bit>,
             held_mask: DFF<Bits<8>>,
-            dropped: DFF<Bits<32>>,
             mask: Signal<Local, Bits<8>>,
             room: Signal<Local, Bit>,
             accept: Signal<Local, Bit>,
@@ -72,14 +75,15 @@ macro_rules! output_queues {
                     m_axis_tuser: Default::default(),
                     m_axis_tvalid: Default::default(),
                     m_axis_tready: Default::default(),
-                    dropped_frames: Default::default(),
+                    events: Default::default(),
+                    no_events: Constant::new(StatEvents::default()),
+                    ev: Default::default(),
                     queues: Default::default(),
                     complete: Default::default(),
                     written_last: Default::default(),
                     visible_last: Default::default(),
                     in_frame: Default::default(),
                     held_mask: Default::default(),
-                    dropped: Default::default(),
                     mask: Default::default(),
                     room: Default::default(),
                     accept: Default::default(),
@@ -91,7 +95,8 @@ macro_rules! output_queues {
         impl Logic for $name {
             #[hdl_gen]
             fn update(&mut self) {
-                dff_setup!(self, clock, in_frame, held_mask, dropped);
+                dff_setup!(self, clock, in_frame, held_mask);
+                self.ev.next = self.no_events.val();
                 self.mask.next = self.s_axis_tuser.val().get_bits::<8>(8);
                 if self.in_frame.q.val() {
                     self.mask.next = self.held_mask.q.val();
@@ -109,10 +114,10 @@ macro_rules! output_queues {
                     self.in_frame.d.next = !self.s_axis_tlast.val();
                     self.held_mask.d.next = self.mask.val();
                     if self.s_axis_tlast.val() & (self.mask.val() == bits::<8>(0)) {
-                        self.dropped.d.next = self.dropped.q.val() + bits::<32>(1);
+                        self.ev.next.queue_drops = true;
                     }
                 }
-                self.dropped_frames.next = self.dropped.q.val();
+                self.events.next = self.ev.val();
                 for i in 0..$n {
                     self.queues[i].clock.next = self.clock.val();
                     self.complete[i].clock.next = self.clock.val();
@@ -152,7 +157,6 @@ macro_rules! output_queues {
                 if self.reset.val() {
                     self.in_frame.d.next = false;
                     self.held_mask.d.next = bits::<8>(0);
-                    self.dropped.d.next = bits::<32>(0);
                 }
             }
         }

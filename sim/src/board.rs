@@ -7,21 +7,61 @@ use collwire_hdl::cfe_program;
 use crate::axis::Beat;
 use crate::models::{Board64, Board256};
 
-/// Frame counters of one board.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+/// The statistics counters' names, in register order ([`collwire_hdl::statistics`]).
+pub fn stat_names() -> &'static [&'static str] {
+    static NAMES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        collwire_hdl::statistics::stat_names()
+            .into_iter()
+            .map(|n| &*Box::leak(n.into_boxed_str()))
+            .collect()
+    })
+}
+
+/// The statistics counters of one board, by name, as read over the configuration port.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BoardCounters {
-    pub stored: u64,
-    pub duplicates: u64,
-    pub errors: u64,
-    pub transits: u64,
-    pub retired: u64,
-    /// Abort requests taken (contexts given up by their ranks).
-    pub aborted: u64,
-    pub engine_drops: u64,
-    pub passed_frames: u64,
-    pub offload_frames: u64,
-    pub malformed_drops: u64,
-    pub queue_drops: u64,
+    values: Vec<(&'static str, u64)>,
+}
+
+impl BoardCounters {
+    /// Counter `name` ([`stat_names`]). Panics on a name the hardware does not have: the names
+    /// are fixed at build time, so an unknown one is a bug in the caller.
+    pub fn get(&self, name: &str) -> u64 {
+        self.values
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
+            .unwrap_or_else(|| panic!("no counter {name:?}; the board has {:?}", stat_names()))
+    }
+
+    /// `(name, value)` in register order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+        self.values.iter().copied()
+    }
+}
+
+impl std::fmt::Display for BoardCounters {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, (name, value)) in self.values.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            write!(f, "{name}={value}")?;
+        }
+        Ok(())
+    }
+}
+
+impl serde::Serialize for BoardCounters {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.values.len()))?;
+        for (name, value) in &self.values {
+            m.serialize_entry(name, value)?;
+        }
+        m.end()
+    }
 }
 
 /// Port-level access to one board model; one call sequence per clock:
@@ -44,7 +84,20 @@ pub trait BoardModel: Send {
     fn set_cfg(&mut self, we: bool, addr: u16, data: u32);
     /// The CFE state code ([`collwire_hdl::cfe::STATE_NAMES`]).
     fn cfe_state(&self) -> u8;
-    fn counters(&self) -> BoardCounters;
+    /// The configuration read port as it is now (`cfg_rdata`).
+    fn cfg_rdata(&self) -> u32;
+    /// Reads configuration word `addr` without a clock edge (the read port is combinational)
+    /// and puts the configuration port back as it was.
+    fn read_cfg(&mut self, addr: u16) -> u32;
+    /// Every statistics counter, by name ([`cfg::STATS`]).
+    fn counters(&mut self) -> BoardCounters {
+        let values = stat_names()
+            .iter()
+            .enumerate()
+            .map(|(i, name)| (*name, u64::from(self.read_cfg(cfg::STATS + i as u16))))
+            .collect();
+        BoardCounters { values }
+    }
     /// The Verilog module the model was built from, and its text.
     fn verilog(&self) -> (&'static str, &'static str);
 }
@@ -102,20 +155,17 @@ macro_rules! board_model {
             fn cfe_state(&self) -> u8 {
                 <$ty>::cfe_state(self) as u8
             }
-            fn counters(&self) -> BoardCounters {
-                BoardCounters {
-                    stored: self.stored(),
-                    duplicates: self.duplicates(),
-                    errors: self.errors(),
-                    transits: self.transits(),
-                    retired: self.retired(),
-                    aborted: self.aborted(),
-                    engine_drops: self.engine_drops(),
-                    passed_frames: self.passed_frames(),
-                    offload_frames: self.offload_frames(),
-                    malformed_drops: self.malformed_drops(),
-                    queue_drops: self.queue_drops(),
-                }
+            fn cfg_rdata(&self) -> u32 {
+                <$ty>::cfg_rdata(self) as u32
+            }
+            fn read_cfg(&mut self, addr: u16) -> u32 {
+                let was = self.cfg_addr();
+                self.set_cfg_addr(u64::from(addr));
+                self.eval();
+                let value = <$ty>::cfg_rdata(self) as u32;
+                self.set_cfg_addr(was);
+                self.eval();
+                value
             }
             fn verilog(&self) -> (&'static str, &'static str) {
                 (<$ty>::MODULE, <$ty>::VERILOG)

@@ -19,7 +19,7 @@ use collwire_proto::layout::torus_shape;
 use serde::{Deserialize, Serialize};
 
 use crate::axis::{Beat, beats};
-use crate::board::{BoardCounters, BoardModel, config_writes, configure, new_board};
+use crate::board::{BoardCounters, BoardModel, config_writes, configure, new_board, stat_names};
 
 /// How the boards are cabled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -179,7 +179,9 @@ struct Trace {
     in_valid: Vec<Vec<vcd::IdCode>>,
     out_valid: Vec<Vec<vcd::IdCode>>,
     out_last: Vec<Vec<vcd::IdCode>>,
-    retired: Vec<vcd::IdCode>,
+    /// Per board, one 32-bit wire per statistics counter, named as in the hardware.
+    counters: Vec<Vec<vcd::IdCode>>,
+    last_counters: Vec<Vec<Option<u64>>>,
     last_state: Vec<u8>,
 }
 
@@ -358,8 +360,15 @@ impl Cluster {
         std::mem::take(&mut self.host_rx[b])
     }
 
-    pub fn counters(&self, b: usize) -> BoardCounters {
+    /// Board `b`'s statistics counters, by name (read over its configuration port, no clock).
+    pub fn counters(&mut self, b: usize) -> BoardCounters {
         self.boards[b].counters()
+    }
+
+    /// Drives board `b`'s configuration port (held until changed); with `we` low, the next
+    /// clocks read `addr` on `cfg_rdata`.
+    pub fn set_cfg(&mut self, b: usize, we: bool, addr: u16, data: u32) {
+        self.boards[b].set_cfg(we, addr, data);
     }
 
     /// Writes a VCD of cycles `start..end` to `path` (GTKWave opens it; the CFE state shows by
@@ -374,13 +383,20 @@ impl Cluster {
         let mut w = vcd::Writer::new(std::io::BufWriter::new(file));
         w.timescale(1, vcd::TimescaleUnit::NS)?;
         w.add_module("cluster")?;
-        let (mut state, mut state_code, mut in_valid, mut out_valid, mut out_last, mut retired) =
+        let (mut state, mut state_code, mut in_valid, mut out_valid, mut out_last, mut counters) =
             (vec![], vec![], vec![], vec![], vec![], vec![]);
         for (b, board) in self.boards.iter().enumerate() {
             w.add_module(&format!("board{b}"))?;
             state.push(w.add_var(vcd::VarType::String, 1, "cfe_state", None)?);
             state_code.push(w.add_wire(4, "cfe_state_code")?);
-            retired.push(w.add_wire(32, "retired")?);
+            w.add_module("stats")?;
+            counters.push(
+                stat_names()
+                    .iter()
+                    .map(|name| w.add_wire(32, name))
+                    .collect::<std::io::Result<Vec<_>>>()?,
+            );
+            w.upscope()?;
             let (mut iv, mut ov, mut ol) = (vec![], vec![], vec![]);
             for p in 0..board.ports() {
                 iv.push(w.add_wire(1, &format!("in{p}_valid"))?);
@@ -403,7 +419,8 @@ impl Cluster {
             in_valid,
             out_valid,
             out_last,
-            retired,
+            last_counters: vec![vec![None; stat_names().len()]; self.boards.len()],
+            counters,
             last_state: vec![u8::MAX; self.boards.len()],
         });
         Ok(())
@@ -479,7 +496,7 @@ impl Cluster {
             self.boards[b].rise();
             if tracing {
                 let state = self.boards[b].cfe_state();
-                let retired = self.boards[b].counters().retired;
+                let counters = self.boards[b].counters();
                 let t = self.trace.as_mut().unwrap();
                 if t.last_state[b] != state {
                     t.last_state[b] = state;
@@ -490,7 +507,12 @@ impl Cluster {
                     changes.push((t.state[b], Change::Text(name)));
                     changes.push((t.state_code[b], Change::Vector(u64::from(state))));
                 }
-                changes.push((t.retired[b], Change::Vector(retired)));
+                for (i, (_, value)) in counters.iter().enumerate() {
+                    if t.last_counters[b][i] != Some(value) {
+                        t.last_counters[b][i] = Some(value);
+                        changes.push((t.counters[b][i], Change::Vector(value)));
+                    }
+                }
             }
         }
         let latency = self.config.link_latency;
@@ -534,16 +556,16 @@ impl Cluster {
     }
 
     /// One line per board: CFE state, counters, beats waiting at each input.
-    pub fn summary(&self) -> String {
+    pub fn summary(&mut self) -> String {
         let mut out = String::new();
-        for (b, board) in self.boards.iter().enumerate() {
+        for (b, board) in self.boards.iter_mut().enumerate() {
             let state = collwire_hdl::cfe::STATE_NAMES
                 .get(usize::from(board.cfe_state()))
                 .copied()
                 .unwrap_or("unknown");
             let waiting: Vec<usize> = self.inputs[b].iter().map(|q| q.len()).collect();
             out += &format!(
-                "board {b}: cfe {state}, waiting beats {waiting:?}, {:?}\n",
+                "board {b}: cfe {state}, waiting beats {waiting:?}, {}\n",
                 board.counters()
             );
         }

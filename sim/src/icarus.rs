@@ -8,7 +8,7 @@
 //! testbench that drives them into the Verilog module with the clock low, samples the outputs,
 //! raises the clock, and returns what Icarus computed; [`compare`] checks that the two
 //! simulators agree on every output of every cycle: `s_axis_tready`, `m_axis_tvalid`, every
-//! byte, `tkeep` and `tlast` of every beat that is valid, the CFE state and every counter. An X
+//! byte, `tkeep` and `tlast` of every beat that is valid, the CFE state and the configuration read port (`cfg_rdata`, where the statistics counters are read). An X
 //! or Z anywhere in those outputs is a mismatch.
 
 use std::fmt::Write as _;
@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::axis::Beat;
-use crate::board::{BoardCounters, BoardModel};
+use crate::board::BoardModel;
 
 /// The input pins of one port for one cycle (`tdata`/`tkeep`/`tlast` keep their last value
 /// while `tvalid` is low, as on real pins).
@@ -50,7 +50,8 @@ pub struct Outputs {
     /// The beat each port drives, `None` while `m_axis_tvalid` is low.
     pub beats: Vec<Option<(Vec<u8>, u64, bool)>>,
     pub cfe_state: u8,
-    pub counters: [u64; COUNTERS.len()],
+    /// The configuration read port (`cfg_rdata`: a statistics counter, or 0).
+    pub cfg_rdata: u64,
 }
 
 /// One clock cycle: the inputs with the clock low, and the outputs they settled to.
@@ -58,37 +59,6 @@ pub struct Outputs {
 pub struct Cycle {
     pub inputs: Inputs,
     pub outputs: Outputs,
-}
-
-/// The board's counter outputs, in the order the testbench prints them.
-pub const COUNTERS: [&str; 11] = [
-    "stored",
-    "duplicates",
-    "errors",
-    "transits",
-    "retired",
-    "aborted",
-    "engine_drops",
-    "passed_frames",
-    "offload_frames",
-    "malformed_drops",
-    "queue_drops",
-];
-
-fn counter_values(c: &BoardCounters) -> [u64; COUNTERS.len()] {
-    [
-        c.stored,
-        c.duplicates,
-        c.errors,
-        c.transits,
-        c.retired,
-        c.aborted,
-        c.engine_drops,
-        c.passed_frames,
-        c.offload_frames,
-        c.malformed_drops,
-        c.queue_drops,
-    ]
 }
 
 /// The cycles a [`Recording`] logged.
@@ -133,7 +103,7 @@ impl Recording {
                 .map(|p| self.inner.output(p).map(|b| (b.data, b.keep, b.last)))
                 .collect(),
             cfe_state: self.inner.cfe_state(),
-            counters: counter_values(&self.inner.counters()),
+            cfg_rdata: self.inner.cfg_rdata().into(),
         }
     }
 }
@@ -201,8 +171,12 @@ impl BoardModel for Recording {
     fn cfe_state(&self) -> u8 {
         self.inner.cfe_state()
     }
-    fn counters(&self) -> BoardCounters {
-        self.inner.counters()
+    fn cfg_rdata(&self) -> u32 {
+        self.inner.cfg_rdata()
+    }
+    /// Not logged: the inner model reads and puts its port back before the next clock.
+    fn read_cfg(&mut self, addr: u16) -> u32 {
+        self.inner.read_cfg(addr)
     }
     fn verilog(&self) -> (&'static str, &'static str) {
         self.inner.verilog()
@@ -280,9 +254,7 @@ pub fn testbench(
         "    reg clock = 0;\n    reg reset = 0;\n    reg cfg_we = 0;\n    reg [15:0] cfg_addr = 0;\n    reg [31:0] cfg_data = 0;"
     );
     let _ = writeln!(t, "    wire [3:0] cfe_state;");
-    for c in COUNTERS {
-        let _ = writeln!(t, "    wire [31:0] {c};");
-    }
+    let _ = writeln!(t, "    wire [31:0] cfg_rdata;");
     for p in 0..ports {
         let _ = writeln!(
             t,
@@ -305,7 +277,7 @@ pub fn testbench(
         ".cfg_data(cfg_data)".into(),
         ".cfe_state(cfe_state)".into(),
     ];
-    conns.extend(COUNTERS.iter().map(|c| format!(".{c}({c})")));
+    conns.push(".cfg_rdata(cfg_rdata)".into());
     for p in 0..ports {
         for (pin, reg) in [
             ("s_axis_tdata", "s_tdata"),
@@ -346,10 +318,8 @@ pub fn testbench(
     }
     out_fmt += "%h";
     out_args.push("cfe_state".into());
-    for c in COUNTERS {
-        out_fmt += " %h";
-        out_args.push(c.into());
-    }
+    out_fmt += " %h";
+    out_args.push("cfg_rdata".into());
     let _ = writeln!(
         t,
         "    integer fin, fout, n;\n    initial begin\n        fin = $fopen(\"{}\", \"r\");\n        fout = $fopen(\"{}\", \"w\");\n        n = $fscanf(fin, \"{scan_fmt}\\n\", {});\n        while (n == {}) begin\n            #1;\n            $fwrite(fout, \"{out_fmt}\\n\", {});\n            clock = 1;\n            #1;\n            clock = 0;\n            n = $fscanf(fin, \"{scan_fmt}\\n\", {});\n        end\n        $fclose(fout);\n        $finish;\n    end\nendmodule",
@@ -471,7 +441,7 @@ pub fn replay(
 
 fn parse_line(line: &str, ports: usize, bytes: usize) -> Result<Outputs, String> {
     let f: Vec<&str> = line.split_whitespace().collect();
-    let want = 5 * ports + 1 + COUNTERS.len();
+    let want = 5 * ports + 2;
     if f.len() != want {
         return Err(format!("{} fields, not {want}", f.len()));
     }
@@ -491,9 +461,7 @@ fn parse_line(line: &str, ports: usize, bytes: usize) -> Result<Outputs, String>
         });
     }
     o.cfe_state = hex_u64(f[5 * ports])? as u8;
-    for (i, c) in o.counters.iter_mut().enumerate() {
-        *c = hex_u64(f[5 * ports + 1 + i])?;
-    }
+    o.cfg_rdata = hex_u64(f[5 * ports + 1])?;
     Ok(o)
 }
 
@@ -551,14 +519,12 @@ pub fn compare(
                 got.cfe_state.to_string(),
             ));
         }
-        for (i, name) in COUNTERS.iter().enumerate() {
-            if want.counters[i] != got.counters[i] {
-                return Err(mismatch(
-                    name.to_string(),
-                    want.counters[i].to_string(),
-                    got.counters[i].to_string(),
-                ));
-            }
+        if want.cfg_rdata != got.cfg_rdata {
+            return Err(mismatch(
+                format!("cfg_rdata (address {:#x})", c.inputs.cfg_addr),
+                want.cfg_rdata.to_string(),
+                got.cfg_rdata.to_string(),
+            ));
         }
     }
     Ok(())
@@ -570,7 +536,7 @@ mod tests {
 
     #[test]
     fn output_lines_parse_and_reject_x() {
-        let ok = "1 1 0 ff 0102030405060708 0 0 0 00 0000000000000000 0 0 0 00 0000000000000000 1 0 0 00 0000000000000000 3 00000001 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000002";
+        let ok = "1 1 0 ff 0102030405060708 0 0 0 00 0000000000000000 0 0 0 00 0000000000000000 1 0 0 00 0000000000000000 3 00000002";
         let o = parse_line(ok, 4, 8).unwrap();
         assert!(o.s_tready[0] && !o.s_tready[1] && o.s_tready[3]);
         assert_eq!(
@@ -579,8 +545,7 @@ mod tests {
         );
         assert_eq!(o.beats[1], None);
         assert_eq!(o.cfe_state, 3);
-        assert_eq!(o.counters[0], 1);
-        assert_eq!(o.counters[10], 2);
+        assert_eq!(o.cfg_rdata, 2);
         let x = ok.replacen("0102030405060708", "01020304050607xx", 1);
         assert!(parse_line(&x, 4, 8).is_err());
         let x = ok.replacen("1 1 0 ff", "1 x 0 ff", 1);

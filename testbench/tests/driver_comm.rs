@@ -316,7 +316,7 @@ fn bad_arguments_return_typed_errors_and_send_nothing() {
         for _ in 0..200 {
             cl.step();
         }
-        assert_eq!(cl.counters(0).stored, 0, "the board saw nothing");
+        assert_eq!(cl.counters(0).get("stored"), 0, "the board saw nothing");
     });
     // The communicator still works afterwards, with matching operation ids on both ranks.
     let (a, b) = cs.split_at_mut(1);
@@ -478,8 +478,8 @@ fn a_late_rank_is_waited_for_and_its_peers_retransmissions_are_acked() {
     );
     // Board 0 stored its rank's request once (and board 1's frame), the copies were acked.
     let board = shared.with(|c| c.counters(0));
-    assert_eq!(board.stored, 2, "{board:?}");
-    assert_eq!(board.duplicates, early.retransmitted, "{board:?}");
+    assert_eq!(board.get("stored"), 2, "{board:?}");
+    assert_eq!(board.get("duplicates"), early.retransmitted, "{board:?}");
 }
 
 #[test]
@@ -630,7 +630,7 @@ fn lost_requests_time_out_and_the_aborts_give_the_boards_their_contexts_back() {
     // The last lost request arrives late, after its segment was aborted: the board drops it
     // as a late duplicate instead of opening a context for it. (The board remembers the last
     // 8 completed or aborted segments; a frame older than that would open a context.)
-    let dups_before = shared.with(|c| c.counters(1).duplicates);
+    let dups_before = shared.with(|c| c.counters(1).get("duplicates"));
     let late = comms[1].transport_mut().held[LOST - 1].clone();
     comms[1].transport_mut().dropping = false;
     comms[1].transport_mut().inner.send(&late).unwrap();
@@ -649,14 +649,19 @@ fn lost_requests_time_out_and_the_aborts_give_the_boards_their_contexts_back() {
     }
     for b in 0..2 {
         let counters = shared.with(|c| c.counters(b));
-        assert_eq!(counters.aborted, LOST as u64, "board {b}: {counters:?}");
         assert_eq!(
-            counters.retired, 1,
+            counters.get("aborted"),
+            LOST as u64,
+            "board {b}: {counters:?}"
+        );
+        assert_eq!(
+            counters.get("retired"),
+            1,
             "board {b}: only the last operation completed"
         );
     }
     assert_eq!(
-        shared.with(|c| c.counters(1).duplicates),
+        shared.with(|c| c.counters(1).get("duplicates")),
         dups_before + 1,
         "the late request was dropped"
     );

@@ -10,7 +10,9 @@
 
 mod common;
 
+use collwire_hdl::cfe::cfg;
 use collwire_proto::{Algorithm, Collective, Datatype, ReduceOp};
+use collwire_sim::board::stat_names;
 use collwire_sim::cluster::{Cluster, ClusterConfig, Topology};
 use collwire_sim::icarus::{Cycle, IcarusError, Log, Recording, compare, replay};
 
@@ -55,9 +57,26 @@ fn record(width: usize, boards: usize, case: &Case, reset_after: Option<u64>) ->
     for _ in 0..16 {
         cluster.step();
     }
+    // Every statistics counter of board 0 read over the configuration port, a clock each, so
+    // both simulators must agree on them too.
+    let counters = cluster.counters(0);
+    assert!(counters.get("stored") > 0, "{counters}");
+    for i in 0..stat_names().len() {
+        cluster.set_cfg(0, false, cfg::STATS + i as u16, 0);
+        cluster.step();
+    }
     drop(cluster);
     let ((module, verilog), ports, bytes) = meta.unwrap();
     let cycles = std::mem::take(&mut *log.lock().unwrap());
+    let read: Vec<u64> = cycles[cycles.len() - stat_names().len()..]
+        .iter()
+        .map(|c| c.outputs.cfg_rdata)
+        .collect();
+    assert_eq!(
+        read,
+        counters.iter().map(|(_, v)| v).collect::<Vec<_>>(),
+        "the counters read in clocked cycles are the ones read without a clock"
+    );
     Run {
         cycles,
         module,

@@ -388,7 +388,10 @@ pub fn run(args: &Args) -> Result<()> {
         println!("collwire serve:   {name:<28} {value}");
     }
     for b in 0..cluster.len() {
-        println!("collwire serve: board {b} {:?}", cluster.counters(b));
+        println!("collwire serve: board {b}");
+        for (name, value) in cluster.counters(b).iter() {
+            println!("collwire serve:   {name:<28} {value}");
+        }
     }
     Ok(())
 }

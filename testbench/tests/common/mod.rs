@@ -138,6 +138,6 @@ pub fn interrupt(cluster: &mut Cluster, rph: u8, cycles: u64) {
         Err(ClusterError::Timeout(_)) => {}
         other => panic!("the allreduce was to be interrupted, got {other:?}"),
     }
-    let busy = (0..cluster.len()).any(|b| cluster.counters(b).stored > 0);
+    let busy = (0..cluster.len()).any(|b| cluster.counters(b).get("stored") > 0);
     assert!(busy, "no board had stored anything: not mid-traffic");
 }
