@@ -83,6 +83,15 @@ impl Drop for Service {
 }
 
 /// A counter from `collwire serve`'s summary ("collwire serve:   requests in    12").
+/// Every value of counter `name` in a `serve` summary (one per board for board counters).
+pub fn counters_named(summary: &str, name: &str) -> Vec<u64> {
+    summary
+        .lines()
+        .filter_map(|l| l.strip_prefix("collwire serve:"))
+        .filter_map(|l| l.trim_start().strip_prefix(name)?.trim().parse().ok())
+        .collect()
+}
+
 pub fn counter(summary: &str, name: &str) -> u64 {
     summary
         .lines()

@@ -1,0 +1,251 @@
+//! The CFE's arrival classification through Verilator, against a Rust model written from the
+//! precedence table in `hdl/src/arrival_verdict.rs`'s documentation and `collwire_proto`'s
+//! codes and limits: on random classified frames (every message type, ranks per host 1–4,
+//! requests of this board and others, board frames for this board and others, tags in and out
+//! of range) with random context-table answers and program-directory entries, every verdict
+//! bit, the error code, and the table/directory/CIPE requests (key, register, directory
+//! address, words, destination board) equal the model's.
+
+use collwire_hdl::cfe::cfg;
+use collwire_hdl::cfe_program::{Kind, REGS, directory_index};
+use collwire_proto::frame::build_frame;
+use collwire_proto::{Algorithm, Collective, ErrorCode, MessageType, limits};
+use collwire_sim::fpu_check::SplitMix;
+use collwire_sim::frames::{RawFields, endpoints};
+use collwire_sim::models::ArrivalVerdict;
+
+/// What the context table and the directory answer for the arrival.
+#[derive(Debug, Clone, Copy)]
+struct Lookup {
+    hit: bool,
+    late: bool,
+    sig_match: bool,
+    present: bool,
+    has_free: bool,
+    installed: bool,
+}
+
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Verdict {
+    cancel: bool,
+    drop: bool,
+    transit: bool,
+    dup: bool,
+    ack: bool,
+    store: bool,
+    alloc: bool,
+    stall: bool,
+    faulty: bool,
+    answer_error: bool,
+    code: u8,
+}
+
+/// The precedence table, top row first.
+fn model(
+    f: &RawFields,
+    dst_host: u8,
+    payload: usize,
+    unsupported: bool,
+    me: u8,
+    t: Lookup,
+) -> Verdict {
+    let msg = MessageType::from_code(f.msg_type).ok();
+    let is_req = msg == Some(MessageType::Request);
+    let is_board = matches!(msg, Some(MessageType::Partial | MessageType::Result));
+    let rph = usize::from(f.ranks_per_host);
+    let rph_ok = (1..=usize::from(limits::MAX_RANKS_PER_HOST)).contains(&rph);
+    let of_this_board = rph_ok && usize::from(f.rank) / rph == usize::from(me);
+    let tag = usize::from(f.rank >> 8);
+    let reg_ok = if is_board {
+        (usize::from(limits::MAX_RANKS_PER_HOST)..REGS).contains(&tag)
+    } else {
+        of_this_board
+    };
+    let boards = usize::from(f.comm_size) / rph.max(1);
+    let mut v = Verdict::default();
+    let mut fault = None;
+    let mut answer = None;
+    if unsupported {
+        fault = Some(ErrorCode::Unsupported);
+    } else if msg == Some(MessageType::Abort) && of_this_board {
+        v.cancel = true;
+    } else if !(is_req || is_board) {
+        v.drop = true;
+    } else if is_board && dst_host != me {
+        v.transit = true;
+    } else if t.late {
+        v.dup = true;
+        if is_req {
+            answer = Some(ErrorCode::Stale);
+        }
+    } else if !rph_ok || payload > limits::MAX_SEGMENT_PAYLOAD {
+        fault = Some(ErrorCode::Unsupported);
+    } else if !reg_ok {
+        fault = Some(ErrorCode::BadTopology);
+    } else if t.hit {
+        if !t.sig_match {
+            fault = Some(ErrorCode::Mismatch);
+        } else if t.present {
+            v.dup = true;
+            v.ack = is_req;
+        } else {
+            v.store = true;
+        }
+    } else if !(t.installed && (1..=limits::MAX_BOARDS).contains(&boards)) {
+        fault = Some(ErrorCode::BadTopology);
+    } else if !t.has_free {
+        v.stall = true;
+    } else {
+        v.store = true;
+        v.alloc = true;
+    }
+    v.faulty = fault.is_some();
+    let code = fault.or(answer).map_or(0, ErrorCode::code);
+    v.code = code;
+    v.answer_error = code != 0 && is_req;
+    v
+}
+
+fn verdict(dut: &ArrivalVerdict) -> Verdict {
+    Verdict {
+        cancel: dut.cancel() == 1,
+        drop: dut.drop() == 1,
+        transit: dut.transit() == 1,
+        dup: dut.dup() == 1,
+        ack: dut.ack() == 1,
+        store: dut.store() == 1,
+        alloc: dut.alloc() == 1,
+        stall: dut.stall() == 1,
+        faulty: dut.faulty() == 1,
+        answer_error: dut.answer_error() == 1,
+        code: dut.code() as u8,
+    }
+}
+
+#[test]
+fn every_verdict_follows_the_precedence_table() {
+    let mut rng = SplitMix(1414);
+    let mut dut = ArrivalVerdict::default();
+    let word_bytes = 8; // the design is emitted for the 64-bit datapath
+    // How often each row of the table was the answer.
+    let mut seen = std::collections::BTreeMap::<&str, usize>::new();
+    for case in 0..20_000 {
+        let mut r = |n: u64| rng.next_u64() % n;
+        let me = r(8) as u8;
+        let rph = 1 + r(4) as u8;
+        let boards = 1 + r(70) as u16;
+        let mut f = RawFields::random(&mut rng);
+        let mut r = |n: u64| rng.next_u64() % n;
+        f.msg_type = if r(4) == 0 {
+            r(16) as u8
+        } else {
+            [0, 1, 2, 7][r(4) as usize]
+        };
+        f.ranks_per_host = rph;
+        f.comm_size = boards.saturating_mul(u16::from(rph));
+        f.algorithm = r(4) as u8;
+        f.collective = r(6) as u8;
+        // Mostly a rank of this board (or a board frame's tag in range), sometimes not.
+        f.rank = match MessageType::from_code(f.msg_type) {
+            Ok(MessageType::Partial | MessageType::Result) => (r(10) as u16) << 8 | r(64) as u16,
+            _ if r(4) == 0 => r(u64::from(f.comm_size.max(1))) as u16,
+            _ => u16::from(me) * u16::from(rph) + r(u64::from(rph)) as u16,
+        };
+        let dst_host = if r(3) == 0 { r(8) as u8 } else { me };
+        let payload = if r(10) == 0 {
+            2040 + r(20) as usize
+        } else {
+            r(2049) as usize
+        };
+        let unsupported = r(20) == 0;
+        let t = Lookup {
+            hit: r(2) == 0,
+            late: r(8) == 0,
+            sig_match: r(8) != 0,
+            present: r(3) == 0,
+            has_free: r(6) != 0,
+            installed: r(6) != 0,
+        };
+        let mut e = endpoints(&mut rng);
+        e.dst_ip[3] = dst_host;
+        let frame = build_frame(&e, &f.datagram(0)).unwrap();
+        dut.set_header_bytes(&frame[..64]);
+        dut.set_payload_len(payload as u64);
+        dut.set_unsupported(u64::from(unsupported));
+        dut.set_my_board(u64::from(me));
+        dut.set_dir_word(if t.installed {
+            u64::from(cfg::directory_word(1, 2))
+        } else {
+            0
+        });
+        dut.set_hit(u64::from(t.hit));
+        dut.set_late(u64::from(t.late));
+        dut.set_sig_match(u64::from(t.sig_match));
+        dut.set_present(u64::from(t.present));
+        dut.set_has_free(u64::from(t.has_free));
+        dut.eval();
+
+        let want = model(&f, dst_host, payload, unsupported, me, t);
+        let got = verdict(&dut);
+        assert_eq!(
+            got, want,
+            "case {case}: {f:?} dst {dst_host} me {me} payload {payload} unsupported {unsupported} {t:?}"
+        );
+        for (row, hit) in [
+            ("cancel", want.cancel),
+            ("drop", want.drop),
+            ("transit", want.transit),
+            ("dup", want.dup),
+            ("ack", want.ack),
+            ("store", want.store),
+            ("alloc", want.alloc),
+            ("stall", want.stall),
+            ("unsupported", want.code == ErrorCode::Unsupported.code()),
+            ("bad-topology", want.code == ErrorCode::BadTopology.code()),
+            ("mismatch", want.code == ErrorCode::Mismatch.code()),
+            ("stale", want.code == ErrorCode::Stale.code()),
+        ] {
+            *seen.entry(row).or_default() += usize::from(hit);
+        }
+
+        // What the engine asks the table, the directory and the CIPE.
+        let key = u64::from(f.comm_id) << 32 | u64::from(f.op_id) << 16 | u64::from(f.seg_index);
+        assert_eq!(dut.key(), key, "case {case}: key");
+        assert_eq!(dut.dst_board(), u64::from(dst_host & 63), "case {case}");
+        assert_eq!(
+            dut.words(),
+            payload.div_ceil(word_bytes) as u64,
+            "case {case}: words"
+        );
+        let is_board = matches!(
+            MessageType::from_code(f.msg_type),
+            Ok(MessageType::Partial | MessageType::Result)
+        );
+        let reg = if is_board {
+            f.rank >> 8 & 7
+        } else if rph == 2 {
+            f.rank & 1
+        } else {
+            0
+        };
+        assert_eq!(dut.arr_reg(), u64::from(reg), "case {case}: register");
+        if rph <= 2 && (1..=64).contains(&boards) {
+            let kind = if f.collective == Collective::Scan.code() {
+                Kind::Scan
+            } else {
+                Kind::Reduction
+            };
+            let alg = Algorithm::from_code(f.algorithm).unwrap();
+            assert_eq!(
+                dut.dir_addr(),
+                directory_index(alg, kind, usize::from(boards)) as u64,
+                "case {case}: directory address"
+            );
+        }
+    }
+    // Every row of the table was reached many times.
+    for (row, n) in &seen {
+        assert!(*n >= 50, "row {row} reached {n} times: {seen:?}");
+    }
+    assert_eq!(seen.len(), 12);
+}
