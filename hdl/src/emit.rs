@@ -78,6 +78,13 @@ impl BusWidth {
             BusWidth::W256 => 256,
         }
     }
+    /// The clock this width's board is built for (the timing target), in MHz.
+    pub fn target_mhz(self) -> u32 {
+        match self {
+            BusWidth::W64 => 125,
+            BusWidth::W256 => 200,
+        }
+    }
     /// The FPGA part this width targets.
     pub fn part(self) -> &'static str {
         match self {

@@ -1,24 +1,40 @@
-//! Runs collectives on a simulated cluster the way hosts would: every rank's driver
-//! ([`collwire_driver::Call`]) builds its request datagrams, the host adapter wraps them in
-//! frames (etherparse, via `collwire_proto::frame`) and injects them at its board's host port,
-//! and the responses the boards send back are fed to each rank's response collector.
+//! The one host engine for simulated clusters: every rank of every job is the driver's own
+//! [`OffloadComm`] — the communicator applications link, with its window, retransmission and
+//! response collector — over a [`LockstepTransport`] into the simulated boards.
 //!
-//! Each rank keeps at most [`WINDOW`] segments of an operation in flight (a new one when a
-//! response completes an earlier one), so the boards' 8 contexts never run out.
+//! The transport is single-threaded and deterministic: ranks post their operations, then
+//! [`run_jobs`] alternates "every rank makes progress" ([`OffloadComm::test`]: dispatch what
+//! arrived, send what the window allows, run the timers) with "the cluster moves one cycle".
+//! The communicators' clock ([`Transport::now`]) is the simulated one — board cycles at the
+//! target clock of the bus width (125 MHz at 64 bits, 200 MHz at 256) — so a retransmission
+//! timeout means the same number of cycles however fast the simulator runs, and a run is
+//! the same cycle for cycle every time.
+//!
+//! Every transport has its own UDP source port on its board (local rank `l` of job `j` sends
+//! from `rank_port(l) + 256·j`): the board answers a request to the port it came from, so
+//! jobs sharing a board's local rank each get their own answers, as sockets would.
 
-use collwire_driver::{Call, Communicator, DriverError, ResponseCollector};
-use collwire_proto::segment::Accepted;
-use collwire_proto::{Layout, OffloadRepr};
+use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use collwire_driver::{
+    Call, Communicator, DriverError, OffloadComm, Request, Transport, TransportError,
+};
+use collwire_hdl::emit::BusWidth;
+use collwire_proto::Layout;
+use collwire_proto::addressing::rank_port;
 
 use crate::cluster::{Cluster, ClusterError};
-use crate::hosts::{rank_frame, to_rank};
-
-/// Segments a rank keeps in flight per operation.
-pub const WINDOW: usize = 2;
+use crate::hosts::{rank_frame_from, udp_datagram};
 
 /// One collective as every rank of a communicator issues it.
 #[derive(Debug, Clone)]
 pub struct Job {
+    /// What every rank calls. `algorithm` and `op_id` are set on each rank's communicator
+    /// ([`OffloadComm::set_algorithm`], [`OffloadComm::set_next_op_id`]); `elements` must
+    /// match every rank's input.
     pub call: Call,
     pub comm_id: u16,
     pub ranks_per_host: u8,
@@ -30,138 +46,266 @@ pub struct Job {
 #[derive(Debug)]
 pub struct JobResult {
     /// Per rank: the result bytes (empty for a reduce's non-root ranks and a barrier), or why
-    /// the board refused.
+    /// the driver or the board refused.
     pub outcomes: Vec<Result<Vec<u8>, DriverError>>,
     /// Cycle of the first request injected and of the last response received.
     pub first_request: u64,
     pub last_response: u64,
 }
 
-struct RankState {
-    board: usize,
-    local: usize,
-    frames: Vec<Vec<u8>>,
-    sent: usize,
-    /// Segments answered (new responses accepted).
-    answered: usize,
-    collector: Option<ResponseCollector>,
-    outcome: Option<Result<Vec<u8>, DriverError>>,
+/// The hosts' side of the wire, shared by the lockstep transports of one run.
+struct Wire {
+    /// The cluster's cycle (the simulated clock).
+    cycle: u64,
+    /// Simulated time of cycle 0.
+    epoch: Instant,
+    /// Nanoseconds per cycle.
+    period_ns: u64,
+    /// Frames the ranks sent since the cluster last moved: (board, frame).
+    outbox: Vec<(usize, Vec<u8>)>,
+    /// Datagrams the boards sent, per (board, UDP destination port).
+    inbox: HashMap<(usize, u16), VecDeque<Vec<u8>>>,
+    /// Cycle of the last datagram delivered, per (board, port).
+    last_delivery: HashMap<(usize, u16), u64>,
+    /// Frames from the boards that reached no transport.
+    unroutable: u64,
 }
 
-/// Runs `jobs` concurrently (all injected at once) until every rank of every job has its
-/// answer, or `max_cycles` pass.
+impl Wire {
+    fn new(cluster: &Cluster) -> Wire {
+        let mhz = BusWidth::from_bits(cluster.beat_bytes() * 8)
+            .expect("a cluster of a supported width")
+            .target_mhz();
+        Wire {
+            cycle: cluster.cycle,
+            epoch: Instant::now(),
+            period_ns: 1000 / u64::from(mhz),
+            outbox: Vec::new(),
+            inbox: HashMap::new(),
+            last_delivery: HashMap::new(),
+            unroutable: 0,
+        }
+    }
+
+    /// Hands the frames the ranks sent to their boards' host ports.
+    fn flush(&mut self, cluster: &mut Cluster) {
+        for (board, frame) in self.outbox.drain(..) {
+            cluster.host_send(board, &frame);
+        }
+    }
+
+    /// Takes what the boards sent their hosts into the transports' inboxes.
+    fn collect(&mut self, cluster: &mut Cluster) {
+        self.cycle = cluster.cycle;
+        for b in 0..cluster.len() {
+            for rx in cluster.host_take(b) {
+                let Some((port, datagram)) = udp_datagram(&rx.frame) else {
+                    self.unroutable += 1;
+                    continue;
+                };
+                match self.inbox.get_mut(&(b, port)) {
+                    Some(queue) => {
+                        queue.push_back(datagram.to_vec());
+                        self.last_delivery.insert((b, port), rx.cycle);
+                    }
+                    None => self.unroutable += 1,
+                }
+            }
+        }
+    }
+}
+
+/// One rank's transport into a cluster clocked by [`run_jobs`]: `send` queues the frame its
+/// NIC would send for the board's host port, `recv` takes what the board has sent it so far.
+/// It never clocks the cluster itself, so a blocking call on it cannot make progress; the
+/// engine drives ranks through [`OffloadComm::test`].
+pub struct LockstepTransport {
+    wire: Rc<RefCell<Wire>>,
+    board: usize,
+    local: usize,
+    port: u16,
+}
+
+impl LockstepTransport {
+    fn new(wire: &Rc<RefCell<Wire>>, board: usize, local: usize, port: u16) -> LockstepTransport {
+        wire.borrow_mut().inbox.entry((board, port)).or_default();
+        LockstepTransport {
+            wire: Rc::clone(wire),
+            board,
+            local,
+            port,
+        }
+    }
+}
+
+impl Transport for LockstepTransport {
+    fn describe(&self) -> String {
+        format!(
+            "simulated board {} (local rank {}, port {})",
+            self.board, self.local, self.port
+        )
+    }
+
+    fn send(&mut self, datagram: &[u8]) -> Result<(), TransportError> {
+        let frame = rank_frame_from(self.board, self.local, self.port, datagram);
+        self.wire.borrow_mut().outbox.push((self.board, frame));
+        Ok(())
+    }
+
+    fn recv(&mut self, _timeout: Duration) -> Result<Option<Vec<u8>>, TransportError> {
+        Ok(self
+            .wire
+            .borrow_mut()
+            .inbox
+            .get_mut(&(self.board, self.port))
+            .and_then(VecDeque::pop_front))
+    }
+
+    fn now(&self) -> Instant {
+        let wire = self.wire.borrow();
+        wire.epoch + Duration::from_nanos(wire.cycle * wire.period_ns)
+    }
+}
+
+/// One rank of a job: its communicator and the operation it posted, until it completes.
+struct Rank {
+    comm: Option<OffloadComm<LockstepTransport>>,
+    request: Option<Request>,
+    outcome: Option<Result<Vec<u8>, DriverError>>,
+    key: (usize, u16),
+}
+
+impl Rank {
+    /// Makes progress; records the outcome once the operation completed.
+    fn progress(&mut self) {
+        let (Some(comm), Some(request)) = (self.comm.as_mut(), self.request.as_ref()) else {
+            return;
+        };
+        match comm.test(request) {
+            Ok(false) => {}
+            Ok(true) => {
+                let request = self.request.take().unwrap();
+                self.outcome = Some(comm.wait_bytes(request));
+            }
+            Err(e) => {
+                self.request = None;
+                self.outcome = Some(Err(e));
+            }
+        }
+    }
+}
+
+/// What the caller may set on every rank's communicator before it posts (window, deadline,
+/// retransmission: timers count simulated time).
+pub type Setup<'a> = &'a dyn Fn(&mut OffloadComm<LockstepTransport>);
+
+/// Posts `job`'s call on rank `r`'s communicator; an argument the driver refuses is that
+/// rank's outcome and sends nothing.
+fn post(
+    job: &Job,
+    r: usize,
+    mtu: usize,
+    wire: &Rc<RefCell<Wire>>,
+    j: usize,
+    setup: Setup<'_>,
+) -> Rank {
+    let size = job.inputs.len();
+    let rph = job.ranks_per_host;
+    let layout = Layout::new(size as u16, rph).expect("valid layout");
+    let board = layout.board_of(r);
+    let local = r % usize::from(rph);
+    let port = u16::try_from(usize::from(rank_port(local)) + 256 * j)
+        .expect("fewer than 100 jobs at once");
+    let mut rank = Rank {
+        comm: None,
+        request: None,
+        outcome: None,
+        key: (board, port),
+    };
+    let input = &job.inputs[r];
+    let call = job.call;
+    let posted = Communicator::new(size, rph, r, job.comm_id, mtu).and_then(|spec| {
+        let mut comm = OffloadComm::new(spec, LockstepTransport::new(wire, board, local, port));
+        comm.set_algorithm(call.algorithm)?;
+        comm.set_next_op_id(call.op_id);
+        setup(&mut comm);
+        let elem = call.datatype.size();
+        if input.len() != call.elements * elem {
+            return Err(DriverError::LengthMismatch {
+                send: input.len() / elem,
+                recv: call.elements,
+            });
+        }
+        let request = comm.post_bytes(call.collective, call.datatype, call.op, call.root, input)?;
+        Ok((comm, request))
+    });
+    match posted {
+        Ok((comm, request)) => {
+            rank.comm = Some(comm);
+            rank.request = Some(request);
+        }
+        Err(e) => rank.outcome = Some(Err(e)),
+    }
+    rank
+}
+
+/// Runs `jobs` concurrently (all posted at once, each rank through its own [`OffloadComm`]
+/// with the driver's defaults) until every rank of every job has its answer, or `max_cycles`
+/// pass.
 pub fn run_jobs(
     cluster: &mut Cluster,
     jobs: &[Job],
     mtu: usize,
     max_cycles: u64,
 ) -> Result<Vec<JobResult>, ClusterError> {
+    run_jobs_with(cluster, jobs, mtu, max_cycles, &|_| {})
+}
+
+/// [`run_jobs`] with `setup` applied to every rank's communicator before it posts.
+pub fn run_jobs_with(
+    cluster: &mut Cluster,
+    jobs: &[Job],
+    mtu: usize,
+    max_cycles: u64,
+    setup: Setup<'_>,
+) -> Result<Vec<JobResult>, ClusterError> {
     let start = cluster.cycle;
-    let mut ranks: Vec<Vec<RankState>> = Vec::new();
-    for job in jobs {
-        let size = job.inputs.len();
-        let layout = Layout::new(size as u16, job.ranks_per_host).expect("valid layout");
-        let mut states = Vec::with_capacity(size);
-        for (r, input) in job.inputs.iter().enumerate() {
-            let board = layout.board_of(r);
-            let local = r % usize::from(job.ranks_per_host);
-            let made =
-                Communicator::new(size, job.ranks_per_host, r, job.comm_id, mtu).and_then(|comm| {
-                    let datagrams = job.call.requests(&comm, input)?;
-                    let collector = job.call.collector(&comm)?;
-                    Ok((datagrams, collector))
-                });
-            let (frames, collector, outcome) = match made {
-                Ok((datagrams, collector)) => (
-                    datagrams
-                        .iter()
-                        .map(|d| rank_frame(board, local, d))
-                        .collect(),
-                    Some(collector),
-                    None,
-                ),
-                Err(e) => (Vec::new(), None, Some(Err(e))),
-            };
-            states.push(RankState {
-                board,
-                local,
-                frames,
-                sent: 0,
-                answered: 0,
-                collector,
-                outcome,
-            });
-        }
-        ranks.push(states);
-    }
-    let mut last_response = vec![start; jobs.len()];
+    let wire = Rc::new(RefCell::new(Wire::new(cluster)));
+    let mut ranks: Vec<Vec<Rank>> = jobs
+        .iter()
+        .enumerate()
+        .map(|(j, job)| {
+            (0..job.inputs.len())
+                .map(|r| post(job, r, mtu, &wire, j, setup))
+                .collect()
+        })
+        .collect();
     loop {
-        // Send what the windows allow.
-        for states in ranks.iter_mut() {
-            for s in states.iter_mut().filter(|s| s.outcome.is_none()) {
-                while s.sent < s.frames.len() && s.sent < s.answered + WINDOW {
-                    cluster.host_send(s.board, &s.frames[s.sent]);
-                    s.sent += 1;
-                }
-            }
-        }
-        // Collect responses.
-        for b in 0..cluster.len() {
-            for rx in cluster.host_take(b) {
-                // Responses go to the rank's own UDP port, so the host parses them as any
-                // UDP datagram (etherparse), then as an offload datagram.
-                let Some((local, datagram)) = to_rank(&rx.frame) else {
-                    continue;
-                };
-                let Ok((repr, _)) = OffloadRepr::from_datagram(datagram) else {
-                    continue;
-                };
-                let Some(j) = jobs
-                    .iter()
-                    .position(|j| j.comm_id == repr.comm_id && j.call.op_id == repr.op_id)
-                else {
-                    continue;
-                };
-                let Some(s) = ranks[j]
-                    .iter_mut()
-                    .find(|s| s.board == b && s.local == local && s.outcome.is_none())
-                else {
-                    continue;
-                };
-                let collector = s.collector.as_mut().expect("collector");
-                match collector.accept(datagram) {
-                    Ok(accepted) => {
-                        if accepted == Accepted::New {
-                            s.answered += 1;
-                        }
-                        if collector.is_complete() {
-                            let c = s.collector.take().unwrap();
-                            s.outcome = Some(c.finish());
-                        }
-                    }
-                    Err(e) => s.outcome = Some(Err(e)),
-                }
-                last_response[j] = rx.cycle;
-            }
-        }
-        if ranks
-            .iter()
-            .all(|st| st.iter().all(|s| s.outcome.is_some()))
-        {
+        ranks.iter_mut().flatten().for_each(Rank::progress);
+        wire.borrow_mut().flush(cluster);
+        if ranks.iter().flatten().all(|r| r.outcome.is_some()) {
             break;
         }
         if cluster.cycle - start >= max_cycles {
             return Err(ClusterError::Timeout(max_cycles));
         }
         cluster.step();
+        wire.borrow_mut().collect(cluster);
     }
+    let wire = wire.borrow();
     Ok(ranks
         .into_iter()
-        .zip(last_response)
-        .map(|(states, last)| JobResult {
-            outcomes: states.into_iter().map(|s| s.outcome.unwrap()).collect(),
-            first_request: start,
-            last_response: last,
+        .map(|job| {
+            let last_response = job
+                .iter()
+                .filter_map(|r| wire.last_delivery.get(&r.key).copied())
+                .max()
+                .unwrap_or(start);
+            JobResult {
+                outcomes: job.into_iter().map(|r| r.outcome.unwrap()).collect(),
+                first_request: start,
+                last_response,
+            }
         })
         .collect())
 }

@@ -6,7 +6,10 @@
 //! * [`axis`]: AXI-Stream frame sources and sinks for tests.
 //! * [`cipe_check`]: drives the CIPEs with instruction programs against a buffer model.
 //! * [`alu_check`]: streams words through the Verilated CIPE ALUs against `reduce::combine`.
-//! * [`hosts`]: the hosts' side of a simulated cluster, and the driver's in-process transport.
+//! * [`collective`]: the one host engine for simulated clusters: every rank is the driver's
+//!   `OffloadComm` over a [`collective::LockstepTransport`] (deterministic, simulated clock).
+//! * [`hosts`]: the hosts' frames (rank ↔ frame), and [`hosts::ClusterTransport`], the
+//!   driver's in-process transport for one thread per rank.
 //! * [`frames`]: test frames: valid and mutated offload frames, plain NIC traffic.
 //! * [`icarus`]: a board's pins recorded cycle by cycle and replayed in Icarus Verilog, every
 //!   output compared with Verilator's.

@@ -1,16 +1,20 @@
 //! Engine behaviour on simulated clusters beyond the matrix: two operations in flight at once,
 //! refusals answered with error frames (and the board still works afterwards), duplicates of a
 //! waiting request acked, a request for a completed segment answered `stale`, and a waveform
-//! with the CFE state by name.
+//! with the CFE state by name; the host engine's timers run on the simulated clock (a
+//! deadline aborts on the board, which then serves the next operation) and a run is the same
+//! cycle for cycle every time.
 
-use collwire_driver::Call;
+use std::time::Duration;
+
+use collwire_driver::{Call, DriverError};
 use collwire_proto::frame::build_frame;
 use collwire_proto::wire::ErrorRecord;
 use collwire_proto::{
     Algorithm, Collective, Datatype, ErrorCode, Layout, MessageType, OffloadRepr, ReduceOp,
 };
 use collwire_sim::cluster::{Cluster, ClusterConfig, Topology, rank_endpoints};
-use collwire_sim::collective::{Job, run_jobs};
+use collwire_sim::collective::{Job, run_jobs, run_jobs_with};
 use collwire_sim::hosts::udp_datagram;
 use collwire_testbench::golden::{Spec, expected};
 
@@ -316,4 +320,99 @@ fn waveform_shows_the_cfe_state_by_name() {
         assert!(text.contains(state), "no {state} in the waveform");
     }
     assert!(text.contains("#399"));
+}
+
+/// 8 ranks on 4 boards; rank 5's input has the wrong length, so the driver refuses it and it
+/// never sends. With a 20 µs deadline (2,500 cycles at the 64-bit board's 125 MHz, counted
+/// on the simulated clock) every other rank ends in `Timeout` after 2,500 cycles and aborts
+/// its segment on its board; the boards then run the next operation of the communicator
+/// correctly, so the aborts freed every context.
+#[test]
+fn a_deadline_counts_simulated_cycles_and_its_aborts_free_the_boards() {
+    let mut c = cluster(4, 64);
+    let call = (
+        Collective::Allreduce,
+        Algorithm::Ring,
+        Datatype::Int64,
+        ReduceOp::Max,
+    );
+    let mut broken = job(call, 100, 3, 8, 2);
+    broken.inputs[5].pop();
+    let deadline = Duration::from_micros(20);
+    let start = c.cycle;
+    let r = run_jobs_with(&mut c, &[broken], 1500, 100_000, &|comm| {
+        comm.set_timeout(Some(deadline))
+    })
+    .unwrap()
+    .remove(0);
+    let took = c.cycle - start;
+    assert!((2500..2600).contains(&took), "deadline after {took} cycles");
+    for (rank, outcome) in r.outcomes.iter().enumerate() {
+        match (rank, outcome) {
+            (5, Err(DriverError::LengthMismatch { .. })) => {}
+            (_, Err(DriverError::Timeout { .. })) if rank != 5 => {}
+            other => panic!("rank {rank}: {other:?}"),
+        }
+    }
+    // The aborts left the hosts as the deadline passed; let the boards take them.
+    for _ in 0..2000 {
+        c.step();
+    }
+    let aborted: u64 = (0..4).map(|b| c.counters(b).get("aborted")).sum();
+    assert_eq!(aborted, 7, "one abort per rank that posted");
+    let next = job(call, 100, 4, 8, 2);
+    let r = run_jobs(&mut c, std::slice::from_ref(&next), 1500, 100_000)
+        .unwrap()
+        .remove(0);
+    let want = golden(&next);
+    for (rank, got) in r.outcomes.iter().enumerate() {
+        assert_eq!(
+            got.as_ref().unwrap(),
+            &want[rank],
+            "rank {rank} after the aborts"
+        );
+    }
+}
+
+/// The engine is deterministic: the same jobs on a fresh cluster take the same cycles and give
+/// the same bytes.
+#[test]
+fn the_host_engine_runs_the_same_cycle_for_cycle() {
+    let jobs = [
+        job(
+            (
+                Collective::Allreduce,
+                Algorithm::RecursiveDoubling,
+                Datatype::F32,
+                ReduceOp::Sum,
+            ),
+            900,
+            1,
+            4,
+            1,
+        ),
+        job(
+            (
+                Collective::Reduce,
+                Algorithm::Tree,
+                Datatype::Int32,
+                ReduceOp::Min,
+            ),
+            50,
+            2,
+            4,
+            1,
+        ),
+    ];
+    let run = || {
+        let mut c = cluster(4, 256);
+        let r = run_jobs(&mut c, &jobs, 1500, 100_000).unwrap();
+        let cycles: Vec<u64> = r.iter().map(|j| j.last_response).collect();
+        let bytes: Vec<Vec<u8>> = r
+            .into_iter()
+            .flat_map(|j| j.outcomes.into_iter().map(Result::unwrap))
+            .collect();
+        (cycles, bytes, c.cycle)
+    };
+    assert_eq!(run(), run());
 }

@@ -303,6 +303,14 @@ impl<T: Transport> OffloadComm<T> {
         self.retransmit = retransmit;
     }
 
+    /// The operation id the next call takes (every rank of the communicator must agree).
+    /// Ids start at 0; a communicator re-created over boards that still remember its
+    /// earlier operations (a process resuming a sequence, a test driving given ids) starts
+    /// where the boards' history will not call its segments stale.
+    pub fn set_next_op_id(&mut self, op_id: u16) {
+        self.next_op_id = op_id;
+    }
+
     /// Where this rank's board is, for messages.
     pub fn board(&self) -> String {
         self.transport.describe()
@@ -343,7 +351,7 @@ impl<T: Transport> OffloadComm<T> {
             return Err(DriverError::TooManyInFlight);
         }
         self.next_op_id = self.next_op_id.wrapping_add(1);
-        let now = Instant::now();
+        let now = self.transport.now();
         let segment = Segment {
             last_tx: None,
             attempts: 0,
@@ -400,7 +408,7 @@ impl<T: Transport> OffloadComm<T> {
             // Sleep in the socket until the next datagram, this operation's deadline or the
             // next timer, in slices of a fixed length so the socket's timeout is rarely reset.
             let left = self.timeout.map_or(WAIT_SLICE, |t| {
-                (f.posted + t).saturating_duration_since(Instant::now())
+                (f.posted + t).saturating_duration_since(self.transport.now())
             });
             self.progress(left.clamp(Duration::from_micros(1), WAIT_SLICE))?;
         }
@@ -439,7 +447,7 @@ impl<T: Transport> OffloadComm<T> {
             self.stats.stray += 1;
             return;
         };
-        let now = Instant::now();
+        let now = self.transport.now();
         let seg = usize::from(repr.seg_index);
         let answered_before = f.segments.get(seg).is_some_and(|s| s.done);
         match repr.msg_type {
@@ -482,7 +490,7 @@ impl<T: Transport> OffloadComm<T> {
     /// Ends operations past their deadline or whose board stopped answering; retransmits
     /// segments whose RTO passed.
     fn expire(&mut self) {
-        let now = Instant::now();
+        let now = self.transport.now();
         for f in self.inflight.values_mut().filter(|f| f.outcome.is_none()) {
             if let Some(timeout) = self.timeout
                 && now.duration_since(f.posted) >= timeout
@@ -550,7 +558,7 @@ impl<T: Transport> OffloadComm<T> {
         for f in self.inflight.values_mut().filter(|f| f.outcome.is_none()) {
             while f.sent < f.datagrams.len() && unanswered < self.window {
                 self.transport.send(&f.datagrams[f.sent])?;
-                let now = Instant::now();
+                let now = self.transport.now();
                 f.segments[f.sent].last_tx = Some(now);
                 f.segments[f.sent].heard = now;
                 self.stats.datagrams_sent += 1;

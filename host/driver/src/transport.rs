@@ -7,7 +7,7 @@
 
 use std::io;
 use std::net::{SocketAddr, ToSocketAddrs, UdpSocket};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Why a transport could not send or receive.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -38,6 +38,13 @@ pub trait Transport {
     /// The board this transport reaches, for messages ("board at udp 10.0.0.7:49169").
     fn describe(&self) -> String {
         "the board".to_string()
+    }
+    /// The clock the communicator's timers (retransmission, deadlines, liveness) run on:
+    /// the wall clock for a real network, the simulated clock for a simulated cluster that
+    /// is clocked in lockstep with its hosts (so a timer means the same number of board
+    /// cycles however fast the simulator runs).
+    fn now(&self) -> Instant {
+        Instant::now()
     }
 }
 
