@@ -181,7 +181,7 @@ impl ArrivalVerdict {
             max_payload: Constant::new(bits::<16>(limits::MAX_SEGMENT_PAYLOAD as u64)),
             max_rph: c8(u64::from(limits::MAX_RANKS_PER_HOST)),
             first_board_reg: c8(u64::from(limits::MAX_RANKS_PER_HOST)),
-            regs: c8(crate::cfe_program::REGS as u64),
+            regs: c8(crate::context_table::REGS as u64),
             max_boards: Constant::new(bits::<16>(limits::MAX_BOARDS as u64)),
             msg_request: code4(MessageType::Request.code()),
             msg_partial: code4(MessageType::Partial.code()),
@@ -258,7 +258,7 @@ impl Logic for ArrivalVerdict {
         self.bus_words.next =
             (self.payload_len.val() + self.word_round.val()) >> self.word_shift.val();
         self.words.next = bit_cast::<12, 16>(self.bus_words.val());
-        // Directory (`cfe_program::directory_index`): algorithm, kind (scan), boards − 1.
+        // Directory (`cfe_config::directory_index`): algorithm, kind (scan), boards − 1.
         self.dir_index.next = (bit_cast::<9, 4>(self.fields.algorithm.val()) << 7)
             | (bit_cast::<9, 16>(self.boards_m1.val()) & bits::<9>(63));
         if self.fields.collective.val() == self.coll_scan.val() {

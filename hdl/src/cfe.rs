@@ -1,6 +1,6 @@
 //! CFE — the collective forwarding engine (paper: "Collective forwarding engine"): the control
 //! plane of the board. For every offload frame it decides where the frame belongs, stores its
-//! payload, runs the segment's program ([`crate::cfe_program`]) as far as the arrived data
+//! payload, runs the segment's program (compiled by the control plane, `collwire_control::program`) as far as the arrived data
 //! allows, and hands the CIPE its instructions and the frame builder a header for every frame
 //! the program sends. docs/cfe.md describes the execution model; this is its hardware.
 //!
@@ -27,7 +27,7 @@
 //! * `m_instr_*`: CIPE instruction words ([`InstrWord`]).
 //! * `m_entry_*`: frame-builder header entries ([`EntryWord`]), queued in the same order as the
 //!   CIPE instructions that emit, so entries and result streams pair up.
-//! * `cfg_*`: configuration writes ([`cfg`] address map), from [`crate::cfe_program::image`].
+//! * `cfg_*`: configuration writes ([`cfg`] address map), from the control plane's image (`collwire_control::image`).
 //!
 //! ## One state machine
 //!

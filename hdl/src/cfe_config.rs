@@ -1,13 +1,28 @@
 //! The CFE's configuration: program memory, program directory, route table, this board's
 //! index and IPv4 prefix, written over the configuration port ([`cfg`] address map) by
-//! `collwire_hdl::cfe_program::image`, read by the engine.
+//! the control plane (`collwire_control::image`), read by the engine.
 //!
 //! The memories have one synchronous read port each (block RAM): an address given in one
 //! cycle is read in the next. Configuration is not touched by `reset`: the configuration
 //! port rewrites every entry (`image` writes all of them), so nothing depends on RAM that was
 //! never written.
 
+use collwire_proto::Algorithm;
 use rust_hdl::prelude::*;
+
+/// Which program family a directory entry holds: the reductions (allreduce, reduce, barrier
+/// share one program) or the inclusive scan. The engine derives it from the collective.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    Reduction = 0,
+    Scan = 1,
+}
+
+/// Program-directory index of `(algorithm, kind, boards)`: `alg << 7 | kind << 6 | boards − 1`
+/// (what the engine computes from an arrival's header to find its program).
+pub fn directory_index(algorithm: Algorithm, kind: Kind, boards: usize) -> usize {
+    usize::from(algorithm.code()) << 7 | (kind as usize) << 6 | (boards - 1)
+}
 
 /// Configuration address map (`cfg_addr`, 32-bit `cfg_data`).
 pub mod cfg {
@@ -17,7 +32,7 @@ pub mod cfg {
     pub const PROGRAM: u16 = 0x0000;
     /// Program words (`PROGRAM .. PROGRAM + PROGRAM_WORDS`).
     pub const PROGRAM_WORDS: usize = 1 << 12;
-    /// `0x1000..0x1200`: directory by [`crate::cfe_program::directory_index`], one
+    /// `0x1000..0x1200`: directory by [`super::directory_index`], one
     /// [`super::DirectoryWord`] per entry.
     pub const DIRECTORY: u16 = 0x1000;
     /// Directory entries (`DIRECTORY .. DIRECTORY + DIRECTORY_ENTRIES`).

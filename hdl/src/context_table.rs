@@ -2,7 +2,7 @@
 //!
 //! A context holds one segment's state: its key (communicator, operation, segment index), the
 //! parameters every frame of the segment must agree on (`sig`), the program counter and end of
-//! its program, which of its [`crate::cfe_program::REGS`] registers hold data (`present`),
+//! its program, which of its [`REGS`] registers hold data (`present`),
 //! whether two ranks share the host, the segment's words and bytes, and `dirty` — news the
 //! program has not looked at yet. The history remembers the last [`HISTORY`] completed or
 //! aborted keys, so late duplicates are dropped instead of opening a context that would never
@@ -26,8 +26,10 @@
 use collwire_proto::limits;
 use rust_hdl::prelude::*;
 
-/// Contexts (segments in flight); each owns [`crate::cfe_program::REGS`] CIPE buffers.
+/// Contexts (segments in flight); each owns [`REGS`] CIPE buffers.
 pub const CONTEXTS: usize = limits::CONTEXTS;
+/// Registers (CIPE packet buffers) per context.
+pub const REGS: usize = 8;
 /// Completed segment keys remembered, so late duplicates are dropped and not re-run.
 pub const HISTORY: usize = 8;
 

@@ -1,12 +1,15 @@
 //! # collwire-hdl — the hardware, in rust-hdl
 //!
+//! Hardware only: what configures it (the microcode compiler, configuration images, route
+//! tables) is the control plane, `collwire-control`, which builds its words from the formats
+//! defined here.
+//!
 //! * [`axis`]: the bus convention (AXI-Stream, tuser port masks, port numbering).
 //! * [`axis_arbiter`]: round-robin input arbiter, whole frames.
 //! * [`cfe`]: the CFE's state machine; its blocks [`cfe_config`] (configuration memories),
 //!   [`arrival_verdict`] (what to do with an arrival; fields by [`header_fields`]),
 //!   [`context_table`] (segments in flight, history), [`uop_decode`] (one micro-op step) and
 //!   [`entry_composer`] (the entry of every frame it sends).
-//! * [`cfe_program`]: CFE microcode — every board's program for every algorithm, compiled in Rust.
 //! * [`cipe`]: the CIPE — instruction word, packet buffers in block RAM, ALU at II = 1.
 //! * [`cipe_alu`]: the CIPE's streaming lane ALU, every (datatype, op), II = 1, 64 and 256 bits.
 //! * [`header_builder`]: the 64-byte Ethernet/IPv4/UDP/offload header of every frame the engine sends.
@@ -28,7 +31,6 @@ pub mod axis_arbiter;
 pub mod board;
 pub mod cfe;
 pub mod cfe_config;
-pub mod cfe_program;
 pub mod cipe;
 pub mod cipe_alu;
 pub mod context_table;

@@ -1,5 +1,5 @@
-//! The micro-op: its word ([`UopWord`], the one definition of the format, which
-//! [`crate::cfe_program::Uop::encode`] also builds from) and its decoder ([`UopDecode`]), the
+//! The micro-op: its word ([`UopWord`], the one definition of the format, which the control
+//! plane's program compiler, `collwire_control::program::Uop::encode`, also builds from) and its decoder ([`UopDecode`]), the
 //! combinational half of one step of the CFE's program (docs/cfe.md): are the operands there,
 //! which CIPE pass does the step run (opcode, buffer slots, store, emit), does it send a frame,
 //! to whom, with data or without.
@@ -12,11 +12,23 @@ use rust_hdl::prelude::*;
 
 use crate::cipe::Opcode;
 
-/// A micro-op word, low bits first. Register numbers are 4 bits; 15 is [`crate::cfe_program::H`]
+/// Operand code for "the board's local value": register `rph − 1` after a local-prefix
+/// micro-op (the fold of all local contributions; the running rank's own register).
+pub const H: u8 = 15;
+
+/// Micro-op kind codes, [`UopWord::kind`].
+pub mod uop_code {
+    pub const LOCAL_PREFIX: u32 = 0;
+    pub const PASS: u32 = 1;
+    pub const RESPOND: u32 = 2;
+    pub const RESPOND_PREFIX: u32 = 3;
+}
+
+/// A micro-op word, low bits first. Register numbers are 4 bits; 15 is [`H`]
 /// (the local rank's own register: 1 if the running rank is the second of its host, else 0).
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
 pub struct UopWord {
-    /// [`crate::cfe_program::uop_code`].
+    /// [`uop_code`].
     pub kind: Bits<4>,
     /// `a` (Pass, Respond) or `x` (RespondPrefix).
     pub a: Bits<4>,
@@ -142,7 +154,6 @@ pub struct UopDecode {
 
 impl Default for UopDecode {
     fn default() -> Self {
-        use crate::cfe_program::{H, uop_code};
         let code = |c: u32| Constant::new(bits::<4>(u64::from(c)));
         Self {
             uop: Default::default(),

@@ -1,11 +1,9 @@
 //! The cluster simulator: N Verilated boards ([`crate::board`]) cabled port to port with links
 //! of a fixed latency in cycles, one host adapter per board on its host port (port 0).
 //!
-//! * Cabling ([`Topology`]): `ring` (port 1 → next board's port 2) or `torus` (rows × cols from
-//!   `layout::torus_shape`; ports 1/2 east/west, 3/4 south/north — needs the 4 network ports of
-//!   the 256-bit build). Every algorithm runs on either: frames for boards that are not
-//!   neighbours are forwarded hop by hop by the route table, which is computed here by
-//!   breadth-first search over the cabling (shortest paths) and installed in every board.
+//! * Cabling ([`Topology`]): `ring` or `torus`, and the route tables installed in every board,
+//!   from the control plane (`collwire_control::topology`); each board's configuration writes
+//!   from `collwire_control::image`.
 //! * Addressing: `collwire_proto::addressing` (board `b` is MAC `02:c0:11:00:00:b`, IPv4
 //!   `10.11.0.b`; local rank `l` of board `b` is `10.12.b.l`, UDP port `40000 + l`).
 //! * Links move beats: a beat a board sends at cycle `t` is offered to the peer from cycle
@@ -15,19 +13,12 @@
 
 use std::collections::VecDeque;
 
-use collwire_proto::layout::torus_shape;
+use collwire_control::image::config_writes;
+pub use collwire_control::topology::{PortId, Topology, cabling, routes};
 use serde::{Deserialize, Serialize};
 
 use crate::axis::{Beat, beats};
-use crate::board::{BoardCounters, BoardModel, config_writes, configure, new_board, stat_names};
-
-/// How the boards are cabled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Topology {
-    Ring,
-    Torus,
-}
+use crate::board::{BoardCounters, BoardModel, configure, new_board, stat_names};
 
 /// A cluster: from flags or a TOML file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,83 +70,9 @@ pub enum ClusterError {
     Timeout(u64),
 }
 
-/// One cable end: (board, port).
-pub type PortId = (usize, usize);
-
 pub use collwire_proto::addressing::{
     BOARD_IP_PREFIX, board_ip, board_mac, rank_endpoints, rank_port,
 };
-
-/// The cables of a cluster: pairs of (board, port) ends.
-pub fn cabling(cfg: &ClusterConfig) -> Vec<(PortId, PortId)> {
-    let n = cfg.boards;
-    let mut cables = Vec::new();
-    if n < 2 {
-        return cables;
-    }
-    match cfg.topology {
-        Topology::Ring => {
-            for b in 0..n {
-                cables.push(((b, 1), ((b + 1) % n, 2)));
-            }
-        }
-        Topology::Torus => {
-            let (rows, cols) = torus_shape(n);
-            for r in 0..rows {
-                for c in 0..cols {
-                    let b = r * cols + c;
-                    if cols > 1 {
-                        cables.push(((b, 1), (r * cols + (c + 1) % cols, 2)));
-                    }
-                    if rows > 1 {
-                        cables.push(((b, 3), (((r + 1) % rows) * cols + c, 4)));
-                    }
-                }
-            }
-        }
-    }
-    cables
-}
-
-/// Route tables: `routes[b][dst]` = the port mask board `b` sends a frame for `dst` out of
-/// (shortest path, the lowest port on ties); 0 for `dst == b`.
-pub fn routes(boards: usize, cables: &[(PortId, PortId)]) -> Vec<Vec<u8>> {
-    // Directed adjacency: (board, port) → neighbour board.
-    let mut adj: Vec<Vec<(usize, usize)>> = vec![Vec::new(); boards];
-    for &((a, pa), (b, pb)) in cables {
-        adj[a].push((pa, b));
-        adj[b].push((pb, a));
-    }
-    for a in adj.iter_mut() {
-        a.sort();
-    }
-    (0..boards)
-        .map(|src| {
-            // BFS from src, remembering the first hop's port.
-            let mut first = vec![0u8; boards];
-            let mut seen = vec![false; boards];
-            seen[src] = true;
-            let mut queue = VecDeque::new();
-            for &(port, nb) in &adj[src] {
-                if !seen[nb] {
-                    seen[nb] = true;
-                    first[nb] = 1 << port;
-                    queue.push_back(nb);
-                }
-            }
-            while let Some(x) = queue.pop_front() {
-                for &(_, nb) in &adj[x] {
-                    if !seen[nb] {
-                        seen[nb] = true;
-                        first[nb] = first[x];
-                        queue.push_back(nb);
-                    }
-                }
-            }
-            first
-        })
-        .collect()
-}
 
 /// A frame a host received, with the cycle its last beat left the board.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -275,7 +192,7 @@ impl Cluster {
         if config.topology == Topology::Torus && ports < 5 {
             return Err(ClusterError::Ports(config.width, ports - 1));
         }
-        let cables = cabling(&config);
+        let cables = cabling(config.boards, config.topology);
         let mut peer = vec![vec![None; ports]; config.boards];
         for &(a, b) in &cables {
             peer[a.0][a.1] = Some(b);
@@ -334,7 +251,7 @@ impl Cluster {
     /// Writes every board's whole configuration again (identity, prefix, routes, directory,
     /// programs), then a reset pulse: what [`Cluster::new`] does.
     pub fn reconfigure(&mut self) {
-        let cables = cabling(&self.config);
+        let cables = cabling(self.config.boards, self.config.topology);
         configure_all(&mut self.boards, &routes(self.config.boards, &cables));
     }
 

@@ -7,7 +7,8 @@
 //! address, words, destination board) equal the model's.
 
 use collwire_hdl::cfe::cfg;
-use collwire_hdl::cfe_program::{Kind, REGS, directory_index};
+use collwire_hdl::cfe_config::{Kind, directory_index};
+use collwire_hdl::context_table::REGS;
 use collwire_proto::frame::build_frame;
 use collwire_proto::{Algorithm, Collective, ErrorCode, MessageType, limits};
 use collwire_sim::fpu_check::SplitMix;

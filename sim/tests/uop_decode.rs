@@ -1,11 +1,12 @@
 //! The CFE's micro-op decoder through Verilator against the meaning of each micro-op
-//! (`cfe_program::Uop`, docs/cfe.md): random micro-ops, encoded by `Uop::encode`, on random
+//! (`collwire_control::program::Uop`, docs/cfe.md): random micro-ops, encoded by `Uop::encode`, on random
 //! context states. Compared: operands ready, last step, the register a result goes to, whether
 //! a frame is sent, whether it carries data, and the CIPE pass (opcode, the slots it reads and
 //! writes, store, emit) — the outputs that matter for each kind.
 
-use collwire_hdl::cfe_program::{H, Send, Uop};
+use collwire_control::program::{Send, Uop};
 use collwire_hdl::cipe::Opcode;
+use collwire_hdl::uop_decode::H;
 use collwire_proto::{Collective, MessageType};
 use collwire_sim::fpu_check::SplitMix;
 use collwire_sim::models::UopDecode;

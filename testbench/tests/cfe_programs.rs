@@ -1,9 +1,9 @@
-//! Every CFE program (hdl/src/cfe_program/) run on symbols by a reference interpreter of the
+//! Every CFE program (control/src/program/) run on symbols by a reference interpreter of the
 //! execution model — arrivals stored at once in any order, micro-ops in order when their
 //! registers are present — in many random interleavings, against the golden model's exact
 //! association for every rank. This checks the schedules before the hardware runs them.
 
-use collwire_hdl::cfe_program::{self, H, Kind, MAX_BOARDS, Program, REGS, Uop};
+use collwire_control::program::{self, H, Kind, MAX_BOARDS, Program, REGS, Uop};
 use collwire_proto::{Algorithm, Collective, Layout};
 use collwire_testbench::golden::schedule;
 use rand::rngs::SmallRng;
@@ -183,8 +183,8 @@ const ALGS: [Algorithm; 4] = [
 ];
 
 fn check(alg: Algorithm, kind: Kind, boards: usize, rph: usize, orders: usize) {
-    let Ok(programs) = cfe_program::compile(alg, kind, boards) else {
-        return; // refusals are checked in cfe_program's own test
+    let Ok(programs) = program::compile(alg, kind, boards) else {
+        return; // refusals are checked in the compiler's own test
     };
     let size = boards * rph;
     let layout = Layout::new(size as u16, rph as u8).unwrap();

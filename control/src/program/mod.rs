@@ -1,6 +1,6 @@
 //! CFE microcode: what one board does for one segment of one collective.
 //!
-//! The CFE (`cfe.rs`) is one generic engine that runs a small program per operation segment.
+//! The CFE (`hdl/src/cfe.rs`) is one generic engine that runs a small program per operation segment.
 //! The programs are compiled here, in Rust, by the control plane for every
 //! `(algorithm, kind, boards)` and every board, and written into the board's program memory at
 //! configuration time (the way an aggregation manager installs trees into switches). One engine
@@ -27,32 +27,22 @@
 
 use std::collections::HashMap;
 
+use collwire_hdl::cfe_config::cfg::PROGRAM_WORDS;
+pub use collwire_hdl::cfe_config::{Kind, directory_index};
+pub use collwire_hdl::context_table::REGS;
+use collwire_hdl::uop_decode::UopWord;
+pub use collwire_hdl::uop_decode::{H, uop_code};
 use collwire_proto::layout::torus_shape;
 use collwire_proto::{Algorithm, MessageType};
 use rust_hdl::prelude::Bits;
 
-use crate::uop_decode::UopWord;
-
 mod schedules;
 use schedules::*;
 
-/// Registers (CIPE packet buffers) per context.
-pub const REGS: usize = 8;
 /// Most local ranks a board serves per communicator (local rank `l` arrives in register `l`).
-pub const MAX_RANKS_PER_HOST: usize = 2;
-/// Operand code for "the board's local value": register `rph − 1` after [`Uop::LocalPrefix`]
-/// (the fold of all local contributions).
-pub const H: u8 = 15;
-/// Most boards a program is compiled for (the board index is one byte of the board IP).
-pub const MAX_BOARDS: usize = 64;
-
-/// Which program family: the reductions (allreduce, reduce, barrier share one program; barrier
-/// streams no data, reduce delivers data only to the root) or the inclusive scan.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kind {
-    Reduction = 0,
-    Scan = 1,
-}
+pub const MAX_RANKS_PER_HOST: usize = collwire_proto::limits::MAX_RANKS_PER_HOST as usize;
+/// Most boards a program is compiled for (one route-table entry per board).
+pub const MAX_BOARDS: usize = collwire_proto::limits::MAX_BOARDS;
 
 /// A board-to-board send: the result of a pass goes to `board` as a `partial` or `result`
 /// frame, into its input register `tag`.
@@ -240,14 +230,6 @@ pub fn compile(
     Ok(programs)
 }
 
-/// Micro-op kind codes, bits `[3:0]` of an encoded micro-op.
-pub mod uop_code {
-    pub const LOCAL_PREFIX: u32 = 0;
-    pub const PASS: u32 = 1;
-    pub const RESPOND: u32 = 2;
-    pub const RESPOND_PREFIX: u32 = 3;
-}
-
 impl Uop {
     /// The 32-bit program-memory word ([`UopWord`], the format the hardware decodes;
     /// docs/cfe.md, "Micro-op encoding"):
@@ -299,16 +281,6 @@ impl Uop {
         w.to_word()
     }
 }
-
-/// Program-directory index of `(algorithm, kind, boards)`: `alg << 7 | kind << 6 | boards − 1`.
-pub fn directory_index(algorithm: Algorithm, kind: Kind, boards: usize) -> usize {
-    usize::from(algorithm.code()) << 7 | (kind as usize) << 6 | (boards - 1)
-}
-
-/// Directory entries (`2^9`): every `(algorithm, kind, boards)` index.
-pub const DIRECTORY_ENTRIES: usize = crate::cfe_config::cfg::DIRECTORY_ENTRIES;
-/// Program-memory words (board 0 of a 64-board cluster needs 3533).
-pub const PROGRAM_WORDS: usize = crate::cfe_config::cfg::PROGRAM_WORDS;
 
 /// What one board's CFE is configured with: every program it runs, for every supported
 /// algorithm, both kinds and every board count up to `max_boards` that includes it.
