@@ -8,7 +8,7 @@
 //! empty, Cummings SNUG 2002), `ALMOST` words of headroom: `almost_full` is high from
 //! 2^N − `ALMOST` words on.
 //!
-//! Every output is assigned once per evaluation (see [`crate::verilog_lint`]).
+//! Every output is assigned once per evaluation (see `collwire_flow::verilog_lint`).
 
 use rust_hdl::prelude::*;
 

@@ -2,7 +2,8 @@
 //!
 //! Hardware only: what configures it (the microcode compiler, configuration images, route
 //! tables) is the control plane, `collwire-control`, which builds its words from the formats
-//! defined here.
+//! defined here. The tools run on the emitted Verilog (lint, Icarus, Yosys) are
+//! `collwire-flow`.
 //!
 //! * [`axis`]: the bus convention (AXI-Stream, tuser port masks, port numbering).
 //! * [`axis_arbiter`]: round-robin input arbiter, whole frames.
@@ -21,9 +22,6 @@
 //! * [`fifo`]: synchronous FIFO (block RAM + pointers) with a reset.
 //! * [`fp_add`]: pipelined IEEE 754 binary32/binary64 adders for the CIPE's floating-point SUM.
 //! * [`emit`]: Verilog with meaningful module names, and the list of designs.
-//! * [`toolflow`]: Verilator lint, Icarus elaboration and Yosys 7-series synthesis of emitted designs.
-//! * [`verilog_lint`]: no signal crossing into another block is assigned twice per evaluation
-//!   (what keeps event-driven simulators from re-triggering blocks forever).
 
 pub mod arrival_verdict;
 pub mod axis;
@@ -47,6 +45,4 @@ pub mod offload_classifier;
 pub mod offload_splitter;
 pub mod output_queues;
 pub mod statistics;
-pub mod toolflow;
 pub mod uop_decode;
-pub mod verilog_lint;

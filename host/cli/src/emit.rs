@@ -1,8 +1,8 @@
 //! `collwire emit`: the Verilog of one target, with meaningful module names.
 
 use anyhow::{Context, Result, bail};
+use collwire_flow::toolflow::{icarus_elaborate, lint, synth_xc7};
 use collwire_hdl::emit::{BusWidth, designs_for};
-use collwire_hdl::toolflow::{icarus_elaborate, lint, synth_xc7};
 
 #[derive(clap::Args)]
 pub struct Args {

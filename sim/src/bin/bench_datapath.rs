@@ -5,8 +5,8 @@
 use std::time::Instant;
 
 use clap::Parser;
+use collwire_flow::toolflow::synth_xc7;
 use collwire_hdl::emit::{BusWidth, designs};
-use collwire_hdl::toolflow::synth_xc7;
 use collwire_sim::cipe_check::{self, Cipe};
 use collwire_sim::models::{Cipe64, Cipe256, CipeAlu64, CipeAlu256, FpAdd32, FpAdd64};
 use collwire_sim::{alu_check, fpu_check};

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::emit::Design;
+use collwire_hdl::emit::Design;
 
 /// Why a tool run failed.
 #[derive(Debug)]

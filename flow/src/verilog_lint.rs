@@ -14,7 +14,7 @@
 //! no other block reads, and is assigned to the crossing signal once.
 //!
 //! Every module of every design is checked, rust-hdl's widgets included (its FIFO broke the rule
-//! in its read and write logic; `crate::fifo` replaces it). The whole board also runs in Icarus
+//! in its read and write logic; `collwire_hdl::fifo` replaces it). The whole board also runs in Icarus
 //! in CI (`testbench/tests/icarus_board.rs`).
 
 use std::collections::{HashMap, HashSet};

@@ -2,8 +2,8 @@
 //! crossing into another block assigned twice per evaluation, and synthesizes for 7-series with
 //! no latch. (The whole board *runs* in Icarus in `testbench/tests/icarus_board.rs`.)
 
+use collwire_flow::toolflow::{icarus_elaborate, lint, synth_xc7};
 use collwire_hdl::emit::{designs, is_board, is_part_of_another};
-use collwire_hdl::toolflow::{icarus_elaborate, lint, synth_xc7};
 
 fn work_dir(what: &str) -> std::path::PathBuf {
     std::env::temp_dir().join(format!("collwire-{what}-{}", std::process::id()))
