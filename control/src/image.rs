@@ -59,12 +59,13 @@ pub fn config_writes(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use collwire_proto::addressing::BOARD_IP_PREFIX;
 
     #[test]
     fn configuration_writes_every_directory_and_route_entry_once() {
         for (board, boards) in [(0, 1), (3, 8), (63, 64)] {
             let routes = vec![2u8; boards];
-            let writes = config_writes(board, boards, [10, 11, 0], &routes);
+            let writes = config_writes(board, boards, BOARD_IP_PREFIX, &routes);
             let count = |lo: u16, n: usize| {
                 let mut seen = vec![0; n];
                 for (addr, _) in &writes {

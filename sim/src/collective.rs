@@ -27,7 +27,7 @@ use collwire_proto::Layout;
 use collwire_proto::addressing::rank_port;
 
 use crate::cluster::{Cluster, ClusterError};
-use crate::hosts::{rank_frame_from, udp_datagram};
+use crate::hosts::{advance, rank_frame_from};
 
 /// One collective as every rank of a communicator issues it.
 #[derive(Debug, Clone)]
@@ -94,24 +94,19 @@ impl Wire {
         }
     }
 
-    /// Takes what the boards sent their hosts into the transports' inboxes.
-    fn collect(&mut self, cluster: &mut Cluster) {
-        self.cycle = cluster.cycle;
-        for b in 0..cluster.len() {
-            for rx in cluster.host_take(b) {
-                let Some((port, datagram)) = udp_datagram(&rx.frame) else {
-                    self.unroutable += 1;
-                    continue;
-                };
-                match self.inbox.get_mut(&(b, port)) {
-                    Some(queue) => {
-                        queue.push_back(datagram.to_vec());
-                        self.last_delivery.insert((b, port), rx.cycle);
-                    }
-                    None => self.unroutable += 1,
+    /// Clocks the cluster one cycle (the simulated clock moves) and puts what the boards sent
+    /// their hosts into the transports' inboxes.
+    fn advance(&mut self, cluster: &mut Cluster) {
+        for d in advance(cluster, 1, &mut self.unroutable) {
+            match self.inbox.get_mut(&(d.board, d.port)) {
+                Some(queue) => {
+                    queue.push_back(d.datagram);
+                    self.last_delivery.insert((d.board, d.port), d.cycle);
                 }
+                None => self.unroutable += 1,
             }
         }
+        self.cycle = cluster.cycle;
     }
 }
 
@@ -289,8 +284,7 @@ pub fn run_jobs_with(
         if cluster.cycle - start >= max_cycles {
             return Err(ClusterError::Timeout(max_cycles));
         }
-        cluster.step();
-        wire.borrow_mut().collect(cluster);
+        wire.borrow_mut().advance(cluster);
     }
     let wire = wire.borrow();
     Ok(ranks

@@ -30,14 +30,6 @@ pub fn rank_frame_from(b: usize, local: usize, src_port: u16, datagram: &[u8]) -
     build_frame(&endpoints, datagram).expect("a request datagram fits a frame")
 }
 
-/// The local rank a frame from a board is addressed to, and its UDP payload. `None` for a
-/// frame that is not UDP to a rank port.
-pub fn to_rank(frame: &[u8]) -> Option<(usize, &[u8])> {
-    let (port, datagram) = udp_datagram(frame)?;
-    let local = port.checked_sub(rank_port(0))?;
-    (local < 256).then_some((usize::from(local), datagram))
-}
-
 /// The UDP destination port and payload of an Ethernet/IPv4/UDP frame.
 pub fn udp_datagram(frame: &[u8]) -> Option<(u16, &[u8])> {
     let sliced = etherparse::SlicedPacket::from_ethernet(frame).ok()?;
