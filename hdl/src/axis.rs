@@ -19,6 +19,8 @@
 //! ([`collwire_proto::PAYLOAD_FRAME_OFFSET`]), a beat boundary at both widths, so a payload is a
 //! whole number of beats from its first word.
 
+use rust_hdl::prelude::*;
+
 /// Width of `tuser`.
 pub const TUSER_BITS: usize = 16;
 /// Port number of the host (DMA) port.
@@ -34,4 +36,103 @@ pub const fn tuser(src: usize, dst_mask: u8) -> u16 {
 /// Ports of a build: host + network ports.
 pub const fn ports_for_width(bits: usize) -> usize {
     if bits == 64 { 4 } else { 5 }
+}
+
+// The bus as typed interfaces. `W` data bits and `K = W / 8` keep bits: stable Rust has no
+// `generic_const_exprs`, so the keep width is a parameter of its own, checked by
+// [`check_widths`] in every block's `Default`. A block receives through `s_axis: AxisSink` and
+// sends through `m_axis: AxisSource`; a parent connects two blocks with
+// `AxisSource::join(&mut self.a.m_axis, &mut self.b.s_axis)`. In Verilog the fields are the
+// usual `s_axis_tdata`, `m_axis_tready`, ... ([`crate::emit::verilog`] names them).
+
+/// Panics unless `K` is `W / 8` (the keep width of a `W`-bit bus).
+pub const fn check_widths(w: usize, k: usize) {
+    assert!(k * 8 == w, "AXI-Stream: keep must be data bits / 8");
+}
+
+/// A frame stream into a block (`s_axis_*`): the bus inside a board, with `tuser`.
+#[derive(LogicInterface, Default)]
+#[join = "AxisSource"]
+pub struct AxisSink<const W: usize, const K: usize> {
+    pub tdata: Signal<In, Bits<W>>,
+    pub tkeep: Signal<In, Bits<K>>,
+    pub tlast: Signal<In, Bit>,
+    pub tuser: Signal<In, Bits<TUSER_BITS>>,
+    pub tvalid: Signal<In, Bit>,
+    pub tready: Signal<Out, Bit>,
+}
+
+/// A frame stream out of a block (`m_axis_*`): the bus inside a board, with `tuser`.
+#[derive(LogicInterface, Default)]
+#[join = "AxisSink"]
+pub struct AxisSource<const W: usize, const K: usize> {
+    pub tdata: Signal<Out, Bits<W>>,
+    pub tkeep: Signal<Out, Bits<K>>,
+    pub tlast: Signal<Out, Bit>,
+    pub tuser: Signal<Out, Bits<TUSER_BITS>>,
+    pub tvalid: Signal<Out, Bit>,
+    pub tready: Signal<In, Bit>,
+}
+
+/// A MAC's receive stream into the board (`s_axis_*`): no `tuser`, the board stamps the port.
+#[derive(LogicInterface, Default)]
+#[join = "MacSource"]
+pub struct MacSink<const W: usize, const K: usize> {
+    pub tdata: Signal<In, Bits<W>>,
+    pub tkeep: Signal<In, Bits<K>>,
+    pub tlast: Signal<In, Bit>,
+    pub tvalid: Signal<In, Bit>,
+    pub tready: Signal<Out, Bit>,
+}
+
+/// The board's transmit stream to a MAC (`m_axis_*`): no `tuser`.
+#[derive(LogicInterface, Default)]
+#[join = "MacSink"]
+pub struct MacSource<const W: usize, const K: usize> {
+    pub tdata: Signal<Out, Bits<W>>,
+    pub tkeep: Signal<Out, Bits<K>>,
+    pub tlast: Signal<Out, Bit>,
+    pub tvalid: Signal<Out, Bit>,
+    pub tready: Signal<In, Bit>,
+}
+
+/// Result words into a block: whole `W`-bit words, `tlast` on the last word of a frame's
+/// payload.
+#[derive(LogicInterface, Default)]
+#[join = "PayloadSource"]
+pub struct PayloadSink<const W: usize> {
+    pub tdata: Signal<In, Bits<W>>,
+    pub tlast: Signal<In, Bit>,
+    pub tvalid: Signal<In, Bit>,
+    pub tready: Signal<Out, Bit>,
+}
+
+/// Result words out of a block.
+#[derive(LogicInterface, Default)]
+#[join = "PayloadSink"]
+pub struct PayloadSource<const W: usize> {
+    pub tdata: Signal<Out, Bits<W>>,
+    pub tlast: Signal<Out, Bit>,
+    pub tvalid: Signal<Out, Bit>,
+    pub tready: Signal<In, Bit>,
+}
+
+/// A stream of `T` values into a block: payload words (`Bits<W>`, whole words, no frame
+/// boundaries: the command that came with them says how many) or typed records such as a
+/// command.
+#[derive(LogicInterface, Default)]
+#[join = "StreamSource"]
+pub struct StreamSink<T: Synth> {
+    pub tdata: Signal<In, T>,
+    pub tvalid: Signal<In, Bit>,
+    pub tready: Signal<Out, Bit>,
+}
+
+/// A stream of `T` values out of a block.
+#[derive(LogicInterface, Default)]
+#[join = "StreamSink"]
+pub struct StreamSource<T: Synth> {
+    pub tdata: Signal<Out, T>,
+    pub tvalid: Signal<Out, Bit>,
+    pub tready: Signal<In, Bit>,
 }

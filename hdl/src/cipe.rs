@@ -22,13 +22,15 @@
 //!
 //! The instruction word (docs/cipe.md) is built by [`Instruction::encode`].
 //!
-//! One template for both widths: [`Cipe64`] and [`Cipe256`], each [`SLOTS`] buffers of
+//! One block for both widths: [`Cipe64`] and [`Cipe256`], each [`SLOTS`] buffers of
 //! [`SLOT_BYTES`] (256 × 64-bit or 64 × 256-bit words): a full segment at MTU 1500 (1440 bytes)
 //! fits, and the CFE refuses segments larger than a buffer.
 
 use rust_hdl::prelude::*;
 
-use crate::cipe_alu::{ALU_LATENCY, CipeAlu64, CipeAlu256};
+use crate::axis::{PayloadSource, StreamSink};
+
+use crate::cipe_alu::{ALU_LATENCY, CipeAlu};
 use crate::fifo::Fifo;
 
 /// Clocks from a word accepted on `s_axis` to its result on `m_axis` (queue empty, ready).
@@ -177,309 +179,331 @@ impl Instruction {
     }
 }
 
-macro_rules! cipe {
-    (
-        $(#[$doc:meta])* $name:ident, alu = $alu:ident, width = $w:tt, word_bits = $wb:tt,
-        addr_bits = $ab:tt, out_bits = $ob:tt
-    ) => {
-        $(#[$doc])*
-        #[derive(LogicBlock)]
-        pub struct $name {
-            pub clock: Signal<In, Clock>,
-            /// Synchronous reset: no instruction active, nothing in the pipeline, the output
-            /// FIFO empty. The packet buffers keep their words (every word is written before
-            /// an instruction reads it).
-            pub reset: Signal<In, Bit>,
-            pub s_instr_tdata: Signal<In, Bits<64>>,
-            pub s_instr_tvalid: Signal<In, Bit>,
-            pub s_instr_tready: Signal<Out, Bit>,
-            pub s_axis_tdata: Signal<In, Bits<$w>>,
-            pub s_axis_tvalid: Signal<In, Bit>,
-            pub s_axis_tready: Signal<Out, Bit>,
-            pub m_axis_tdata: Signal<Out, Bits<$w>>,
-            pub m_axis_tlast: Signal<Out, Bit>,
-            /// The instruction that produced this beat.
-            pub m_axis_tinstr: Signal<Out, Bits<64>>,
-            pub m_axis_tvalid: Signal<Out, Bit>,
-            pub m_axis_tready: Signal<In, Bit>,
-            /// An instruction is executing or results are in flight.
-            pub busy: Signal<Out, Bit>,
-            alu: $alu,
-            buffer_a: RAM<Bits<$w>, $ab>,
-            buffer_b: RAM<Bits<$w>, $ab>,
-            out: Fifo<Bits<$ob>, 5, 6, 12>,
-            // Issue stage.
-            active: DFF<Bit>,
-            instr: DFF<InstrWord>,
-            /// The instruction offered on `s_instr`.
-            offered: Signal<Local, InstrWord>,
-            op_input: Constant<Bits<4>>,
-            op_combine: Constant<Bits<4>>,
-            op_buffer: Constant<Bits<4>>,
-            op_pair: Constant<Bits<4>>,
-            index: DFF<Bits<12>>,
-            opcode: Signal<Local, Bits<4>>,
-            slot_a: Signal<Local, Bits<7>>,
-            slot_b: Signal<Local, Bits<7>>,
-            count: Signal<Local, Bits<12>>,
-            needs_input: Signal<Local, Bit>,
-            reads_a: Signal<Local, Bit>,
-            reads_b: Signal<Local, Bit>,
-            hazard: Signal<Local, Bit>,
-            issue: Signal<Local, Bit>,
-            last_word: Signal<Local, Bit>,
-            addr_d: Signal<Local, Bits<$ab>>,
-            // Operand stage.
-            p_valid: DFF<Bit>,
-            p_in: DFF<Bits<$w>>,
-            p_addr: DFF<Bits<$ab>>,
-            p_instr: DFF<InstrWord>,
-            p_last: DFF<Bit>,
-            // Delay lines beside the ALU.
-            d_valid: [DFF<Bit>; 5],
-            d_bypass: [DFF<Bits<$w>>; 5],
-            d_addr: [DFF<Bits<$ab>>; 5],
-            d_instr: [DFF<Bits<64>>; 5],
-            /// Where `store` and `slot_d` lie in an [`InstrWord`] (the delay line holds words:
-            /// rust-hdl cannot name a struct field of an array element inside a loop).
-            at_store: Constant<Bits<6>>,
-            at_slot_d: Constant<Bits<6>>,
-            d_last: [DFF<Bit>; 5],
-            result: Signal<Local, Bits<$w>>,
-            wb_instr: Signal<Local, InstrWord>,
-            in_flight: Signal<Local, Bit>,
-            /// The ALU's operands, assigned to `alu.a`/`alu.b` once (a default-then-override of a
-            /// child's input re-triggers it in event-driven simulators).
-            operand_a: Signal<Local, Bits<$w>>,
-            operand_b: Signal<Local, Bits<$w>>,
-        }
-
-        impl Default for $name {
-            fn default() -> Self {
-                Self {
-                    clock: Default::default(),
-                    reset: Default::default(),
-                    s_instr_tdata: Default::default(),
-                    s_instr_tvalid: Default::default(),
-                    s_instr_tready: Default::default(),
-                    s_axis_tdata: Default::default(),
-                    s_axis_tvalid: Default::default(),
-                    s_axis_tready: Default::default(),
-                    m_axis_tdata: Default::default(),
-                    m_axis_tlast: Default::default(),
-                    m_axis_tinstr: Default::default(),
-                    m_axis_tvalid: Default::default(),
-                    m_axis_tready: Default::default(),
-                    busy: Default::default(),
-                    alu: Default::default(),
-                    buffer_a: Default::default(),
-                    buffer_b: Default::default(),
-                    out: Default::default(),
-                    active: Default::default(),
-                    instr: Default::default(),
-                    offered: Default::default(),
-                    op_input: Constant::new(bits::<4>(Opcode::Input as u64)),
-                    op_combine: Constant::new(bits::<4>(Opcode::Combine as u64)),
-                    op_buffer: Constant::new(bits::<4>(Opcode::Buffer as u64)),
-                    op_pair: Constant::new(bits::<4>(Opcode::Pair as u64)),
-                    index: Default::default(),
-                    opcode: Default::default(),
-                    slot_a: Default::default(),
-                    slot_b: Default::default(),
-                    count: Default::default(),
-                    needs_input: Default::default(),
-                    reads_a: Default::default(),
-                    reads_b: Default::default(),
-                    hazard: Default::default(),
-                    issue: Default::default(),
-                    last_word: Default::default(),
-                    addr_d: Default::default(),
-                    p_valid: Default::default(),
-                    p_in: Default::default(),
-                    p_addr: Default::default(),
-                    p_instr: Default::default(),
-                    p_last: Default::default(),
-                    d_valid: Default::default(),
-                    d_bypass: Default::default(),
-                    d_addr: Default::default(),
-                    d_instr: Default::default(),
-                    at_store: Constant::new(bits::<6>(InstrWord::default().get_my_offset_store() as u64)),
-                    at_slot_d: Constant::new(bits::<6>(InstrWord::default().get_my_offset_slot_d() as u64)),
-                    d_last: Default::default(),
-                    result: Default::default(),
-                    wb_instr: Default::default(),
-                    in_flight: Default::default(),
-                    operand_a: Default::default(),
-                    operand_b: Default::default(),
-                }
-            }
-        }
-
-        impl Logic for $name {
-            #[hdl_gen]
-            fn update(&mut self) {
-                dff_setup!(self, clock, active, instr, index, p_valid, p_in, p_addr, p_instr, p_last);
-                clock!(self, clock, alu, out);
-                self.buffer_a.read_clock.next = self.clock.val();
-                self.buffer_a.write_clock.next = self.clock.val();
-                self.buffer_b.read_clock.next = self.clock.val();
-                self.buffer_b.write_clock.next = self.clock.val();
-                for i in 0..5 {
-                    self.d_valid[i].clock.next = self.clock.val();
-                    self.d_bypass[i].clock.next = self.clock.val();
-                    self.d_addr[i].clock.next = self.clock.val();
-                    self.d_instr[i].clock.next = self.clock.val();
-                    self.d_last[i].clock.next = self.clock.val();
-                }
-
-                // ---- Issue: one word per clock of the active instruction.
-                self.offered.next = self.s_instr_tdata.val().into();
-                self.opcode.next = self.instr.q.val().opcode;
-                self.slot_a.next = self.instr.q.val().slot_a;
-                self.slot_b.next = self.instr.q.val().slot_b;
-                self.count.next = self.instr.q.val().count;
-                self.needs_input.next = self.opcode.val() < self.op_buffer.val();
-                self.reads_a.next = self.opcode.val() != self.op_input.val();
-                self.reads_b.next = self.opcode.val() == self.op_pair.val();
-                // Read after write: before its first word (within one instruction every word
-                // has its own address), an instruction waits while a store into a buffer it
-                // reads is still in the pipeline.
-                self.hazard.next = false;
-                if self.p_valid.q.val()
-                    & self.p_instr.q.val().store
-                    & ((self.reads_a.val() & (self.p_instr.q.val().slot_d == self.slot_a.val()))
-                        | (self.reads_b.val() & (self.p_instr.q.val().slot_d == self.slot_b.val())))
-                {
-                    self.hazard.next = self.index.q.val() == bits::<12>(0);
-                }
-                for i in 0..5 {
-                    if self.d_valid[i].q.val()
-                        & self.d_instr[i].q.val().get_bit(self.at_store.val().index())
-                        & ((self.reads_a.val() & (self.d_instr[i].q.val().get_bits::<7>(self.at_slot_d.val().index()) == self.slot_a.val()))
-                            | (self.reads_b.val() & (self.d_instr[i].q.val().get_bits::<7>(self.at_slot_d.val().index()) == self.slot_b.val())))
-                    {
-                        self.hazard.next = self.index.q.val() == bits::<12>(0);
-                    }
-                }
-                self.issue.next = self.active.q.val()
-                    & (self.s_axis_tvalid.val() | !self.needs_input.val())
-                    & !self.out.almost_full.val()
-                    & !self.hazard.val();
-                self.s_axis_tready.next = self.active.q.val()
-                    & self.needs_input.val()
-                    & !self.out.almost_full.val()
-                    & !self.hazard.val();
-                self.last_word.next = (self.index.q.val() + bits::<12>(1)) == self.count.val();
-                self.buffer_a.read_address.next = (bit_cast::<$ab, 7>(self.slot_a.val()) << $wb)
-                    | bit_cast::<$ab, $wb>(self.index.q.val().get_bits::<$wb>(0));
-                self.buffer_b.read_address.next = (bit_cast::<$ab, 7>(self.slot_b.val()) << $wb)
-                    | bit_cast::<$ab, $wb>(self.index.q.val().get_bits::<$wb>(0));
-                self.addr_d.next = (bit_cast::<$ab, 7>(self.instr.q.val().slot_d) << $wb)
-                    | bit_cast::<$ab, $wb>(self.index.q.val().get_bits::<$wb>(0));
-                if self.issue.val() {
-                    self.index.d.next = self.index.q.val() + bits::<12>(1);
-                    if self.last_word.val() {
-                        self.active.d.next = false;
-                    }
-                }
-                // A new instruction when idle or as the last word of the current one issues.
-                self.s_instr_tready.next = !self.active.q.val() | (self.issue.val() & self.last_word.val());
-                if self.s_instr_tvalid.val() & (!self.active.q.val() | (self.issue.val() & self.last_word.val())) {
-                    self.instr.d.next = self.offered.val();
-                    self.index.d.next = bits::<12>(0);
-                    self.active.d.next = self.offered.val().count != bits::<12>(0);
-                }
-                self.p_valid.d.next = self.issue.val();
-                self.p_in.d.next = self.s_axis_tdata.val();
-                self.p_addr.d.next = self.addr_d.val();
-                self.p_instr.d.next = self.instr.q.val();
-                self.p_last.d.next = self.last_word.val();
-
-                // ---- Operand: the stored words arrive; into the ALU (left = lower ranks).
-                self.operand_a.next = self.buffer_a.read_data.val();
-                self.operand_b.next = self.p_in.q.val();
-                if self.p_instr.q.val().opcode == self.op_pair.val() {
-                    self.operand_b.next = self.buffer_b.read_data.val();
-                }
-                if self.p_instr.q.val().swap {
-                    self.operand_a.next = self.p_in.q.val();
-                    self.operand_b.next = self.buffer_a.read_data.val();
-                    if self.p_instr.q.val().opcode == self.op_pair.val() {
-                        self.operand_a.next = self.buffer_b.read_data.val();
-                    }
-                }
-                self.alu.a.next = self.operand_a.val();
-                self.alu.b.next = self.operand_b.val();
-                self.alu.datatype.next = self.p_instr.q.val().datatype;
-                self.alu.op.next = self.p_instr.q.val().op;
-                self.alu.valid_in.next = self.p_valid.q.val();
-                self.d_valid[0].d.next = self.p_valid.q.val();
-                self.d_bypass[0].d.next = self.p_in.q.val();
-                if self.p_instr.q.val().opcode == self.op_buffer.val() {
-                    self.d_bypass[0].d.next = self.buffer_a.read_data.val();
-                }
-                self.d_addr[0].d.next = self.p_addr.q.val();
-                self.d_instr[0].d.next = self.p_instr.q.val().into();
-                self.d_last[0].d.next = self.p_last.q.val();
-                for i in 1..5 {
-                    self.d_valid[i].d.next = self.d_valid[i - 1].q.val();
-                    self.d_bypass[i].d.next = self.d_bypass[i - 1].q.val();
-                    self.d_addr[i].d.next = self.d_addr[i - 1].q.val();
-                    self.d_instr[i].d.next = self.d_instr[i - 1].q.val();
-                    self.d_last[i].d.next = self.d_last[i - 1].q.val();
-                }
-
-                // ---- Write-back (both RAM copies) and out.
-                self.wb_instr.next = self.d_instr[4].q.val().into();
-                self.result.next = self.d_bypass[4].q.val();
-                if (self.wb_instr.val().opcode == self.op_combine.val())
-                    | (self.wb_instr.val().opcode == self.op_pair.val())
-                {
-                    self.result.next = self.alu.result.val();
-                }
-                self.buffer_a.write_address.next = self.d_addr[4].q.val();
-                self.buffer_a.write_data.next = self.result.val();
-                self.buffer_a.write_enable.next = self.d_valid[4].q.val() & self.wb_instr.val().store;
-                self.buffer_b.write_address.next = self.d_addr[4].q.val();
-                self.buffer_b.write_data.next = self.result.val();
-                self.buffer_b.write_enable.next = self.d_valid[4].q.val() & self.wb_instr.val().store;
-                self.out.write.next = self.d_valid[4].q.val() & self.wb_instr.val().emit;
-                self.out.data_in.next = bit_cast::<$ob, $w>(self.result.val())
-                    | (bit_cast::<$ob, 64>(self.wb_instr.val().into()) << $w)
-                    | (bit_cast::<$ob, 1>(self.d_last[4].q.val().into()) << ($w + 64));
-                self.m_axis_tvalid.next = !self.out.empty.val();
-                self.m_axis_tdata.next = self.out.data_out.val().get_bits::<$w>(0);
-                self.m_axis_tinstr.next = self.out.data_out.val().get_bits::<64>($w);
-                self.m_axis_tlast.next = self.out.data_out.val().get_bit($w + 64);
-                self.out.read.next = self.m_axis_tready.val() & !self.out.empty.val();
-                self.in_flight.next = self.p_valid.q.val();
-                for i in 0..5 {
-                    if self.d_valid[i].q.val() {
-                        self.in_flight.next = true;
-                    }
-                }
-                self.busy.next = self.active.q.val() | self.in_flight.val() | !self.out.empty.val();
-                self.alu.reset.next = self.reset.val();
-                self.out.reset.next = self.reset.val();
-                if self.reset.val() {
-                    self.active.d.next = false;
-                    self.instr.d.next = bits::<64>(0).into();
-                    self.index.d.next = bits::<12>(0);
-                    self.p_valid.d.next = false;
-                    for i in 0..5 {
-                        self.d_valid[i].d.next = false;
-                    }
-                }
-            }
-        }
-    };
+/// The CIPE of a `W`-bit datapath (`L64`/`L32` ALU lanes): 2^`WB` words a buffer, `AB`-bit
+/// buffer addresses, `OB`-bit output FIFO entries (result, instruction, last).
+#[allow(non_snake_case)] // `W`, `WB`, `LAST_AT`: localparams, the first two named as the parameters
+#[derive(LogicBlock)]
+pub struct Cipe<
+    const W: usize,
+    const L64: usize,
+    const L32: usize,
+    const WB: usize,
+    const AB: usize,
+    const OB: usize,
+> {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset: no instruction active, nothing in the pipeline, the output
+    /// FIFO empty. The packet buffers keep their words (every word is written before
+    /// an instruction reads it).
+    pub reset: Signal<In, Bit>,
+    pub s_instr: StreamSink<Bits<64>>,
+    pub s_axis: StreamSink<Bits<W>>,
+    pub m_axis: PayloadSource<W>,
+    /// The instruction that produced the beat on `m_axis`.
+    pub m_axis_tinstr: Signal<Out, Bits<64>>,
+    pub busy: Signal<Out, Bit>,
+    alu: CipeAlu<W, L64, L32>,
+    buffer_a: RAM<Bits<W>, AB>,
+    buffer_b: RAM<Bits<W>, AB>,
+    out: Fifo<Bits<OB>, 5, 6, 12>,
+    // Issue stage.
+    active: DFF<Bit>,
+    instr: DFF<InstrWord>,
+    /// The instruction offered on `s_instr`.
+    offered: Signal<Local, InstrWord>,
+    op_input: Constant<Bits<4>>,
+    op_combine: Constant<Bits<4>>,
+    op_buffer: Constant<Bits<4>>,
+    op_pair: Constant<Bits<4>>,
+    index: DFF<Bits<12>>,
+    opcode: Signal<Local, Bits<4>>,
+    slot_a: Signal<Local, Bits<7>>,
+    slot_b: Signal<Local, Bits<7>>,
+    count: Signal<Local, Bits<12>>,
+    needs_input: Signal<Local, Bit>,
+    reads_a: Signal<Local, Bit>,
+    reads_b: Signal<Local, Bit>,
+    hazard: Signal<Local, Bit>,
+    issue: Signal<Local, Bit>,
+    last_word: Signal<Local, Bit>,
+    addr_d: Signal<Local, Bits<AB>>,
+    // Operand stage.
+    p_valid: DFF<Bit>,
+    p_in: DFF<Bits<W>>,
+    p_addr: DFF<Bits<AB>>,
+    p_instr: DFF<InstrWord>,
+    p_last: DFF<Bit>,
+    // Delay lines beside the ALU.
+    d_valid: [DFF<Bit>; 5],
+    d_bypass: [DFF<Bits<W>>; 5],
+    d_addr: [DFF<Bits<AB>>; 5],
+    d_instr: [DFF<Bits<64>>; 5],
+    /// Where `store` and `slot_d` lie in an [`InstrWord`] (the delay line holds words:
+    /// rust-hdl cannot name a struct field of an array element inside a loop).
+    at_store: Constant<Bits<6>>,
+    at_slot_d: Constant<Bits<6>>,
+    d_last: [DFF<Bit>; 5],
+    result: Signal<Local, Bits<W>>,
+    wb_instr: Signal<Local, InstrWord>,
+    in_flight: Signal<Local, Bit>,
+    /// The ALU's operands, assigned to `alu.a`/`alu.b` once (a default-then-override of a
+    /// child's input re-triggers it in event-driven simulators).
+    operand_a: Signal<Local, Bits<W>>,
+    operand_b: Signal<Local, Bits<W>>,
+    /// The word's bits; the word-index bits of a buffer address.
+    W: Constant<Bits<16>>,
+    WB: Constant<Bits<16>>,
+    /// Where `tlast` sits in an output FIFO entry.
+    LAST_AT: Constant<Bits<16>>,
 }
 
-cipe!(
-    /// ZedBoard: 64-bit words, 64 buffers × 256 words.
-    Cipe64, alu = CipeAlu64, width = 64, word_bits = 8, addr_bits = 14, out_bits = 129
-);
-cipe!(
-    /// NetFPGA SUME: 256-bit words, 64 buffers × 64 words.
-    Cipe256, alu = CipeAlu256, width = 256, word_bits = 6, addr_bits = 12, out_bits = 321
-);
+impl<
+    const W: usize,
+    const L64: usize,
+    const L32: usize,
+    const WB: usize,
+    const AB: usize,
+    const OB: usize,
+> Default for Cipe<W, L64, L32, WB, AB, OB>
+{
+    fn default() -> Self {
+        assert!(1 << WB == SLOT_BYTES * 8 / W && 1 << (AB - WB) == SLOTS && OB == W + 64 + 1);
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_instr: Default::default(),
+            s_axis: Default::default(),
+            m_axis: Default::default(),
+            m_axis_tinstr: Default::default(),
+            busy: Default::default(),
+            alu: Default::default(),
+            buffer_a: Default::default(),
+            buffer_b: Default::default(),
+            out: Default::default(),
+            active: Default::default(),
+            instr: Default::default(),
+            offered: Default::default(),
+            op_input: Constant::new(bits::<4>(Opcode::Input as u64)),
+            op_combine: Constant::new(bits::<4>(Opcode::Combine as u64)),
+            op_buffer: Constant::new(bits::<4>(Opcode::Buffer as u64)),
+            op_pair: Constant::new(bits::<4>(Opcode::Pair as u64)),
+            index: Default::default(),
+            opcode: Default::default(),
+            slot_a: Default::default(),
+            slot_b: Default::default(),
+            count: Default::default(),
+            needs_input: Default::default(),
+            reads_a: Default::default(),
+            reads_b: Default::default(),
+            hazard: Default::default(),
+            issue: Default::default(),
+            last_word: Default::default(),
+            addr_d: Default::default(),
+            p_valid: Default::default(),
+            p_in: Default::default(),
+            p_addr: Default::default(),
+            p_instr: Default::default(),
+            p_last: Default::default(),
+            d_valid: std::array::from_fn(|_| Default::default()),
+            d_bypass: std::array::from_fn(|_| Default::default()),
+            d_addr: std::array::from_fn(|_| Default::default()),
+            d_instr: std::array::from_fn(|_| Default::default()),
+            at_store: Constant::new(bits::<6>(InstrWord::default().get_my_offset_store() as u64)),
+            at_slot_d: Constant::new(bits::<6>(InstrWord::default().get_my_offset_slot_d() as u64)),
+            d_last: std::array::from_fn(|_| Default::default()),
+            result: Default::default(),
+            wb_instr: Default::default(),
+            in_flight: Default::default(),
+            operand_a: Default::default(),
+            operand_b: Default::default(),
+            W: Constant::new(bits::<16>(W as u64)),
+            WB: Constant::new(bits::<16>(WB as u64)),
+            LAST_AT: Constant::new(bits::<16>((W + 64) as u64)),
+        }
+    }
+}
+
+impl<
+    const W: usize,
+    const L64: usize,
+    const L32: usize,
+    const WB: usize,
+    const AB: usize,
+    const OB: usize,
+> Logic for Cipe<W, L64, L32, WB, AB, OB>
+{
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, active, instr, index, p_valid, p_in, p_addr, p_instr, p_last
+        );
+        clock!(self, clock, alu, out);
+        self.buffer_a.read_clock.next = self.clock.val();
+        self.buffer_a.write_clock.next = self.clock.val();
+        self.buffer_b.read_clock.next = self.clock.val();
+        self.buffer_b.write_clock.next = self.clock.val();
+        for i in 0..5 {
+            self.d_valid[i].clock.next = self.clock.val();
+            self.d_bypass[i].clock.next = self.clock.val();
+            self.d_addr[i].clock.next = self.clock.val();
+            self.d_instr[i].clock.next = self.clock.val();
+            self.d_last[i].clock.next = self.clock.val();
+        }
+
+        // ---- Issue: one word per clock of the active instruction.
+        self.offered.next = self.s_instr.tdata.val().into();
+        self.opcode.next = self.instr.q.val().opcode;
+        self.slot_a.next = self.instr.q.val().slot_a;
+        self.slot_b.next = self.instr.q.val().slot_b;
+        self.count.next = self.instr.q.val().count;
+        self.needs_input.next = self.opcode.val() < self.op_buffer.val();
+        self.reads_a.next = self.opcode.val() != self.op_input.val();
+        self.reads_b.next = self.opcode.val() == self.op_pair.val();
+        // Read after write: before its first word (within one instruction every word
+        // has its own address), an instruction waits while a store into a buffer it
+        // reads is still in the pipeline.
+        self.hazard.next = false;
+        if self.p_valid.q.val()
+            & self.p_instr.q.val().store
+            & ((self.reads_a.val() & (self.p_instr.q.val().slot_d == self.slot_a.val()))
+                | (self.reads_b.val() & (self.p_instr.q.val().slot_d == self.slot_b.val())))
+        {
+            self.hazard.next = self.index.q.val() == bits::<12>(0);
+        }
+        for i in 0..5 {
+            if self.d_valid[i].q.val()
+                & self.d_instr[i].q.val().get_bit(self.at_store.val().index())
+                & ((self.reads_a.val()
+                    & (self.d_instr[i]
+                        .q
+                        .val()
+                        .get_bits::<7>(self.at_slot_d.val().index())
+                        == self.slot_a.val()))
+                    | (self.reads_b.val()
+                        & (self.d_instr[i]
+                            .q
+                            .val()
+                            .get_bits::<7>(self.at_slot_d.val().index())
+                            == self.slot_b.val())))
+            {
+                self.hazard.next = self.index.q.val() == bits::<12>(0);
+            }
+        }
+        self.issue.next = self.active.q.val()
+            & (self.s_axis.tvalid.val() | !self.needs_input.val())
+            & !self.out.almost_full.val()
+            & !self.hazard.val();
+        self.s_axis.tready.next = self.active.q.val()
+            & self.needs_input.val()
+            & !self.out.almost_full.val()
+            & !self.hazard.val();
+        self.last_word.next = (self.index.q.val() + bits::<12>(1)) == self.count.val();
+        self.buffer_a.read_address.next = (bit_cast::<AB, 7>(self.slot_a.val()) << self.WB.val())
+            | bit_cast::<AB, WB>(self.index.q.val().get_bits::<WB>(0));
+        self.buffer_b.read_address.next = (bit_cast::<AB, 7>(self.slot_b.val()) << self.WB.val())
+            | bit_cast::<AB, WB>(self.index.q.val().get_bits::<WB>(0));
+        self.addr_d.next = (bit_cast::<AB, 7>(self.instr.q.val().slot_d) << self.WB.val())
+            | bit_cast::<AB, WB>(self.index.q.val().get_bits::<WB>(0));
+        if self.issue.val() {
+            self.index.d.next = self.index.q.val() + bits::<12>(1);
+            if self.last_word.val() {
+                self.active.d.next = false;
+            }
+        }
+        // A new instruction when idle or as the last word of the current one issues.
+        self.s_instr.tready.next = !self.active.q.val() | (self.issue.val() & self.last_word.val());
+        if self.s_instr.tvalid.val()
+            & (!self.active.q.val() | (self.issue.val() & self.last_word.val()))
+        {
+            self.instr.d.next = self.offered.val();
+            self.index.d.next = bits::<12>(0);
+            self.active.d.next = self.offered.val().count != bits::<12>(0);
+        }
+        self.p_valid.d.next = self.issue.val();
+        self.p_in.d.next = self.s_axis.tdata.val();
+        self.p_addr.d.next = self.addr_d.val();
+        self.p_instr.d.next = self.instr.q.val();
+        self.p_last.d.next = self.last_word.val();
+
+        // ---- Operand: the stored words arrive; into the ALU (left = lower ranks).
+        self.operand_a.next = self.buffer_a.read_data.val();
+        self.operand_b.next = self.p_in.q.val();
+        if self.p_instr.q.val().opcode == self.op_pair.val() {
+            self.operand_b.next = self.buffer_b.read_data.val();
+        }
+        if self.p_instr.q.val().swap {
+            self.operand_a.next = self.p_in.q.val();
+            self.operand_b.next = self.buffer_a.read_data.val();
+            if self.p_instr.q.val().opcode == self.op_pair.val() {
+                self.operand_a.next = self.buffer_b.read_data.val();
+            }
+        }
+        self.alu.a.next = self.operand_a.val();
+        self.alu.b.next = self.operand_b.val();
+        self.alu.datatype.next = self.p_instr.q.val().datatype;
+        self.alu.op.next = self.p_instr.q.val().op;
+        self.alu.valid_in.next = self.p_valid.q.val();
+        self.d_valid[0].d.next = self.p_valid.q.val();
+        self.d_bypass[0].d.next = self.p_in.q.val();
+        if self.p_instr.q.val().opcode == self.op_buffer.val() {
+            self.d_bypass[0].d.next = self.buffer_a.read_data.val();
+        }
+        self.d_addr[0].d.next = self.p_addr.q.val();
+        self.d_instr[0].d.next = self.p_instr.q.val().into();
+        self.d_last[0].d.next = self.p_last.q.val();
+        for i in 1..5 {
+            self.d_valid[i].d.next = self.d_valid[i - 1].q.val();
+            self.d_bypass[i].d.next = self.d_bypass[i - 1].q.val();
+            self.d_addr[i].d.next = self.d_addr[i - 1].q.val();
+            self.d_instr[i].d.next = self.d_instr[i - 1].q.val();
+            self.d_last[i].d.next = self.d_last[i - 1].q.val();
+        }
+
+        // ---- Write-back (both RAM copies) and out.
+        self.wb_instr.next = self.d_instr[4].q.val().into();
+        self.result.next = self.d_bypass[4].q.val();
+        if (self.wb_instr.val().opcode == self.op_combine.val())
+            | (self.wb_instr.val().opcode == self.op_pair.val())
+        {
+            self.result.next = self.alu.result.val();
+        }
+        self.buffer_a.write_address.next = self.d_addr[4].q.val();
+        self.buffer_a.write_data.next = self.result.val();
+        self.buffer_a.write_enable.next = self.d_valid[4].q.val() & self.wb_instr.val().store;
+        self.buffer_b.write_address.next = self.d_addr[4].q.val();
+        self.buffer_b.write_data.next = self.result.val();
+        self.buffer_b.write_enable.next = self.d_valid[4].q.val() & self.wb_instr.val().store;
+        self.out.write.next = self.d_valid[4].q.val() & self.wb_instr.val().emit;
+        self.out.data_in.next = bit_cast::<OB, W>(self.result.val())
+            | (bit_cast::<OB, 64>(self.wb_instr.val().into()) << self.W.val())
+            | (bit_cast::<OB, 1>(self.d_last[4].q.val().into()) << self.LAST_AT.val());
+        self.m_axis.tvalid.next = !self.out.empty.val();
+        self.m_axis.tdata.next = self.out.data_out.val().get_bits::<W>(0);
+        self.m_axis_tinstr.next = self.out.data_out.val().get_bits::<64>(W);
+        self.m_axis.tlast.next = self.out.data_out.val().get_bit(W + 64);
+        self.out.read.next = self.m_axis.tready.val() & !self.out.empty.val();
+        self.in_flight.next = self.p_valid.q.val();
+        for i in 0..5 {
+            if self.d_valid[i].q.val() {
+                self.in_flight.next = true;
+            }
+        }
+        self.busy.next = self.active.q.val() | self.in_flight.val() | !self.out.empty.val();
+        self.alu.reset.next = self.reset.val();
+        self.out.reset.next = self.reset.val();
+        if self.reset.val() {
+            self.active.d.next = false;
+            self.instr.d.next = bits::<64>(0).into();
+            self.index.d.next = bits::<12>(0);
+            self.p_valid.d.next = false;
+            for i in 0..5 {
+                self.d_valid[i].d.next = false;
+            }
+        }
+    }
+}
+
+/// ZedBoard: 64-bit words, 256 a buffer.
+pub type Cipe64 = Cipe<64, 1, 2, 8, 14, 129>;
+/// NetFPGA SUME: 256-bit words, 64 a buffer.
+pub type Cipe256 = Cipe<256, 4, 8, 6, 12, 321>;

@@ -9,7 +9,9 @@
 //! IEEE total-order key (`sign ? !x : x | sign_bit`), which orders −0 below +0; a NaN operand
 //! gives the canonical NaN. An invalid pair (never emitted by the parser) returns `a`.
 //!
-//! One template (`cipe_alu!`) gives both widths: [`CipeAlu64`] and [`CipeAlu256`].
+//! One block for both widths, generic in the word (`W` bits, `L64 = W / 64` and `L32 = W / 32`
+//! lanes): [`CipeAlu64`] and [`CipeAlu256`]. Each lane is a [`LaneOp`] (every op but float
+//! SUM) beside an IEEE adder; [`Place`] puts a lane's result at its bits of the word.
 
 use collwire_proto::{Datatype, ReduceOp};
 use rust_hdl::prelude::*;
@@ -24,300 +26,400 @@ fn code(c: u8) -> Constant<Bits<4>> {
     Constant::new(bits::<4>(u64::from(c)))
 }
 
-macro_rules! cipe_alu {
-    (
-        $(#[$doc:meta])* $name:ident, width = $w:tt,
-        lanes64 = $l64:tt, more64 = [$($k64:tt)*], lanes32 = $l32:tt, more32 = [$($k32:tt)*]
-    ) => {
-        cipe_alu!(@body $(#[$doc])* $name, $w, $l64, [$($k64)*], $l32, [$($k32)*], [
-            (a32, b32, ka32, kb32, nan_a32, nan_b32, r32, fp32, dt_int32, dt_f32, sign32, nan32, 32, 8, 23, $l32)
-            (a64, b64, ka64, kb64, nan_a64, nan_b64, r64, fp64, dt_int64, dt_f64, sign64, nan64, 64, 11, 52, $l64)
-        ]);
-    };
-    (
-        @body $(#[$doc:meta])* $name:ident, $w:tt, $l64:tt, [$($k64:tt)*], $l32:tt, [$($k32:tt)*],
-        [$(($a:ident, $b:ident, $ka:ident, $kb:ident, $na:ident, $nb:ident, $r:ident, $fp:ident, $dt_signed:ident,
-            $dt_float:ident, $sign:ident, $nan:ident, $lw:tt, $ew:tt, $fw:tt, $lanes:tt))*]
-    ) => {
-        $(#[$doc])*
-        #[derive(LogicBlock)]
-        pub struct $name {
-            pub clock: Signal<In, Clock>,
-            /// Synchronous reset: no word in flight.
-            pub reset: Signal<In, Bit>,
-            /// Stored operand (left: lower-ranked data).
-            pub a: Signal<In, Bits<$w>>,
-            /// Incoming operand (right).
-            pub b: Signal<In, Bits<$w>>,
-            /// `collwire_proto::Datatype` code.
-            pub datatype: Signal<In, Bits<4>>,
-            /// `collwire_proto::ReduceOp` code.
-            pub op: Signal<In, Bits<4>>,
-            pub valid_in: Signal<In, Bit>,
-            pub result: Signal<Out, Bits<$w>>,
-            pub valid_out: Signal<Out, Bit>,
-            fp64: [FpAdd64; $l64],
-            fp32: [FpAdd32; $l32],
-            dt_int32: Constant<Bits<4>>,
-            dt_uint32: Constant<Bits<4>>,
-            dt_int64: Constant<Bits<4>>,
-            dt_uint64: Constant<Bits<4>>,
-            dt_f32: Constant<Bits<4>>,
-            dt_f64: Constant<Bits<4>>,
-            op_sum: Constant<Bits<4>>,
-            op_min: Constant<Bits<4>>,
-            op_max: Constant<Bits<4>>,
-            op_band: Constant<Bits<4>>,
-            op_land: Constant<Bits<4>>,
-            op_bor: Constant<Bits<4>>,
-            op_lor: Constant<Bits<4>>,
-            op_bxor: Constant<Bits<4>>,
-            op_lxor: Constant<Bits<4>>,
-            nan32: Constant<Bits<32>>,
-            nan64: Constant<Bits<64>>,
-            sign32: Constant<Bits<32>>,
-            sign64: Constant<Bits<64>>,
-            // 32-bit lanes: operands, compare keys, NaN flags, result, packing accumulator.
-            a32: [Signal<Local, Bits<32>>; $l32],
-            b32: [Signal<Local, Bits<32>>; $l32],
-            ka32: [Signal<Local, Bits<32>>; $l32],
-            kb32: [Signal<Local, Bits<32>>; $l32],
-            nan_a32: [Signal<Local, Bit>; $l32],
-            nan_b32: [Signal<Local, Bit>; $l32],
-            r32: [Signal<Local, Bits<32>>; $l32],
-            acc32: [Signal<Local, Bits<$w>>; $l32],
-            sum32: [Signal<Local, Bits<$w>>; $l32],
-            // 64-bit lanes.
-            a64: [Signal<Local, Bits<64>>; $l64],
-            b64: [Signal<Local, Bits<64>>; $l64],
-            ka64: [Signal<Local, Bits<64>>; $l64],
-            kb64: [Signal<Local, Bits<64>>; $l64],
-            nan_a64: [Signal<Local, Bit>; $l64],
-            nan_b64: [Signal<Local, Bit>; $l64],
-            r64: [Signal<Local, Bits<64>>; $l64],
-            acc64: [Signal<Local, Bits<$w>>; $l64],
-            sum64: [Signal<Local, Bits<$w>>; $l64],
-            is_float: Signal<Local, Bit>,
-            wide_lanes: Signal<Local, Bit>,
-            /// Drives `result`, assigned once at the end of `update`.
-            result_mux: Signal<Local, Bits<$w>>,
-            // Non-adder results and tags, delayed to the adders' latency.
-            other: [DFF<Bits<$w>>; 5],
-            f64_sum: [DFF<Bit>; 5],
-            f32_sum: [DFF<Bit>; 5],
-            valid: [DFF<Bit>; 5],
-        }
-
-        impl Default for $name {
-            fn default() -> Self {
-                Self {
-                    clock: Default::default(),
-                    reset: Default::default(),
-                    a: Default::default(),
-                    b: Default::default(),
-                    datatype: Default::default(),
-                    op: Default::default(),
-                    valid_in: Default::default(),
-                    result: Default::default(),
-                    valid_out: Default::default(),
-                    fp64: std::array::from_fn(|_| Default::default()),
-                    fp32: std::array::from_fn(|_| Default::default()),
-                    dt_int32: code(Datatype::Int32.code()),
-                    dt_uint32: code(Datatype::Uint32.code()),
-                    dt_int64: code(Datatype::Int64.code()),
-                    dt_uint64: code(Datatype::Uint64.code()),
-                    dt_f32: code(Datatype::F32.code()),
-                    dt_f64: code(Datatype::F64.code()),
-                    op_sum: code(ReduceOp::Sum.code()),
-                    op_min: code(ReduceOp::Min.code()),
-                    op_max: code(ReduceOp::Max.code()),
-                    op_band: code(ReduceOp::Band.code()),
-                    op_land: code(ReduceOp::Land.code()),
-                    op_bor: code(ReduceOp::Bor.code()),
-                    op_lor: code(ReduceOp::Lor.code()),
-                    op_bxor: code(ReduceOp::Bxor.code()),
-                    op_lxor: code(ReduceOp::Lxor.code()),
-                    nan32: Constant::new(bits::<32>(u64::from(collwire_proto::reduce::F32_CANONICAL_NAN))),
-                    nan64: Constant::new(bits::<64>(collwire_proto::reduce::F64_CANONICAL_NAN)),
-                    sign32: Constant::new(bits::<32>(1 << 31)),
-                    sign64: Constant::new(bits::<64>(1 << 63)),
-                    a32: Default::default(),
-                    b32: Default::default(),
-                    ka32: Default::default(),
-                    kb32: Default::default(),
-                    nan_a32: Default::default(),
-                    nan_b32: Default::default(),
-                    r32: Default::default(),
-                    acc32: Default::default(),
-                    sum32: Default::default(),
-                    a64: Default::default(),
-                    b64: Default::default(),
-                    ka64: Default::default(),
-                    kb64: Default::default(),
-                    nan_a64: Default::default(),
-                    nan_b64: Default::default(),
-                    r64: Default::default(),
-                    acc64: Default::default(),
-                    sum64: Default::default(),
-                    is_float: Default::default(),
-                    wide_lanes: Default::default(),
-                    result_mux: Default::default(),
-                    other: Default::default(),
-                    f64_sum: Default::default(),
-                    f32_sum: Default::default(),
-                    valid: Default::default(),
-                }
-            }
-        }
-
-        impl Logic for $name {
-            #[hdl_gen]
-            fn update(&mut self) {
-                for i in 0..5 {
-                    self.other[i].clock.next = self.clock.val();
-                    self.f64_sum[i].clock.next = self.clock.val();
-                    self.f32_sum[i].clock.next = self.clock.val();
-                    self.valid[i].clock.next = self.clock.val();
-                }
-                self.is_float.next = (self.datatype.val() == self.dt_f32.val()) | (self.datatype.val() == self.dt_f64.val());
-                self.wide_lanes.next = (self.datatype.val() == self.dt_int64.val())
-                    | (self.datatype.val() == self.dt_uint64.val())
-                    | (self.datatype.val() == self.dt_f64.val());
-
-                // ---- Lane ALUs, once per lane kind (32-bit: int32/uint32/f32; 64-bit:
-                // int64/uint64/f64).
-                $(
-                for i in 0..$lanes {
-                    self.$a[i].next = self.a.val().get_bits::<$lw>(i * $lw);
-                    self.$b[i].next = self.b.val().get_bits::<$lw>(i * $lw);
-                    self.$fp[i].clock.next = self.clock.val();
-                    self.$fp[i].reset.next = self.reset.val();
-                    self.$fp[i].a.next = self.$a[i].val();
-                    self.$fp[i].b.next = self.$b[i].val();
-                    self.$fp[i].valid_in.next = self.valid_in.val();
-                    self.$na[i].next = self.$a[i].val().get_bits::<$ew>($fw).all() & self.$a[i].val().get_bits::<$fw>(0).any();
-                    self.$nb[i].next = self.$b[i].val().get_bits::<$ew>($fw).all() & self.$b[i].val().get_bits::<$fw>(0).any();
-                    // Compare keys: unsigned order of the key is the type's order.
-                    self.$ka[i].next = self.$a[i].val();
-                    self.$kb[i].next = self.$b[i].val();
-                    if self.datatype.val() == self.$dt_signed.val() {
-                        self.$ka[i].next = self.$a[i].val() ^ self.$sign.val();
-                        self.$kb[i].next = self.$b[i].val() ^ self.$sign.val();
-                    }
-                    if self.datatype.val() == self.$dt_float.val() {
-                        self.$ka[i].next = self.$a[i].val() | self.$sign.val();
-                        if self.$a[i].val().get_bit($lw - 1) {
-                            self.$ka[i].next = !self.$a[i].val();
-                        }
-                        self.$kb[i].next = self.$b[i].val() | self.$sign.val();
-                        if self.$b[i].val().get_bit($lw - 1) {
-                            self.$kb[i].next = !self.$b[i].val();
-                        }
-                    }
-                    self.$r[i].next = self.$a[i].val();
-                    if self.op.val() == self.op_sum.val() {
-                        self.$r[i].next = self.$a[i].val() + self.$b[i].val();
-                    }
-                    if self.op.val() == self.op_min.val() {
-                        self.$r[i].next = self.$a[i].val();
-                        if self.$kb[i].val() < self.$ka[i].val() {
-                            self.$r[i].next = self.$b[i].val();
-                        }
-                    }
-                    if self.op.val() == self.op_max.val() {
-                        self.$r[i].next = self.$a[i].val();
-                        if self.$kb[i].val() > self.$ka[i].val() {
-                            self.$r[i].next = self.$b[i].val();
-                        }
-                    }
-                    if self.op.val() == self.op_band.val() {
-                        self.$r[i].next = self.$a[i].val() & self.$b[i].val();
-                    }
-                    if self.op.val() == self.op_bor.val() {
-                        self.$r[i].next = self.$a[i].val() | self.$b[i].val();
-                    }
-                    if self.op.val() == self.op_bxor.val() {
-                        self.$r[i].next = self.$a[i].val() ^ self.$b[i].val();
-                    }
-                    if self.op.val() == self.op_land.val() {
-                        self.$r[i].next = bits::<$lw>(0);
-                        if self.$a[i].val().any() & self.$b[i].val().any() {
-                            self.$r[i].next = bits::<$lw>(1);
-                        }
-                    }
-                    if self.op.val() == self.op_lor.val() {
-                        self.$r[i].next = bits::<$lw>(0);
-                        if self.$a[i].val().any() | self.$b[i].val().any() {
-                            self.$r[i].next = bits::<$lw>(1);
-                        }
-                    }
-                    if self.op.val() == self.op_lxor.val() {
-                        self.$r[i].next = bits::<$lw>(0);
-                        if self.$a[i].val().any() != self.$b[i].val().any() {
-                            self.$r[i].next = bits::<$lw>(1);
-                        }
-                    }
-                    if self.is_float.val() & (self.$na[i].val() | self.$nb[i].val()) {
-                        self.$r[i].next = self.$nan.val();
-                    }
-                }
-                )*
-                self.acc32[0].next = bit_cast::<$w, 32>(self.r32[0].val());
-                self.sum32[0].next = bit_cast::<$w, 32>(self.fp32[0].sum.val());
-                // Lane packing is unrolled: bit_cast cannot take a loop-indexed signal.
-                $(
-                    self.acc32[$k32].next = self.acc32[$k32 - 1].val() | (bit_cast::<$w, 32>(self.r32[$k32].val()) << ($k32 * 32));
-                    self.sum32[$k32].next =
-                        self.sum32[$k32 - 1].val() | (bit_cast::<$w, 32>(self.fp32[$k32].sum.val()) << ($k32 * 32));
-                )*
-
-                self.acc64[0].next = bit_cast::<$w, 64>(self.r64[0].val());
-                self.sum64[0].next = bit_cast::<$w, 64>(self.fp64[0].sum.val());
-                $(
-                    self.acc64[$k64].next = self.acc64[$k64 - 1].val() | (bit_cast::<$w, 64>(self.r64[$k64].val()) << ($k64 * 64));
-                    self.sum64[$k64].next =
-                        self.sum64[$k64 - 1].val() | (bit_cast::<$w, 64>(self.fp64[$k64].sum.val()) << ($k64 * 64));
-                )*
-
-                // ---- Delay the non-adder result and the tags to the adders' latency.
-                self.other[0].d.next = self.acc32[$l32 - 1].val();
-                if self.wide_lanes.val() {
-                    self.other[0].d.next = self.acc64[$l64 - 1].val();
-                }
-                self.f64_sum[0].d.next = (self.datatype.val() == self.dt_f64.val()) & (self.op.val() == self.op_sum.val());
-                self.f32_sum[0].d.next = (self.datatype.val() == self.dt_f32.val()) & (self.op.val() == self.op_sum.val());
-                self.valid[0].d.next = self.valid_in.val();
-                for i in 1..5 {
-                    self.other[i].d.next = self.other[i - 1].q.val();
-                    self.f64_sum[i].d.next = self.f64_sum[i - 1].q.val();
-                    self.f32_sum[i].d.next = self.f32_sum[i - 1].q.val();
-                    self.valid[i].d.next = self.valid[i - 1].q.val();
-                }
-                self.result_mux.next = self.other[4].q.val();
-                if self.f64_sum[4].q.val() {
-                    self.result_mux.next = self.sum64[$l64 - 1].val();
-                }
-                if self.f32_sum[4].q.val() {
-                    self.result_mux.next = self.sum32[$l32 - 1].val();
-                }
-                self.valid_out.next = self.valid[4].q.val();
-                self.result.next = self.result_mux.val();
-                if self.reset.val() {
-                    for i in 0..5 {
-                        self.valid[i].d.next = false;
-                    }
-                }
-            }
-        }
-    };
+/// One lane of `LW` bits (32 or 64): every (datatype, op) result but float SUM, in one
+/// combinational step. The lane's signed and float datatypes are the `LW`-bit ones.
+#[derive(LogicBlock)]
+pub struct LaneOp<const LW: usize> {
+    pub a: Signal<In, Bits<LW>>,
+    pub b: Signal<In, Bits<LW>>,
+    /// `collwire_proto::Datatype` code.
+    pub datatype: Signal<In, Bits<4>>,
+    /// `collwire_proto::ReduceOp` code.
+    pub op: Signal<In, Bits<4>>,
+    /// The datatype is a float (of either width).
+    pub is_float: Signal<In, Bit>,
+    pub r: Signal<Out, Bits<LW>>,
+    dt_signed: Constant<Bits<4>>,
+    dt_float: Constant<Bits<4>>,
+    op_sum: Constant<Bits<4>>,
+    op_min: Constant<Bits<4>>,
+    op_max: Constant<Bits<4>>,
+    op_band: Constant<Bits<4>>,
+    op_land: Constant<Bits<4>>,
+    op_bor: Constant<Bits<4>>,
+    op_lor: Constant<Bits<4>>,
+    op_bxor: Constant<Bits<4>>,
+    op_lxor: Constant<Bits<4>>,
+    nan: Constant<Bits<LW>>,
+    sign: Constant<Bits<LW>>,
+    exp_mask: Constant<Bits<LW>>,
+    frac_mask: Constant<Bits<LW>>,
+    zero: Constant<Bits<LW>>,
+    one: Constant<Bits<LW>>,
+    nan_a: Signal<Local, Bit>,
+    nan_b: Signal<Local, Bit>,
+    /// Compare keys: the unsigned order of the key is the type's order.
+    ka: Signal<Local, Bits<LW>>,
+    kb: Signal<Local, Bits<LW>>,
+    /// Drives `r`, assigned once at the end of `update`.
+    result: Signal<Local, Bits<LW>>,
 }
 
-cipe_alu!(
-    /// ZedBoard datapath: 64-bit words, 1 × 64-bit or 2 × 32-bit lanes.
-    CipeAlu64, width = 64, lanes64 = 1, more64 = [], lanes32 = 2, more32 = [1]
-);
+impl<const LW: usize> Default for LaneOp<LW> {
+    fn default() -> Self {
+        let (signed, float, nan, frac_bits) = match LW {
+            32 => (
+                Datatype::Int32,
+                Datatype::F32,
+                u64::from(collwire_proto::reduce::F32_CANONICAL_NAN),
+                23,
+            ),
+            64 => (
+                Datatype::Int64,
+                Datatype::F64,
+                collwire_proto::reduce::F64_CANONICAL_NAN,
+                52,
+            ),
+            _ => panic!("LaneOp: lanes are 32 or 64 bits"),
+        };
+        let all = u64::MAX >> (64 - LW);
+        let sign = 1u64 << (LW - 1);
+        let frac = (1u64 << frac_bits) - 1;
+        Self {
+            a: Default::default(),
+            b: Default::default(),
+            datatype: Default::default(),
+            op: Default::default(),
+            is_float: Default::default(),
+            r: Default::default(),
+            dt_signed: code(signed.code()),
+            dt_float: code(float.code()),
+            op_sum: code(ReduceOp::Sum.code()),
+            op_min: code(ReduceOp::Min.code()),
+            op_max: code(ReduceOp::Max.code()),
+            op_band: code(ReduceOp::Band.code()),
+            op_land: code(ReduceOp::Land.code()),
+            op_bor: code(ReduceOp::Bor.code()),
+            op_lor: code(ReduceOp::Lor.code()),
+            op_bxor: code(ReduceOp::Bxor.code()),
+            op_lxor: code(ReduceOp::Lxor.code()),
+            nan: Constant::new(bits::<LW>(nan)),
+            sign: Constant::new(bits::<LW>(sign)),
+            exp_mask: Constant::new(bits::<LW>(all & !sign & !frac)),
+            frac_mask: Constant::new(bits::<LW>(frac)),
+            zero: Constant::new(bits::<LW>(0)),
+            one: Constant::new(bits::<LW>(1)),
+            nan_a: Default::default(),
+            nan_b: Default::default(),
+            ka: Default::default(),
+            kb: Default::default(),
+            result: Default::default(),
+        }
+    }
+}
 
-cipe_alu!(
-    /// NetFPGA SUME datapath: 256-bit words, 4 × 64-bit or 8 × 32-bit lanes.
-    CipeAlu256, width = 256, lanes64 = 4, more64 = [1 2 3], lanes32 = 8, more32 = [1 2 3 4 5 6 7]
-);
+impl<const LW: usize> Logic for LaneOp<LW> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.nan_a.next = ((self.a.val() & self.exp_mask.val()) == self.exp_mask.val())
+            & (self.a.val() & self.frac_mask.val()).any();
+        self.nan_b.next = ((self.b.val() & self.exp_mask.val()) == self.exp_mask.val())
+            & (self.b.val() & self.frac_mask.val()).any();
+        self.ka.next = self.a.val();
+        self.kb.next = self.b.val();
+        if self.datatype.val() == self.dt_signed.val() {
+            self.ka.next = self.a.val() ^ self.sign.val();
+            self.kb.next = self.b.val() ^ self.sign.val();
+        }
+        if self.datatype.val() == self.dt_float.val() {
+            self.ka.next = self.a.val() | self.sign.val();
+            if (self.a.val() & self.sign.val()).any() {
+                self.ka.next = !self.a.val();
+            }
+            self.kb.next = self.b.val() | self.sign.val();
+            if (self.b.val() & self.sign.val()).any() {
+                self.kb.next = !self.b.val();
+            }
+        }
+        self.result.next = self.a.val();
+        if self.op.val() == self.op_sum.val() {
+            self.result.next = self.a.val() + self.b.val();
+        }
+        if self.op.val() == self.op_min.val() {
+            self.result.next = self.a.val();
+            if self.kb.val() < self.ka.val() {
+                self.result.next = self.b.val();
+            }
+        }
+        if self.op.val() == self.op_max.val() {
+            self.result.next = self.a.val();
+            if self.kb.val() > self.ka.val() {
+                self.result.next = self.b.val();
+            }
+        }
+        if self.op.val() == self.op_band.val() {
+            self.result.next = self.a.val() & self.b.val();
+        }
+        if self.op.val() == self.op_bor.val() {
+            self.result.next = self.a.val() | self.b.val();
+        }
+        if self.op.val() == self.op_bxor.val() {
+            self.result.next = self.a.val() ^ self.b.val();
+        }
+        if self.op.val() == self.op_land.val() {
+            self.result.next = self.zero.val();
+            if self.a.val().any() & self.b.val().any() {
+                self.result.next = self.one.val();
+            }
+        }
+        if self.op.val() == self.op_lor.val() {
+            self.result.next = self.zero.val();
+            if self.a.val().any() | self.b.val().any() {
+                self.result.next = self.one.val();
+            }
+        }
+        if self.op.val() == self.op_lxor.val() {
+            self.result.next = self.zero.val();
+            if self.a.val().any() != self.b.val().any() {
+                self.result.next = self.one.val();
+            }
+        }
+        if self.is_float.val() & (self.nan_a.val() | self.nan_b.val()) {
+            self.result.next = self.nan.val();
+        }
+        self.r.next = self.result.val();
+    }
+}
+
+/// An `LW`-bit lane placed at bit `at` of a `W`-bit word (zeros elsewhere). A block of its own
+/// because rust-hdl's `bit_cast` cannot take a loop-indexed signal (its width is evaluated in
+/// Rust, where the loop index does not exist).
+#[derive(LogicBlock)]
+pub struct Place<const W: usize, const LW: usize> {
+    pub lane: Signal<In, Bits<LW>>,
+    pub word: Signal<Out, Bits<W>>,
+    at: Constant<Bits<16>>,
+}
+
+impl<const W: usize, const LW: usize> Place<W, LW> {
+    /// Lane `index` (bits `index·LW` up).
+    pub fn lane(index: usize) -> Self {
+        assert!((index + 1) * LW <= W);
+        Self {
+            lane: Default::default(),
+            word: Default::default(),
+            at: Constant::new(bits::<16>((index * LW) as u64)),
+        }
+    }
+}
+
+impl<const W: usize, const LW: usize> Logic for Place<W, LW> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.word.next = bit_cast::<W, LW>(self.lane.val()) << self.at.val();
+    }
+}
+
+/// The lane ALU of a `W`-bit word: `L64` 64-bit or `L32` 32-bit lanes.
+#[derive(LogicBlock)]
+pub struct CipeAlu<const W: usize, const L64: usize, const L32: usize> {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset: no word in flight.
+    pub reset: Signal<In, Bit>,
+    /// Stored operand (left: lower-ranked data).
+    pub a: Signal<In, Bits<W>>,
+    /// Incoming operand (right).
+    pub b: Signal<In, Bits<W>>,
+    /// `collwire_proto::Datatype` code.
+    pub datatype: Signal<In, Bits<4>>,
+    /// `collwire_proto::ReduceOp` code.
+    pub op: Signal<In, Bits<4>>,
+    pub valid_in: Signal<In, Bit>,
+    pub result: Signal<Out, Bits<W>>,
+    pub valid_out: Signal<Out, Bit>,
+    fp64: [FpAdd64; L64],
+    fp32: [FpAdd32; L32],
+    lane64: [LaneOp<64>; L64],
+    lane32: [LaneOp<32>; L32],
+    place64: [Place<W, 64>; L64],
+    place32: [Place<W, 32>; L32],
+    place_sum64: [Place<W, 64>; L64],
+    place_sum32: [Place<W, 32>; L32],
+    dt_int64: Constant<Bits<4>>,
+    dt_uint64: Constant<Bits<4>>,
+    dt_f32: Constant<Bits<4>>,
+    dt_f64: Constant<Bits<4>>,
+    op_sum: Constant<Bits<4>>,
+    /// Packing accumulators: lanes `0..=i` of the word.
+    acc32: [Signal<Local, Bits<W>>; L32],
+    sum32: [Signal<Local, Bits<W>>; L32],
+    acc64: [Signal<Local, Bits<W>>; L64],
+    sum64: [Signal<Local, Bits<W>>; L64],
+    /// The packed words: non-adder results and adder sums, per lane width.
+    word32: Signal<Local, Bits<W>>,
+    word_sum32: Signal<Local, Bits<W>>,
+    word64: Signal<Local, Bits<W>>,
+    word_sum64: Signal<Local, Bits<W>>,
+    is_float: Signal<Local, Bit>,
+    wide_lanes: Signal<Local, Bit>,
+    /// Drives `result`, assigned once at the end of `update`.
+    result_mux: Signal<Local, Bits<W>>,
+    // Non-adder results and tags, delayed to the adders' latency.
+    other: [DFF<Bits<W>>; 5],
+    f64_sum: [DFF<Bit>; 5],
+    f32_sum: [DFF<Bit>; 5],
+    valid: [DFF<Bit>; 5],
+}
+
+impl<const W: usize, const L64: usize, const L32: usize> Default for CipeAlu<W, L64, L32> {
+    fn default() -> Self {
+        assert!(
+            L64 * 64 == W && L32 * 32 == W,
+            "CipeAlu: L64 = W / 64, L32 = W / 32"
+        );
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            a: Default::default(),
+            b: Default::default(),
+            datatype: Default::default(),
+            op: Default::default(),
+            valid_in: Default::default(),
+            result: Default::default(),
+            valid_out: Default::default(),
+            fp64: std::array::from_fn(|_| Default::default()),
+            fp32: std::array::from_fn(|_| Default::default()),
+            lane64: std::array::from_fn(|_| Default::default()),
+            lane32: std::array::from_fn(|_| Default::default()),
+            place64: std::array::from_fn(Place::lane),
+            place32: std::array::from_fn(Place::lane),
+            place_sum64: std::array::from_fn(Place::lane),
+            place_sum32: std::array::from_fn(Place::lane),
+            dt_int64: code(Datatype::Int64.code()),
+            dt_uint64: code(Datatype::Uint64.code()),
+            dt_f32: code(Datatype::F32.code()),
+            dt_f64: code(Datatype::F64.code()),
+            op_sum: code(ReduceOp::Sum.code()),
+            acc32: std::array::from_fn(|_| Default::default()),
+            sum32: std::array::from_fn(|_| Default::default()),
+            acc64: std::array::from_fn(|_| Default::default()),
+            sum64: std::array::from_fn(|_| Default::default()),
+            word32: Default::default(),
+            word_sum32: Default::default(),
+            word64: Default::default(),
+            word_sum64: Default::default(),
+            is_float: Default::default(),
+            wide_lanes: Default::default(),
+            result_mux: Default::default(),
+            other: Default::default(),
+            f64_sum: Default::default(),
+            f32_sum: Default::default(),
+            valid: Default::default(),
+        }
+    }
+}
+
+impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L64, L32> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for i in 0..5 {
+            self.other[i].clock.next = self.clock.val();
+            self.f64_sum[i].clock.next = self.clock.val();
+            self.f32_sum[i].clock.next = self.clock.val();
+            self.valid[i].clock.next = self.clock.val();
+        }
+        self.is_float.next =
+            (self.datatype.val() == self.dt_f32.val()) | (self.datatype.val() == self.dt_f64.val());
+        self.wide_lanes.next = (self.datatype.val() == self.dt_int64.val())
+            | (self.datatype.val() == self.dt_uint64.val())
+            | (self.datatype.val() == self.dt_f64.val());
+
+        // ---- Lanes: an op block and an adder per lane, results placed back into the word.
+        for i in 0..L32 {
+            self.lane32[i].a.next = self.a.val().get_bits::<32>(i * 32);
+            self.lane32[i].b.next = self.b.val().get_bits::<32>(i * 32);
+            self.lane32[i].datatype.next = self.datatype.val();
+            self.lane32[i].op.next = self.op.val();
+            self.lane32[i].is_float.next = self.is_float.val();
+            self.fp32[i].clock.next = self.clock.val();
+            self.fp32[i].reset.next = self.reset.val();
+            self.fp32[i].a.next = self.a.val().get_bits::<32>(i * 32);
+            self.fp32[i].b.next = self.b.val().get_bits::<32>(i * 32);
+            self.fp32[i].valid_in.next = self.valid_in.val();
+            self.place32[i].lane.next = self.lane32[i].r.val();
+            self.place_sum32[i].lane.next = self.fp32[i].sum.val();
+        }
+        for i in 0..L64 {
+            self.lane64[i].a.next = self.a.val().get_bits::<64>(i * 64);
+            self.lane64[i].b.next = self.b.val().get_bits::<64>(i * 64);
+            self.lane64[i].datatype.next = self.datatype.val();
+            self.lane64[i].op.next = self.op.val();
+            self.lane64[i].is_float.next = self.is_float.val();
+            self.fp64[i].clock.next = self.clock.val();
+            self.fp64[i].reset.next = self.reset.val();
+            self.fp64[i].a.next = self.a.val().get_bits::<64>(i * 64);
+            self.fp64[i].b.next = self.b.val().get_bits::<64>(i * 64);
+            self.fp64[i].valid_in.next = self.valid_in.val();
+            self.place64[i].lane.next = self.lane64[i].r.val();
+            self.place_sum64[i].lane.next = self.fp64[i].sum.val();
+        }
+        self.acc32[0].next = self.place32[0].word.val();
+        self.sum32[0].next = self.place_sum32[0].word.val();
+        for i in 1..L32 {
+            self.acc32[i].next = self.acc32[i - 1].val() | self.place32[i].word.val();
+            self.sum32[i].next = self.sum32[i - 1].val() | self.place_sum32[i].word.val();
+        }
+        self.acc64[0].next = self.place64[0].word.val();
+        self.sum64[0].next = self.place_sum64[0].word.val();
+        for i in 1..L64 {
+            self.acc64[i].next = self.acc64[i - 1].val() | self.place64[i].word.val();
+            self.sum64[i].next = self.sum64[i - 1].val() | self.place_sum64[i].word.val();
+        }
+        // The last partial sums are the words (one-pass loops: rust-hdl evaluates an array
+        // index in Verilog, where `L32` does not exist, but a loop bound in Rust).
+        for i in (L32 - 1usize)..L32 {
+            self.word32.next = self.acc32[i].val();
+            self.word_sum32.next = self.sum32[i].val();
+        }
+        for i in (L64 - 1usize)..L64 {
+            self.word64.next = self.acc64[i].val();
+            self.word_sum64.next = self.sum64[i].val();
+        }
+
+        // ---- Delay the non-adder result and the tags to the adders' latency.
+        self.other[0].d.next = self.word32.val();
+        if self.wide_lanes.val() {
+            self.other[0].d.next = self.word64.val();
+        }
+        self.f64_sum[0].d.next =
+            (self.datatype.val() == self.dt_f64.val()) & (self.op.val() == self.op_sum.val());
+        self.f32_sum[0].d.next =
+            (self.datatype.val() == self.dt_f32.val()) & (self.op.val() == self.op_sum.val());
+        self.valid[0].d.next = self.valid_in.val();
+        for i in 1..5 {
+            self.other[i].d.next = self.other[i - 1].q.val();
+            self.f64_sum[i].d.next = self.f64_sum[i - 1].q.val();
+            self.f32_sum[i].d.next = self.f32_sum[i - 1].q.val();
+            self.valid[i].d.next = self.valid[i - 1].q.val();
+        }
+        self.result_mux.next = self.other[4].q.val();
+        if self.f64_sum[4].q.val() {
+            self.result_mux.next = self.word_sum64.val();
+        }
+        if self.f32_sum[4].q.val() {
+            self.result_mux.next = self.word_sum32.val();
+        }
+        self.valid_out.next = self.valid[4].q.val();
+        self.result.next = self.result_mux.val();
+        if self.reset.val() {
+            for i in 0..5 {
+                self.valid[i].d.next = false;
+            }
+        }
+    }
+}
+
+/// ZedBoard datapath: 64-bit words, 1 × 64-bit or 2 × 32-bit lanes.
+pub type CipeAlu64 = CipeAlu<64, 1, 2>;
+/// NetFPGA SUME datapath: 256-bit words, 4 × 64-bit or 8 × 32-bit lanes.
+pub type CipeAlu256 = CipeAlu<256, 4, 8>;

@@ -28,10 +28,13 @@ use crate::statistics::Statistics;
 use crate::uop_decode::UopDecode;
 
 /// Verilog of `block` with the top module (and its children's prefix) renamed to `name`, and
-/// array ports (rust-hdl's `s_axis_tdata$0`) renamed to plain identifiers (`s_axis_tdata_0`).
+/// the top module's structured ports renamed to plain identifiers: an array port (rust-hdl's
+/// `s_axis_tdata$0`) becomes `s_axis_tdata_0`, an interface field (`s_axis$tdata`)
+/// `s_axis_tdata`, a field of an array of interfaces (`s_axis$0$tdata`) `s_axis_tdata_0` — the
+/// index always last, so a port's signals group as in verilog-ethernet.
 pub fn verilog<B: Block>(mut block: B, name: &str) -> String {
     block.connect_all();
-    let mut text = generate_verilog(&block)
+    let text = generate_verilog(&block)
         .replace("module top(", &format!("module {name}("))
         .replace("endmodule // top\n", &format!("endmodule // {name}\n"))
         .replace("top$", &format!("{name}$"));
@@ -40,13 +43,39 @@ pub fn verilog<B: Block>(mut block: B, name: &str) -> String {
         .and_then(|(_, rest)| rest.split_once(");"))
         .map(|(ports, _)| ports.to_string())
         .unwrap_or_default();
-    let mut array_ports: Vec<&str> = header.split(',').filter(|p| p.contains('$')).collect();
-    // Longest first, so `x$1` never rewrites a prefix of `x$10`.
-    array_ports.sort_by_key(|p| std::cmp::Reverse(p.len()));
-    for port in array_ports {
-        text = text.replace(port, &port.replace('$', "_"));
+    let renames: std::collections::HashMap<&str, String> = header
+        .split(',')
+        .map(str::trim)
+        .filter(|p| p.contains('$'))
+        .map(|p| (p, plain_port_name(p)))
+        .collect();
+    // Whole identifiers only, so a port's name inside a longer wire name stays as it is.
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    while let Some(start) = rest.find(is_ident) {
+        out.push_str(&rest[..start]);
+        let len = rest[start..]
+            .find(|c| !is_ident(c))
+            .unwrap_or(rest.len() - start);
+        let ident = &rest[start..start + len];
+        out.push_str(renames.get(ident).map_or(ident, String::as_str));
+        rest = &rest[start + len..];
     }
-    text
+    out.push_str(rest);
+    out
+}
+
+/// `s_axis$0$tdata` → `s_axis_tdata_0`: the named parts joined by `_`, the indices after them.
+fn plain_port_name(port: &str) -> String {
+    let (indices, names): (Vec<&str>, Vec<&str>) = port
+        .split('$')
+        .partition(|part| part.chars().all(|c| c.is_ascii_digit()));
+    names
+        .into_iter()
+        .chain(indices)
+        .collect::<Vec<_>>()
+        .join("_")
 }
 
 /// One emitted design: its module name and Verilog text.
@@ -187,4 +216,38 @@ pub fn is_part_of_another(name: &str) -> bool {
     ]
     .iter()
     .any(|part| name.starts_with(&format!("collwire_{part}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn structured_ports_get_plain_names_with_the_index_last() {
+        assert_eq!(plain_port_name("s_axis$0$tdata"), "s_axis_tdata_0");
+        assert_eq!(plain_port_name("s_axis_tdata$3"), "s_axis_tdata_3");
+        assert_eq!(plain_port_name("m_axis$tready"), "m_axis_tready");
+    }
+
+    #[test]
+    fn interface_ports_leave_as_verilog_ethernet_names() {
+        let v = verilog(AxisArbiter64::default(), "collwire_axis_arbiter64");
+        let header = v
+            .split_once("module collwire_axis_arbiter64(")
+            .and_then(|(_, rest)| rest.split_once(");"))
+            .unwrap()
+            .0;
+        for port in [
+            "s_axis_tdata_0",
+            "s_axis_tready_3",
+            "m_axis_tuser",
+            "m_axis_tready",
+        ] {
+            assert!(header.contains(port), "{port} missing in ({header})");
+        }
+        assert!(!header.contains('$'), "{header}");
+        // The names are whole identifiers: inside the module too.
+        assert!(v.contains("input wire  [63:0] s_axis_tdata_0;"), "{v}");
+        assert!(!v.contains("s_axis$0$tdata"), "{v}");
+    }
 }

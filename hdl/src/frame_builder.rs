@@ -13,10 +13,12 @@
 //! record, the record's 4 bytes in wire order. [`entry`] builds one as bytes in Rust (tests);
 //! a unit test checks it against [`EntryWord`].
 //!
-//! One template for both widths: [`FrameBuilder64`] (8 header beats) and [`FrameBuilder256`]
+//! One block for both widths: [`FrameBuilder64`] (8 header beats) and [`FrameBuilder256`]
 //! (2 header beats).
 
 use rust_hdl::prelude::*;
+
+use crate::axis::{AxisSource, PayloadSink, check_widths};
 
 use crate::fifo::Fifo;
 
@@ -86,209 +88,199 @@ pub enum BuilderState {
     Inline,
 }
 
-macro_rules! frame_builder {
-    (
-        $(#[$doc:meta])* $name:ident, width = $w:tt, keep = $k:tt, header_beats = $hb:tt,
-        width_log2 = $wl:tt, keep_log2 = $kl:tt
-    ) => {
-        $(#[$doc])*
-        #[derive(LogicBlock)]
-        pub struct $name {
-            pub clock: Signal<In, Clock>,
-            /// Synchronous reset: no frame being sent, no entry queued, the frame counter 0.
-            pub reset: Signal<In, Bit>,
-            /// Header entries from the CFE.
-            pub s_entry_tdata: Signal<In, Bits<570>>,
-            pub s_entry_tvalid: Signal<In, Bit>,
-            pub s_entry_tready: Signal<Out, Bit>,
-            /// Result beats from the CIPE.
-            pub s_axis_tdata: Signal<In, Bits<$w>>,
-            pub s_axis_tlast: Signal<In, Bit>,
-            pub s_axis_tvalid: Signal<In, Bit>,
-            pub s_axis_tready: Signal<Out, Bit>,
-            pub m_axis_tdata: Signal<Out, Bits<$w>>,
-            pub m_axis_tkeep: Signal<Out, Bits<$k>>,
-            pub m_axis_tlast: Signal<Out, Bit>,
-            pub m_axis_tuser: Signal<Out, Bits<16>>,
-            pub m_axis_tvalid: Signal<Out, Bit>,
-            pub m_axis_tready: Signal<In, Bit>,
-            pub frames: Signal<Out, Bits<32>>,
-            entries: Fifo<Bits<570>, 4, 5, 1>,
-            state: DFF<BuilderState>,
-            beat: DFF<Bits<4>>,
-            sent: DFF<Bits<32>>,
-            all_keep: Constant<Bits<$k>>,
-            last_header_beat: Constant<Bits<4>>,
-            head: Signal<Local, EntryWord>,
-            shifted: Signal<Local, Bits<512>>,
-            tail: Signal<Local, Bits<$kl>>,
-            /// `BYTES − tail`, modulo BYTES (a signal of its own so Verilog keeps its width).
-            empty_lanes: Signal<Local, Bits<$kl>>,
-            last_keep: Signal<Local, Bits<$k>>,
-            move_beat: Signal<Local, Bit>,
-            /// Drives `m_axis_tdata`, assigned once at the end of `update`.
-            out_tdata: Signal<Local, Bits<$w>>,
-            /// Drives `m_axis_tkeep`, assigned once at the end of `update`.
-            out_tkeep: Signal<Local, Bits<$k>>,
-            /// Drives `m_axis_tlast`, assigned once at the end of `update`.
-            out_tlast: Signal<Local, Bit>,
-            /// Drives `m_axis_tvalid`, assigned once at the end of `update`.
-            out_tvalid: Signal<Local, Bit>,
-            /// Drives `s_axis_tready`, assigned once at the end of `update`.
-            out_s_tready: Signal<Local, Bit>,
-            /// Drives `entries.read`, assigned once at the end of `update`.
-            pop_entry: Signal<Local, Bit>,
-        }
-
-        impl Default for $name {
-            fn default() -> Self {
-                Self {
-                    clock: Default::default(),
-                    reset: Default::default(),
-                    s_entry_tdata: Default::default(),
-                    s_entry_tvalid: Default::default(),
-                    s_entry_tready: Default::default(),
-                    s_axis_tdata: Default::default(),
-                    s_axis_tlast: Default::default(),
-                    s_axis_tvalid: Default::default(),
-                    s_axis_tready: Default::default(),
-                    m_axis_tdata: Default::default(),
-                    m_axis_tkeep: Default::default(),
-                    m_axis_tlast: Default::default(),
-                    m_axis_tuser: Default::default(),
-                    m_axis_tvalid: Default::default(),
-                    m_axis_tready: Default::default(),
-                    frames: Default::default(),
-                    entries: Default::default(),
-                    state: Default::default(),
-                    beat: Default::default(),
-                    sent: Default::default(),
-                    all_keep: Constant::new(Bits::<$k>::mask()),
-                    last_header_beat: Constant::new(bits::<4>($hb - 1)),
-                    head: Default::default(),
-                    shifted: Default::default(),
-                    tail: Default::default(),
-                    empty_lanes: Default::default(),
-                    last_keep: Default::default(),
-                    move_beat: Default::default(),
-                    out_tdata: Default::default(),
-                    out_tkeep: Default::default(),
-                    out_tlast: Default::default(),
-                    out_tvalid: Default::default(),
-                    out_s_tready: Default::default(),
-                    pop_entry: Default::default(),
-                }
-            }
-        }
-
-        impl Logic for $name {
-            #[hdl_gen]
-            fn update(&mut self) {
-                dff_setup!(self, clock, state, beat, sent);
-                clock!(self, clock, entries);
-                self.entries.data_in.next = self.s_entry_tdata.val();
-                self.entries.write.next = self.s_entry_tvalid.val() & !self.entries.full.val();
-                self.s_entry_tready.next = !self.entries.full.val();
-                self.head.next = self.entries.data_out.val().into();
-                self.shifted.next = self.head.val().header
-                    >> (bit_cast::<512, 4>(self.beat.q.val()) << $wl);
-                // Bytes in the last payload beat (0 = a full beat).
-                self.tail.next = bit_cast::<$kl, 16>(self.head.val().bytes);
-                self.empty_lanes.next = !self.tail.val() + bits::<$kl>(1);
-                self.last_keep.next = self.all_keep.val() >> bit_cast::<$k, $kl>(self.empty_lanes.val());
-                self.m_axis_tuser.next = bit_cast::<16, 8>(self.head.val().ports) << 8;
-                self.out_tdata.next = self.shifted.val().get_bits::<$w>(0);
-                self.out_tkeep.next = self.all_keep.val();
-                self.out_tlast.next = false;
-                self.out_tvalid.next = false;
-                self.out_s_tready.next = false;
-                self.pop_entry.next = false;
-                self.move_beat.next = false;
-                match self.state.q.val() {
-                    BuilderState::Idle => {
-                        if !self.entries.empty.val() {
-                            self.state.d.next = BuilderState::Header;
-                            self.beat.d.next = bits::<4>(0);
-                        }
-                    }
-                    BuilderState::Header => {
-                        self.out_tvalid.next = true;
-                        if self.beat.q.val() == self.last_header_beat.val() {
-                            self.out_tlast.next = !self.head.val().from_cipe & !self.head.val().inline;
-                        }
-                        self.move_beat.next = self.m_axis_tready.val();
-                        if self.m_axis_tready.val() {
-                            self.beat.d.next = self.beat.q.val() + bits::<4>(1);
-                            if self.beat.q.val() == self.last_header_beat.val() {
-                                if self.head.val().from_cipe {
-                                    self.state.d.next = BuilderState::Payload;
-                                } else if self.head.val().inline {
-                                    self.state.d.next = BuilderState::Inline;
-                                } else {
-                                    self.state.d.next = BuilderState::Idle;
-                                    self.pop_entry.next = true;
-                                }
-                            }
-                        }
-                    }
-                    BuilderState::Payload => {
-                        self.out_tdata.next = self.s_axis_tdata.val();
-                        self.out_tlast.next = self.s_axis_tlast.val();
-                        if self.s_axis_tlast.val() {
-                            self.out_tkeep.next = self.last_keep.val();
-                        }
-                        self.out_tvalid.next = self.s_axis_tvalid.val();
-                        self.out_s_tready.next = self.m_axis_tready.val();
-                        self.move_beat.next = self.m_axis_tready.val() & self.s_axis_tvalid.val();
-                        if self.m_axis_tready.val() & self.s_axis_tvalid.val() & self.s_axis_tlast.val() {
-                            self.state.d.next = BuilderState::Idle;
-                            self.pop_entry.next = true;
-                        }
-                    }
-                    BuilderState::Inline => {
-                        self.out_tdata.next = bit_cast::<$w, 32>(self.head.val().record);
-                        self.out_tkeep.next = bit_cast::<$k, 4>(bits::<4>(0xF));
-                        self.out_tlast.next = true;
-                        self.out_tvalid.next = true;
-                        self.move_beat.next = self.m_axis_tready.val();
-                        if self.m_axis_tready.val() {
-                            self.state.d.next = BuilderState::Idle;
-                            self.pop_entry.next = true;
-                        }
-                    }
-                    _ => {
-                        self.state.d.next = BuilderState::Idle;
-                    }
-                }
-                if self.move_beat.val() & self.out_tlast.val() {
-                    self.sent.d.next = self.sent.q.val() + bits::<32>(1);
-                }
-                self.frames.next = self.sent.q.val();
-                self.m_axis_tdata.next = self.out_tdata.val();
-                self.m_axis_tkeep.next = self.out_tkeep.val();
-                self.m_axis_tlast.next = self.out_tlast.val();
-                self.m_axis_tvalid.next = self.out_tvalid.val();
-                self.s_axis_tready.next = self.out_s_tready.val();
-                self.entries.read.next = self.pop_entry.val();
-                self.entries.reset.next = self.reset.val();
-                if self.reset.val() {
-                    self.state.d.next = BuilderState::Idle;
-                    self.beat.d.next = bits::<4>(0);
-                    self.sent.d.next = bits::<32>(0);
-                }
-            }
-        }
-    };
+/// Builds frames from header entries and result words: `W`-bit beats (`K = W / 8` keep bits,
+/// `W = 2^WL`, `K = 2^KL`), a 64-byte header of `HB` beats.
+#[allow(non_snake_case)] // `WL`: a localparam named as the parameter
+#[derive(LogicBlock)]
+pub struct FrameBuilder<
+    const W: usize,
+    const K: usize,
+    const HB: usize,
+    const WL: usize,
+    const KL: usize,
+> {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset: no frame being sent, no entry queued, the frame counter 0.
+    pub reset: Signal<In, Bit>,
+    /// Header entries from the CFE.
+    pub s_entry_tdata: Signal<In, Bits<570>>,
+    pub s_entry_tvalid: Signal<In, Bit>,
+    pub s_entry_tready: Signal<Out, Bit>,
+    /// Result beats from the CIPE.
+    pub s_axis: PayloadSink<W>,
+    pub m_axis: AxisSource<W, K>,
+    pub frames: Signal<Out, Bits<32>>,
+    entries: Fifo<Bits<570>, 4, 5, 1>,
+    state: DFF<BuilderState>,
+    beat: DFF<Bits<4>>,
+    sent: DFF<Bits<32>>,
+    all_keep: Constant<Bits<K>>,
+    last_header_beat: Constant<Bits<4>>,
+    head: Signal<Local, EntryWord>,
+    shifted: Signal<Local, Bits<512>>,
+    tail: Signal<Local, Bits<KL>>,
+    /// `BYTES − tail`, modulo BYTES (a signal of its own so Verilog keeps its width).
+    empty_lanes: Signal<Local, Bits<KL>>,
+    last_keep: Signal<Local, Bits<K>>,
+    move_beat: Signal<Local, Bit>,
+    /// Drives `m_axis.tdata`, assigned once at the end of `update`.
+    out_tdata: Signal<Local, Bits<W>>,
+    /// Drives `m_axis.tkeep`, assigned once at the end of `update`.
+    out_tkeep: Signal<Local, Bits<K>>,
+    /// Drives `m_axis.tlast`, assigned once at the end of `update`.
+    out_tlast: Signal<Local, Bit>,
+    /// Drives `m_axis.tvalid`, assigned once at the end of `update`.
+    out_tvalid: Signal<Local, Bit>,
+    /// Drives `s_axis.tready`, assigned once at the end of `update`.
+    out_s_tready: Signal<Local, Bit>,
+    /// Drives `entries.read`, assigned once at the end of `update`.
+    pop_entry: Signal<Local, Bit>,
+    /// The shift from a beat number to its bit offset in the header.
+    WL: Constant<Bits<16>>,
 }
 
-frame_builder!(
-    /// ZedBoard: 64-bit beats, 8 header beats.
-    FrameBuilder64, width = 64, keep = 8, header_beats = 8, width_log2 = 6, keep_log2 = 3
-);
-frame_builder!(
-    /// NetFPGA SUME: 256-bit beats, 2 header beats.
-    FrameBuilder256, width = 256, keep = 32, header_beats = 2, width_log2 = 8, keep_log2 = 5
-);
+impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL: usize> Default
+    for FrameBuilder<W, K, HB, WL, KL>
+{
+    fn default() -> Self {
+        check_widths(W, K);
+        assert!(HB * W == 512 && 1 << WL == W && 1 << KL == K);
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_entry_tdata: Default::default(),
+            s_entry_tvalid: Default::default(),
+            s_entry_tready: Default::default(),
+            s_axis: Default::default(),
+            m_axis: Default::default(),
+            frames: Default::default(),
+            entries: Default::default(),
+            state: Default::default(),
+            beat: Default::default(),
+            sent: Default::default(),
+            all_keep: Constant::new(Bits::<K>::mask()),
+            last_header_beat: Constant::new(bits::<4>(HB as u64 - 1)),
+            head: Default::default(),
+            shifted: Default::default(),
+            tail: Default::default(),
+            empty_lanes: Default::default(),
+            last_keep: Default::default(),
+            move_beat: Default::default(),
+            out_tdata: Default::default(),
+            out_tkeep: Default::default(),
+            out_tlast: Default::default(),
+            out_tvalid: Default::default(),
+            out_s_tready: Default::default(),
+            pop_entry: Default::default(),
+            WL: Constant::new(bits::<16>(WL as u64)),
+        }
+    }
+}
+
+impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL: usize> Logic
+    for FrameBuilder<W, K, HB, WL, KL>
+{
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, state, beat, sent);
+        clock!(self, clock, entries);
+        self.entries.data_in.next = self.s_entry_tdata.val();
+        self.entries.write.next = self.s_entry_tvalid.val() & !self.entries.full.val();
+        self.s_entry_tready.next = !self.entries.full.val();
+        self.head.next = self.entries.data_out.val().into();
+        self.shifted.next =
+            self.head.val().header >> (bit_cast::<512, 4>(self.beat.q.val()) << self.WL.val());
+        // Bytes in the last payload beat (0 = a full beat).
+        self.tail.next = bit_cast::<KL, 16>(self.head.val().bytes);
+        self.empty_lanes.next = !self.tail.val() + bits::<KL>(1);
+        self.last_keep.next = self.all_keep.val() >> bit_cast::<K, KL>(self.empty_lanes.val());
+        self.m_axis.tuser.next = bit_cast::<16, 8>(self.head.val().ports) << 8;
+        self.out_tdata.next = self.shifted.val().get_bits::<W>(0);
+        self.out_tkeep.next = self.all_keep.val();
+        self.out_tlast.next = false;
+        self.out_tvalid.next = false;
+        self.out_s_tready.next = false;
+        self.pop_entry.next = false;
+        self.move_beat.next = false;
+        match self.state.q.val() {
+            BuilderState::Idle => {
+                if !self.entries.empty.val() {
+                    self.state.d.next = BuilderState::Header;
+                    self.beat.d.next = bits::<4>(0);
+                }
+            }
+            BuilderState::Header => {
+                self.out_tvalid.next = true;
+                if self.beat.q.val() == self.last_header_beat.val() {
+                    self.out_tlast.next = !self.head.val().from_cipe & !self.head.val().inline;
+                }
+                self.move_beat.next = self.m_axis.tready.val();
+                if self.m_axis.tready.val() {
+                    self.beat.d.next = self.beat.q.val() + bits::<4>(1);
+                    if self.beat.q.val() == self.last_header_beat.val() {
+                        if self.head.val().from_cipe {
+                            self.state.d.next = BuilderState::Payload;
+                        } else if self.head.val().inline {
+                            self.state.d.next = BuilderState::Inline;
+                        } else {
+                            self.state.d.next = BuilderState::Idle;
+                            self.pop_entry.next = true;
+                        }
+                    }
+                }
+            }
+            BuilderState::Payload => {
+                self.out_tdata.next = self.s_axis.tdata.val();
+                self.out_tlast.next = self.s_axis.tlast.val();
+                if self.s_axis.tlast.val() {
+                    self.out_tkeep.next = self.last_keep.val();
+                }
+                self.out_tvalid.next = self.s_axis.tvalid.val();
+                self.out_s_tready.next = self.m_axis.tready.val();
+                self.move_beat.next = self.m_axis.tready.val() & self.s_axis.tvalid.val();
+                if self.m_axis.tready.val() & self.s_axis.tvalid.val() & self.s_axis.tlast.val() {
+                    self.state.d.next = BuilderState::Idle;
+                    self.pop_entry.next = true;
+                }
+            }
+            BuilderState::Inline => {
+                self.out_tdata.next = bit_cast::<W, 32>(self.head.val().record);
+                self.out_tkeep.next = bit_cast::<K, 4>(bits::<4>(0xF));
+                self.out_tlast.next = true;
+                self.out_tvalid.next = true;
+                self.move_beat.next = self.m_axis.tready.val();
+                if self.m_axis.tready.val() {
+                    self.state.d.next = BuilderState::Idle;
+                    self.pop_entry.next = true;
+                }
+            }
+            _ => {
+                self.state.d.next = BuilderState::Idle;
+            }
+        }
+        if self.move_beat.val() & self.out_tlast.val() {
+            self.sent.d.next = self.sent.q.val() + bits::<32>(1);
+        }
+        self.frames.next = self.sent.q.val();
+        self.m_axis.tdata.next = self.out_tdata.val();
+        self.m_axis.tkeep.next = self.out_tkeep.val();
+        self.m_axis.tlast.next = self.out_tlast.val();
+        self.m_axis.tvalid.next = self.out_tvalid.val();
+        self.s_axis.tready.next = self.out_s_tready.val();
+        self.entries.read.next = self.pop_entry.val();
+        self.entries.reset.next = self.reset.val();
+        if self.reset.val() {
+            self.state.d.next = BuilderState::Idle;
+            self.beat.d.next = bits::<4>(0);
+            self.sent.d.next = bits::<32>(0);
+        }
+    }
+}
+
+/// ZedBoard: 64-bit beats, 8 header beats.
+pub type FrameBuilder64 = FrameBuilder<64, 8, 8, 6, 3>;
+/// NetFPGA SUME: 256-bit beats, 2 header beats.
+pub type FrameBuilder256 = FrameBuilder<256, 32, 2, 8, 5>;
 
 #[cfg(test)]
 mod entry_tests {

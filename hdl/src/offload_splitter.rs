@@ -14,10 +14,12 @@
 //! `s_cmd_tready` is high only between frames, so the CFE knows the frame at the router's
 //! offload port has not been touched when it decides.
 //!
-//! One template for both widths: [`OffloadSplitter64`] (8 header beats) and
+//! One block for both widths: [`OffloadSplitter64`] (8 header beats) and
 //! [`OffloadSplitter256`] (2).
 
 use rust_hdl::prelude::*;
+
+use crate::axis::{AxisSink, AxisSource, StreamSource, check_widths};
 
 /// Splitter actions, [`SplitCommand::action`].
 pub const SPLIT_DRAIN: u32 = 0;
@@ -60,185 +62,156 @@ pub enum SplitterState {
     Transit,
 }
 
-macro_rules! offload_splitter {
-    ($(#[$doc:meta])* $name:ident, width = $w:tt, keep = $k:tt, header_beats = $hb:tt) => {
-        $(#[$doc])*
-        #[derive(LogicBlock)]
-        pub struct $name {
-            pub clock: Signal<In, Clock>,
-            pub reset: Signal<In, Bit>,
-            pub s_axis_tdata: Signal<In, Bits<$w>>,
-            pub s_axis_tkeep: Signal<In, Bits<$k>>,
-            pub s_axis_tlast: Signal<In, Bit>,
-            pub s_axis_tuser: Signal<In, Bits<16>>,
-            pub s_axis_tvalid: Signal<In, Bit>,
-            pub s_axis_tready: Signal<Out, Bit>,
-            pub s_cmd_tdata: Signal<In, Bits<32>>,
-            pub s_cmd_tvalid: Signal<In, Bit>,
-            pub s_cmd_tready: Signal<Out, Bit>,
-            /// Payload words for the CIPE.
-            pub m_axis_tdata: Signal<Out, Bits<$w>>,
-            pub m_axis_tvalid: Signal<Out, Bit>,
-            pub m_axis_tready: Signal<In, Bit>,
-            /// Transit frames, `tuser[15:8]` = the commanded port mask.
-            pub m_transit_axis_tdata: Signal<Out, Bits<$w>>,
-            pub m_transit_axis_tkeep: Signal<Out, Bits<$k>>,
-            pub m_transit_axis_tlast: Signal<Out, Bit>,
-            pub m_transit_axis_tuser: Signal<Out, Bits<16>>,
-            pub m_transit_axis_tvalid: Signal<Out, Bit>,
-            pub m_transit_axis_tready: Signal<In, Bit>,
-            last_header_beat: Constant<Bits<12>>,
-            state: DFF<SplitterState>,
-            beat: DFF<Bits<12>>,
-            words: DFF<Bits<12>>,
-            mask: DFF<Bits<8>>,
-            take: Signal<Local, Bit>,
-            /// The command offered on `s_cmd`.
-            command: Signal<Local, SplitCommand>,
-            action_stream: Constant<Bits<2>>,
-            action_transit: Constant<Bits<2>>,
-            /// Drives `s_axis_tready`, assigned once at the end of `update`.
-            out_s_tready: Signal<Local, Bit>,
-            /// Drives `s_cmd_tready`, assigned once at the end of `update`.
-            out_cmd_tready: Signal<Local, Bit>,
-            /// Drives `m_axis_tvalid`, assigned once at the end of `update`.
-            out_tvalid: Signal<Local, Bit>,
-            /// Drives `m_transit_axis_tvalid`, assigned once at the end of `update`.
-            out_transit_tvalid: Signal<Local, Bit>,
-        }
-
-        impl Default for $name {
-            fn default() -> Self {
-                Self {
-                    clock: Default::default(),
-                    reset: Default::default(),
-                    s_axis_tdata: Default::default(),
-                    s_axis_tkeep: Default::default(),
-                    s_axis_tlast: Default::default(),
-                    s_axis_tuser: Default::default(),
-                    s_axis_tvalid: Default::default(),
-                    s_axis_tready: Default::default(),
-                    s_cmd_tdata: Default::default(),
-                    s_cmd_tvalid: Default::default(),
-                    s_cmd_tready: Default::default(),
-                    m_axis_tdata: Default::default(),
-                    m_axis_tvalid: Default::default(),
-                    m_axis_tready: Default::default(),
-                    m_transit_axis_tdata: Default::default(),
-                    m_transit_axis_tkeep: Default::default(),
-                    m_transit_axis_tlast: Default::default(),
-                    m_transit_axis_tuser: Default::default(),
-                    m_transit_axis_tvalid: Default::default(),
-                    m_transit_axis_tready: Default::default(),
-                    last_header_beat: Constant::new(bits::<12>($hb - 1)),
-                    state: Default::default(),
-                    beat: Default::default(),
-                    words: Default::default(),
-                    mask: Default::default(),
-                    take: Default::default(),
-                    command: Default::default(),
-                    action_stream: Constant::new(bits::<2>(u64::from(SPLIT_STREAM))),
-                    action_transit: Constant::new(bits::<2>(u64::from(SPLIT_TRANSIT))),
-                    out_s_tready: Default::default(),
-                    out_cmd_tready: Default::default(),
-                    out_tvalid: Default::default(),
-                    out_transit_tvalid: Default::default(),
-                }
-            }
-        }
-
-        impl Logic for $name {
-            #[hdl_gen]
-            fn update(&mut self) {
-                dff_setup!(self, clock, state, beat, words, mask);
-                self.command.next = self.s_cmd_tdata.val().into();
-                self.out_s_tready.next = false;
-                self.out_cmd_tready.next = false;
-                self.m_axis_tdata.next = self.s_axis_tdata.val();
-                self.out_tvalid.next = false;
-                self.m_transit_axis_tdata.next = self.s_axis_tdata.val();
-                self.m_transit_axis_tkeep.next = self.s_axis_tkeep.val();
-                self.m_transit_axis_tlast.next = self.s_axis_tlast.val();
-                self.m_transit_axis_tuser.next =
-                    (self.s_axis_tuser.val() & bits::<16>(0xFF)) | (bit_cast::<16, 8>(self.mask.q.val()) << 8);
-                self.out_transit_tvalid.next = false;
-                self.take.next = false;
-                match self.state.q.val() {
-                    SplitterState::Idle => {
-                        self.out_cmd_tready.next = true;
-                        self.beat.d.next = bits::<12>(0);
-                        if self.s_cmd_tvalid.val() {
-                            self.words.d.next = self.command.val().words;
-                            self.mask.d.next = self.command.val().ports;
-                            self.state.d.next = SplitterState::Drain;
-                            if self.command.val().action == self.action_stream.val() {
-                                self.state.d.next = SplitterState::Header;
-                            }
-                            if self.command.val().action == self.action_transit.val() {
-                                self.state.d.next = SplitterState::Transit;
-                            }
-                        }
-                    }
-                    SplitterState::Header => {
-                        self.out_s_tready.next = true;
-                        self.take.next = self.s_axis_tvalid.val();
-                        if self.take.val() {
-                            self.beat.d.next = self.beat.q.val() + bits::<12>(1);
-                            if self.beat.q.val() == self.last_header_beat.val() {
-                                self.beat.d.next = bits::<12>(0);
-                                self.state.d.next = SplitterState::Payload;
-                            }
-                        }
-                    }
-                    SplitterState::Payload => {
-                        self.out_tvalid.next = self.s_axis_tvalid.val();
-                        self.out_s_tready.next = self.m_axis_tready.val();
-                        self.take.next = self.s_axis_tvalid.val() & self.m_axis_tready.val();
-                        if self.take.val() {
-                            self.beat.d.next = self.beat.q.val() + bits::<12>(1);
-                            if self.beat.q.val() + bits::<12>(1) == self.words.q.val() {
-                                self.state.d.next = SplitterState::Drain;
-                            }
-                        }
-                    }
-                    SplitterState::Drain => {
-                        self.out_s_tready.next = true;
-                        self.take.next = self.s_axis_tvalid.val();
-                    }
-                    SplitterState::Transit => {
-                        self.out_transit_tvalid.next = self.s_axis_tvalid.val();
-                        self.out_s_tready.next = self.m_transit_axis_tready.val();
-                        self.take.next = self.s_axis_tvalid.val() & self.m_transit_axis_tready.val();
-                    }
-                    _ => {
-                        self.state.d.next = SplitterState::Idle;
-                    }
-                }
-                // A frame ends at its tlast whatever the command said (a short frame never
-                // leaves the splitter waiting for beats that do not come).
-                if self.take.val() & self.s_axis_tlast.val() {
-                    self.state.d.next = SplitterState::Idle;
-                }
-                if self.reset.val() {
-                    self.state.d.next = SplitterState::Idle;
-                    self.beat.d.next = bits::<12>(0);
-                    self.words.d.next = bits::<12>(0);
-                    self.mask.d.next = bits::<8>(0);
-                }
-                self.s_axis_tready.next = self.out_s_tready.val();
-                self.s_cmd_tready.next = self.out_cmd_tready.val();
-                self.m_axis_tvalid.next = self.out_tvalid.val();
-                self.m_transit_axis_tvalid.next = self.out_transit_tvalid.val();
-            }
-        }
-    };
+/// Splits offload frames as the CFE commands: `W`-bit beats, `K = W / 8` keep bits, a
+/// 64-byte header of `HB` beats.
+#[derive(LogicBlock)]
+pub struct OffloadSplitter<const W: usize, const K: usize, const HB: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_axis: AxisSink<W, K>,
+    pub s_cmd_tdata: Signal<In, Bits<32>>,
+    pub s_cmd_tvalid: Signal<In, Bit>,
+    pub s_cmd_tready: Signal<Out, Bit>,
+    /// Payload words for the CIPE.
+    pub m_axis: StreamSource<Bits<W>>,
+    /// Transit frames, `tuser[15:8]` = the commanded port mask.
+    pub m_transit_axis: AxisSource<W, K>,
+    last_header_beat: Constant<Bits<12>>,
+    state: DFF<SplitterState>,
+    beat: DFF<Bits<12>>,
+    words: DFF<Bits<12>>,
+    mask: DFF<Bits<8>>,
+    take: Signal<Local, Bit>,
+    /// The command offered on `s_cmd`.
+    command: Signal<Local, SplitCommand>,
+    action_stream: Constant<Bits<2>>,
+    action_transit: Constant<Bits<2>>,
+    /// Drives `s_axis.tready`, assigned once at the end of `update`.
+    out_s_tready: Signal<Local, Bit>,
+    /// Drives `s_cmd_tready`, assigned once at the end of `update`.
+    out_cmd_tready: Signal<Local, Bit>,
+    /// Drives `m_axis.tvalid`, assigned once at the end of `update`.
+    out_tvalid: Signal<Local, Bit>,
+    /// Drives `m_transit_axis.tvalid`, assigned once at the end of `update`.
+    out_transit_tvalid: Signal<Local, Bit>,
 }
 
-offload_splitter!(
-    /// ZedBoard: 64-bit beats, 8 header beats.
-    OffloadSplitter64, width = 64, keep = 8, header_beats = 8
-);
-offload_splitter!(
-    /// NetFPGA SUME: 256-bit beats, 2 header beats.
-    OffloadSplitter256, width = 256, keep = 32, header_beats = 2
-);
+impl<const W: usize, const K: usize, const HB: usize> Default for OffloadSplitter<W, K, HB> {
+    fn default() -> Self {
+        check_widths(W, K);
+        assert_eq!(HB * W, 512, "HB: beats of a 64-byte header");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_axis: Default::default(),
+            s_cmd_tdata: Default::default(),
+            s_cmd_tvalid: Default::default(),
+            s_cmd_tready: Default::default(),
+            m_axis: Default::default(),
+            m_transit_axis: Default::default(),
+            last_header_beat: Constant::new(bits::<12>(HB as u64 - 1)),
+            state: Default::default(),
+            beat: Default::default(),
+            words: Default::default(),
+            mask: Default::default(),
+            take: Default::default(),
+            command: Default::default(),
+            action_stream: Constant::new(bits::<2>(u64::from(SPLIT_STREAM))),
+            action_transit: Constant::new(bits::<2>(u64::from(SPLIT_TRANSIT))),
+            out_s_tready: Default::default(),
+            out_cmd_tready: Default::default(),
+            out_tvalid: Default::default(),
+            out_transit_tvalid: Default::default(),
+        }
+    }
+}
+
+impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<W, K, HB> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, state, beat, words, mask);
+        self.command.next = self.s_cmd_tdata.val().into();
+        self.out_s_tready.next = false;
+        self.out_cmd_tready.next = false;
+        self.m_axis.tdata.next = self.s_axis.tdata.val();
+        self.out_tvalid.next = false;
+        self.m_transit_axis.tdata.next = self.s_axis.tdata.val();
+        self.m_transit_axis.tkeep.next = self.s_axis.tkeep.val();
+        self.m_transit_axis.tlast.next = self.s_axis.tlast.val();
+        self.m_transit_axis.tuser.next = (self.s_axis.tuser.val() & bits::<16>(0xFF))
+            | (bit_cast::<16, 8>(self.mask.q.val()) << 8);
+        self.out_transit_tvalid.next = false;
+        self.take.next = false;
+        match self.state.q.val() {
+            SplitterState::Idle => {
+                self.out_cmd_tready.next = true;
+                self.beat.d.next = bits::<12>(0);
+                if self.s_cmd_tvalid.val() {
+                    self.words.d.next = self.command.val().words;
+                    self.mask.d.next = self.command.val().ports;
+                    self.state.d.next = SplitterState::Drain;
+                    if self.command.val().action == self.action_stream.val() {
+                        self.state.d.next = SplitterState::Header;
+                    }
+                    if self.command.val().action == self.action_transit.val() {
+                        self.state.d.next = SplitterState::Transit;
+                    }
+                }
+            }
+            SplitterState::Header => {
+                self.out_s_tready.next = true;
+                self.take.next = self.s_axis.tvalid.val();
+                if self.take.val() {
+                    self.beat.d.next = self.beat.q.val() + bits::<12>(1);
+                    if self.beat.q.val() == self.last_header_beat.val() {
+                        self.beat.d.next = bits::<12>(0);
+                        self.state.d.next = SplitterState::Payload;
+                    }
+                }
+            }
+            SplitterState::Payload => {
+                self.out_tvalid.next = self.s_axis.tvalid.val();
+                self.out_s_tready.next = self.m_axis.tready.val();
+                self.take.next = self.s_axis.tvalid.val() & self.m_axis.tready.val();
+                if self.take.val() {
+                    self.beat.d.next = self.beat.q.val() + bits::<12>(1);
+                    if self.beat.q.val() + bits::<12>(1) == self.words.q.val() {
+                        self.state.d.next = SplitterState::Drain;
+                    }
+                }
+            }
+            SplitterState::Drain => {
+                self.out_s_tready.next = true;
+                self.take.next = self.s_axis.tvalid.val();
+            }
+            SplitterState::Transit => {
+                self.out_transit_tvalid.next = self.s_axis.tvalid.val();
+                self.out_s_tready.next = self.m_transit_axis.tready.val();
+                self.take.next = self.s_axis.tvalid.val() & self.m_transit_axis.tready.val();
+            }
+            _ => {
+                self.state.d.next = SplitterState::Idle;
+            }
+        }
+        // A frame ends at its tlast whatever the command said (a short frame never
+        // leaves the splitter waiting for beats that do not come).
+        if self.take.val() & self.s_axis.tlast.val() {
+            self.state.d.next = SplitterState::Idle;
+        }
+        if self.reset.val() {
+            self.state.d.next = SplitterState::Idle;
+            self.beat.d.next = bits::<12>(0);
+            self.words.d.next = bits::<12>(0);
+            self.mask.d.next = bits::<8>(0);
+        }
+        self.s_axis.tready.next = self.out_s_tready.val();
+        self.s_cmd_tready.next = self.out_cmd_tready.val();
+        self.m_axis.tvalid.next = self.out_tvalid.val();
+        self.m_transit_axis.tvalid.next = self.out_transit_tvalid.val();
+    }
+}
+
+/// ZedBoard: 64-bit beats, 8 header beats.
+pub type OffloadSplitter64 = OffloadSplitter<64, 8, 8>;
+/// NetFPGA SUME: 256-bit beats, 2 header beats.
+pub type OffloadSplitter256 = OffloadSplitter<256, 32, 2>;
