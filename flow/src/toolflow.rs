@@ -65,10 +65,15 @@ pub fn lint(dir: &Path, design: &Design) -> Result<(), ToolError> {
         "verilator",
         design.name,
         Command::new("verilator")
-            // UNOPTFLAT is waived: Verilator judges loops per always block, and a FIFO
-            // (`fifo.rs`) computes `empty` and the RAM address that `read` moves in one block,
-            // which reads as a loop through the parent that turns `empty` into `read`. Real combinational loops are caught by `synth_xc7` (Yosys `scc` on the
-            // generic netlist, before technology mapping).
+            // UNOPTFLAT is waived: Verilator judges loops per always block, and rust-hdl emits
+            // one combinational always block per module, so a block that computes its
+            // `m_axis_tvalid` and its `s_axis_tready` (or a FIFO's `empty` and the read address
+            // that `read` moves) in one block reads as a loop through its neighbour (25
+            // warnings on board64, all such handshake paths: router → splitter → CIPE and
+            // back, FIFO → parent → FIFO). It costs Verilator evaluation speed, not
+            // correctness. Real combinational loops are caught by `synth_xc7` (Yosys `scc` on
+            // the generic netlist, before technology mapping), and `verilog_lint` keeps
+            // event-driven simulators from re-triggering blocks.
             .args([
                 "--lint-only",
                 "-Wno-WIDTH",

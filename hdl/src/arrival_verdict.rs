@@ -1,6 +1,6 @@
 //! The CFE's arrival classification: what to do with the offload frame the engine latched,
-//! from its header, the context table's lookup and the program directory. Combinational; the
-//! CFE's state machine acts on the verdict in its `Arrive` state.
+//! from its decoded fields ([`FrameFields`]), the context table's lookup and the program
+//! directory. Combinational; the CFE's state machine acts on the verdict in its `Arrive` state.
 //!
 //! In order of precedence:
 //!
@@ -27,7 +27,7 @@ use rust_hdl::prelude::*;
 
 use crate::cfe_config::DirectoryWord;
 
-use crate::header_fields::HeaderFields;
+use crate::header_fields::FrameFields;
 
 /// A 4-bit protocol code (message type, collective) as a constant.
 fn code4(code: u8) -> Constant<Bits<4>> {
@@ -41,8 +41,8 @@ fn code8(code: u8) -> Constant<Bits<8>> {
 
 #[derive(LogicBlock)]
 pub struct ArrivalVerdict {
-    /// The frame's first 64 bytes, its payload bytes, and the router's verdict.
-    pub header: Signal<In, Bits<512>>,
+    /// The frame's decoded fields, its payload bytes, and the router's verdict.
+    pub fields: Signal<In, FrameFields>,
     pub payload_len: Signal<In, Bits<16>>,
     pub unsupported: Signal<In, Bit>,
     pub my_board: Signal<In, Bits<8>>,
@@ -98,7 +98,6 @@ pub struct ArrivalVerdict {
     err_mismatch: Constant<Bits<8>>,
     err_stale: Constant<Bits<8>>,
     coll_scan: Constant<Bits<4>>,
-    fields: HeaderFields,
     is_board: Signal<Local, Bit>,
     is_abort: Signal<Local, Bit>,
     boards_m1: Signal<Local, Bits<16>>,
@@ -137,7 +136,7 @@ impl ArrivalVerdict {
         assert!(word_bytes.is_power_of_two());
         let c8 = |v: u64| Constant::new(bits::<8>(v));
         ArrivalVerdict {
-            header: Default::default(),
+            fields: Default::default(),
             payload_len: Default::default(),
             unsupported: Default::default(),
             my_board: Default::default(),
@@ -192,7 +191,6 @@ impl ArrivalVerdict {
             err_mismatch: code8(ErrorCode::Mismatch.code()),
             err_stale: code8(ErrorCode::Stale.code()),
             coll_scan: code4(Collective::Scan.code()),
-            fields: Default::default(),
             is_board: Default::default(),
             is_abort: Default::default(),
             boards_m1: Default::default(),
@@ -211,46 +209,45 @@ impl ArrivalVerdict {
 impl Logic for ArrivalVerdict {
     #[hdl_gen]
     fn update(&mut self) {
-        self.fields.header.next = self.header.val();
-        self.is_req.next = self.fields.msg_type.val() == self.msg_request.val();
-        self.is_board.next = (self.fields.msg_type.val() == self.msg_partial.val())
-            | (self.fields.msg_type.val() == self.msg_result.val());
-        self.is_abort.next = self.fields.msg_type.val() == self.msg_abort.val();
-        self.datatype.next = self.fields.datatype.val();
-        self.reduce_op.next = self.fields.reduce_op.val();
-        self.dst_board.next = self.fields.dst_host.val().get_bits::<6>(0);
-        self.rph2.next = self.fields.ranks_per_host.val() == bits::<8>(2);
+        self.is_req.next = self.fields.val().msg_type == self.msg_request.val();
+        self.is_board.next = (self.fields.val().msg_type == self.msg_partial.val())
+            | (self.fields.val().msg_type == self.msg_result.val());
+        self.is_abort.next = self.fields.val().msg_type == self.msg_abort.val();
+        self.datatype.next = self.fields.val().datatype;
+        self.reduce_op.next = self.fields.val().reduce_op;
+        self.dst_board.next = bit_cast::<6, 8>(self.fields.val().dst_host);
+        self.rph2.next = self.fields.val().ranks_per_host == bits::<8>(2);
         // Key: communicator, operation id, segment index.
-        self.key.next = (bit_cast::<48, 16>(self.fields.comm_id.val()) << 32)
-            | (bit_cast::<48, 16>(self.fields.op_id.val()) << 16)
-            | bit_cast::<48, 16>(self.fields.seg_index.val());
+        self.key.next = (bit_cast::<48, 16>(self.fields.val().comm_id) << 32)
+            | (bit_cast::<48, 16>(self.fields.val().op_id) << 16)
+            | bit_cast::<48, 16>(self.fields.val().seg_index);
         // Parameters every frame of a segment agrees on: collective, algorithm, datatype, op,
         // comm size, root, ranks per host, segment count, element count.
-        self.sig.next = bit_cast::<88, 4>(self.fields.collective.val())
-            | (bit_cast::<88, 4>(self.fields.algorithm.val()) << 4)
-            | (bit_cast::<88, 4>(self.fields.datatype.val()) << 8)
-            | (bit_cast::<88, 4>(self.fields.reduce_op.val()) << 12)
-            | (bit_cast::<88, 16>(self.fields.comm_size.val()) << 16)
-            | (bit_cast::<88, 16>(self.fields.root.val()) << 32)
-            | (bit_cast::<88, 8>(self.fields.ranks_per_host.val()) << 48)
-            | (bit_cast::<88, 16>(self.fields.seg_count.val()) << 56)
-            | (bit_cast::<88, 16>(self.fields.elem_count.val()) << 72);
+        self.sig.next = bit_cast::<88, 4>(self.fields.val().collective)
+            | (bit_cast::<88, 4>(self.fields.val().algorithm) << 4)
+            | (bit_cast::<88, 4>(self.fields.val().datatype) << 8)
+            | (bit_cast::<88, 4>(self.fields.val().reduce_op) << 12)
+            | (bit_cast::<88, 16>(self.fields.val().comm_size) << 16)
+            | (bit_cast::<88, 16>(self.fields.val().root) << 32)
+            | (bit_cast::<88, 8>(self.fields.val().ranks_per_host) << 48)
+            | (bit_cast::<88, 16>(self.fields.val().seg_count) << 56)
+            | (bit_cast::<88, 16>(self.fields.val().elem_count) << 72);
         // Boards, the rank's board, and the register the arrival fills: a local rank's own (0,
         // or its parity with two ranks per host), a board frame's tag (the rank's high byte).
-        self.boards_m1.next = self.fields.comm_size.val() - bits::<16>(1);
-        self.rank_board.next = self.fields.rank.val();
+        self.boards_m1.next = self.fields.val().comm_size - bits::<16>(1);
+        self.rank_board.next = self.fields.val().rank;
         self.reg8.next = bits::<8>(0);
         if self.rph2.val() {
-            self.boards_m1.next = (self.fields.comm_size.val() >> 1) - bits::<16>(1);
-            self.rank_board.next = self.fields.rank.val() >> 1;
-            self.reg8.next = bit_cast::<8, 16>(self.fields.rank.val() & bits::<16>(1));
+            self.boards_m1.next = (self.fields.val().comm_size >> 1) - bits::<16>(1);
+            self.rank_board.next = self.fields.val().rank >> 1;
+            self.reg8.next = bit_cast::<8, 16>(self.fields.val().rank & bits::<16>(1));
         }
         if self.is_board.val() {
-            self.reg8.next = bit_cast::<8, 16>(self.fields.rank.val() >> 8);
+            self.reg8.next = bit_cast::<8, 16>(self.fields.val().rank >> 8);
         }
         self.arr_reg.next = bit_cast::<3, 8>(self.reg8.val());
         self.reg_ok.next = (self.rank_board.val() == bit_cast::<16, 8>(self.my_board.val()))
-            & (self.fields.ranks_per_host.val() <= self.max_rph.val());
+            & (self.fields.val().ranks_per_host <= self.max_rph.val());
         if self.is_board.val() {
             self.reg_ok.next = (self.reg8.val() >= self.first_board_reg.val())
                 & (self.reg8.val() < self.regs.val());
@@ -259,9 +256,9 @@ impl Logic for ArrivalVerdict {
             (self.payload_len.val() + self.word_round.val()) >> self.word_shift.val();
         self.words.next = bit_cast::<12, 16>(self.bus_words.val());
         // Directory (`cfe_config::directory_index`): algorithm, kind (scan), boards − 1.
-        self.dir_index.next = (bit_cast::<9, 4>(self.fields.algorithm.val()) << 7)
+        self.dir_index.next = (bit_cast::<9, 4>(self.fields.val().algorithm) << 7)
             | (bit_cast::<9, 16>(self.boards_m1.val()) & bits::<9>(63));
-        if self.fields.collective.val() == self.coll_scan.val() {
+        if self.fields.val().collective == self.coll_scan.val() {
             self.dir_index.next = self.dir_index.val() | bits::<9>(64);
         }
         self.dir_addr.next = self.dir_index.val();
@@ -284,7 +281,7 @@ impl Logic for ArrivalVerdict {
             self.l_cancel.next = true;
         } else if !(self.is_req.val() | self.is_board.val()) {
             self.l_drop.next = true;
-        } else if self.is_board.val() & (self.fields.dst_host.val() != self.my_board.val()) {
+        } else if self.is_board.val() & (self.fields.val().dst_host != self.my_board.val()) {
             self.l_transit.next = true;
         } else if self.late.val() {
             // A retransmission whose answer was lost, or a rank arriving after its peers
@@ -293,8 +290,8 @@ impl Logic for ArrivalVerdict {
             if self.is_req.val() {
                 self.answer_code.next = self.err_stale.val();
             }
-        } else if (self.fields.ranks_per_host.val() == bits::<8>(0))
-            | (self.fields.ranks_per_host.val() > self.max_rph.val())
+        } else if (self.fields.val().ranks_per_host == bits::<8>(0))
+            | (self.fields.val().ranks_per_host > self.max_rph.val())
             | (self.payload_len.val() > self.max_payload.val())
         {
             self.fault.next = self.err_unsupported.val();

@@ -28,9 +28,12 @@ pub const HOST_PORT: usize = 0;
 /// Port number of the uplink (where a plain NIC sends host traffic).
 pub const UPLINK_PORT: usize = 1;
 
+/// First bit of the destination mask in `tuser` (the source mask is bits 7:0).
+pub const TUSER_DST_AT: usize = 8;
+
 /// `tuser` with source port `src` and destination mask `dst_mask`.
 pub const fn tuser(src: usize, dst_mask: u8) -> u16 {
-    (1 << src) as u16 | (dst_mask as u16) << 8
+    (1 << src) as u16 | (dst_mask as u16) << TUSER_DST_AT
 }
 
 /// Ports of a build: host + network ports.

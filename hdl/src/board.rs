@@ -195,7 +195,7 @@ impl<
         AxisSource::<W, K>::join(&mut self.arbiter.m_axis, &mut self.router.s_axis);
         // Offload frames: the CFE decides, the splitter moves the beats.
         self.cfe.frame_valid.next = self.router.m_offload_axis.tvalid.val();
-        self.cfe.frame_header.next = self.router.offload_header.val();
+        self.cfe.frame_fields.next = self.router.offload_fields.val();
         self.cfe.frame_payload_len.next = self.router.offload_payload_len.val();
         self.cfe.frame_unsupported.next = self.router.offload_unsupported.val();
         self.cfe.cfg_we.next = self.cfg_we.val();

@@ -9,8 +9,8 @@
 //! ## Blocks
 //!
 //! * [`crate::cfe_config`]: configuration registers and memories (program, directory, routes).
-//! * [`crate::arrival_verdict`]: what to do with an arrival (its header as named fields by
-//!   [`crate::header_fields`]).
+//! * [`crate::arrival_verdict`]: what to do with an arrival, from its
+//!   [`FrameFields`] (decoded once, by the router's classifier).
 //! * [`crate::context_table`]: the segments in flight and the history of completed ones.
 //! * [`crate::uop_decode`]: one step of the running context's micro-op.
 //! * [`crate::entry_composer`]: the frame-builder entry of every frame the engine sends (its
@@ -21,7 +21,7 @@
 //! ## Ports
 //!
 //! * `frame_*`: the offload frame waiting at the head of [`crate::frame_router`]'s offload port
-//!   (header and verdict held while it waits). The engine looks at it only while the splitter
+//!   (its [`FrameFields`] and verdict held while it waits). The engine looks at it only while the splitter
 //!   is idle (`m_cmd_tready`), i.e. before the frame's first beat was taken.
 //! * `m_cmd_*`: what [`crate::offload_splitter`] does with that frame ([`SplitCommand`]).
 //! * `m_instr_*`: CIPE instruction words ([`InstrWord`]).
@@ -34,7 +34,7 @@
 //! `Idle` → `Lookup` (directory and route RAM read) → `Arrive` (classify: transit, store,
 //! allocate a context, duplicate, error) → `Emit` (splitter command, CIPE input instruction,
 //! error entry) → `Idle`; or, for a context with news (`dirty`), `Fetch` (program RAM) →
-//! `Decide` (operands present? program done?) → `Read` (request header and route RAM) →
+//! `Decide` (operands present? program done?) → `Read` (request fields and route RAM) →
 //! `Issue` (one CIPE pass and/or one header entry) → `Send` → `Read` or `Fetch`; a finished
 //! program goes `Retire` (context freed, its key into the history of completed segments).
 //! Arrivals go first; a frame that finds no free context waits at the input (`blocked`) while
@@ -50,6 +50,7 @@ use crate::context_table::ContextTable;
 pub use crate::context_table::{CONTEXTS, HISTORY};
 use crate::entry_composer::EntryComposer;
 pub use crate::frame_builder::EntryWord;
+use crate::header_fields::FrameFields;
 pub use crate::offload_splitter::{SPLIT_DRAIN, SPLIT_STREAM, SPLIT_TRANSIT, SplitCommand};
 use crate::statistics::StatEvents;
 use crate::uop_decode::UopDecode;
@@ -80,7 +81,8 @@ pub struct Cfe {
     /// Synchronous reset of the contexts and the history (not of the configuration).
     pub reset: Signal<In, Bit>,
     pub frame_valid: Signal<In, Bit>,
-    pub frame_header: Signal<In, Bits<512>>,
+    /// The arrival's decoded fields (the router's `offload_fields`).
+    pub frame_fields: Signal<In, FrameFields>,
     pub frame_payload_len: Signal<In, Bits<16>>,
     pub frame_unsupported: Signal<In, Bit>,
     pub m_cmd_tdata: Signal<Out, Bits<32>>,
@@ -114,14 +116,14 @@ pub struct Cfe {
     arrival: ArrivalVerdict,
     /// One step of the running context's micro-op.
     step: UopDecode,
-    /// The entry of the frame being sent, built from `hs`.
+    /// The entry of the frame being sent, built from `answer_src`.
     composer: EntryComposer,
-    /// Request header of local rank `l` of context `c` at `2c + l`.
-    headers: RAM<Bits<512>, 4>,
+    /// Request fields of local rank `l` of context `c` at `2c + l`.
+    requests: RAM<FrameFields, 4>,
     state: DFF<CfeState>,
     blocked: DFF<Bit>,
     // The arrival being handled.
-    arr_hdr: DFF<Bits<512>>,
+    arr_fields: DFF<FrameFields>,
     arr_len: DFF<Bits<16>>,
     arr_unsup: DFF<Bit>,
     // The context being run, and which local rank a Respond step answers.
@@ -144,8 +146,8 @@ pub struct Cfe {
     t_retire: Signal<Local, Bit>,
     /// This clock's events, default none.
     ev: Signal<Local, StatEvents>,
-    /// The header an answer is built from: the arrival (errors, acks) or a stored request.
-    hs: Signal<Local, Bits<512>>,
+    /// The fields an answer is built from: the arrival's (errors, acks) or a stored request's.
+    answer_src: Signal<Local, FrameFields>,
     route_addr: Signal<Local, Bits<6>>,
 }
 
@@ -158,7 +160,7 @@ impl Cfe {
             clock: Default::default(),
             reset: Default::default(),
             frame_valid: Default::default(),
-            frame_header: Default::default(),
+            frame_fields: Default::default(),
             frame_payload_len: Default::default(),
             frame_unsupported: Default::default(),
             m_cmd_tdata: Default::default(),
@@ -186,10 +188,10 @@ impl Cfe {
             arrival: ArrivalVerdict::new(word_bytes),
             step: Default::default(),
             composer: Default::default(),
-            headers: Default::default(),
+            requests: Default::default(),
             state: Default::default(),
             blocked: Default::default(),
-            arr_hdr: Default::default(),
+            arr_fields: Default::default(),
             arr_len: Default::default(),
             arr_unsup: Default::default(),
             cur: Default::default(),
@@ -206,7 +208,7 @@ impl Cfe {
             t_advance: Default::default(),
             t_retire: Default::default(),
             ev: Default::default(),
-            hs: Default::default(),
+            answer_src: Default::default(),
             route_addr: Default::default(),
         }
     }
@@ -216,20 +218,20 @@ impl Logic for Cfe {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, blocked, arr_hdr, arr_len, arr_unsup, cur, sub, cmd, cmd_pend, ins,
-            ins_pend, ent, ent_pend
+            self, clock, state, blocked, arr_fields, arr_len, arr_unsup, cur, sub, cmd, cmd_pend,
+            ins, ins_pend, ent, ent_pend
         );
         self.ev.next = self.no_events.val();
         self.conf.clock.next = self.clock.val();
         self.contexts.clock.next = self.clock.val();
-        self.headers.read_clock.next = self.clock.val();
-        self.headers.write_clock.next = self.clock.val();
+        self.requests.read_clock.next = self.clock.val();
+        self.requests.write_clock.next = self.clock.val();
         self.conf.cfg_we.next = self.cfg_we.val();
         self.conf.cfg_addr.next = self.cfg_addr.val();
         self.conf.cfg_data.next = self.cfg_data.val();
 
         // ---- The arrival: looked up in the context table, the directory and the routes.
-        self.arrival.header.next = self.arr_hdr.q.val();
+        self.arrival.fields.next = self.arr_fields.q.val();
         self.arrival.payload_len.next = self.arr_len.q.val();
         self.arrival.unsupported.next = self.arr_unsup.q.val();
         self.arrival.my_board.next = self.conf.my_board.val();
@@ -258,11 +260,11 @@ impl Logic for Cfe {
         self.step.rank.next = self.composer.rank.val();
         self.step.root.next = self.composer.root.val();
 
-        // ---- The header an answer is built from: the arrival (errors, acks) or a stored
-        // request.
-        self.hs.next = self.headers.read_data.val();
+        // ---- The fields an answer is built from: the arrival's (errors, acks) or a stored
+        // request's.
+        self.answer_src.next = self.requests.read_data.val();
         if self.arriving.val() {
-            self.hs.next = self.arr_hdr.q.val();
+            self.answer_src.next = self.arr_fields.q.val();
         }
 
         // ---- Outputs.
@@ -281,12 +283,12 @@ impl Logic for Cfe {
         if self.m_entry_tready.val() {
             self.ent_pend.d.next = false;
         }
-        self.headers.write_address.next = (bit_cast::<4, 3>(self.contexts.ctx.val()) << 1)
+        self.requests.write_address.next = (bit_cast::<4, 3>(self.contexts.ctx.val()) << 1)
             | bit_cast::<4, 3>(self.arrival.arr_reg.val() & bits::<3>(1));
-        self.headers.write_data.next = self.arr_hdr.q.val();
-        self.headers.read_address.next = bit_cast::<4, 3>(self.cur.q.val()) << 1;
+        self.requests.write_data.next = self.arr_fields.q.val();
+        self.requests.read_address.next = bit_cast::<4, 3>(self.cur.q.val()) << 1;
         if self.step.answers.val() {
-            self.headers.read_address.next = (bit_cast::<4, 3>(self.cur.q.val()) << 1)
+            self.requests.read_address.next = (bit_cast::<4, 3>(self.cur.q.val()) << 1)
                 | bit_cast::<4, 1>(self.sub.q.val().into());
         }
         self.route_addr.next = self.arrival.dst_board.val();
@@ -301,7 +303,7 @@ impl Logic for Cfe {
         match self.state.q.val() {
             CfeState::Idle => {
                 if self.frame_valid.val() & self.m_cmd_tready.val() & !self.blocked.q.val() {
-                    self.arr_hdr.d.next = self.frame_header.val();
+                    self.arr_fields.d.next = self.frame_fields.val();
                     self.arr_len.d.next = self.frame_payload_len.val();
                     self.arr_unsup.d.next = self.frame_unsupported.val();
                     self.state.d.next = CfeState::Lookup;
@@ -481,7 +483,7 @@ impl Logic for Cfe {
         self.events.next = self.ev.val();
         // Children's inputs decided above, each assigned once.
         self.conf.route_addr.next = self.route_addr.val();
-        self.headers.write_enable.next =
+        self.requests.write_enable.next =
             self.arriving.val() & self.arrival.store.val() & self.arrival.is_req.val();
         self.contexts.reset.next = self.reset.val();
         self.contexts.store.next = self.arriving.val() & self.arrival.store.val();
@@ -497,7 +499,7 @@ impl Logic for Cfe {
         self.contexts.produce_reg.next = self.step.dst_reg.val();
         self.contexts.advance.next = self.t_advance.val();
         self.contexts.retire.next = self.t_retire.val();
-        self.composer.header.next = self.hs.val();
+        self.composer.request.next = self.answer_src.val();
         self.composer.err_answer.next = self.arriving.val() & self.arrival.answer_error.val();
         self.composer.code.next = self.arrival.code.val();
         self.composer.ack.next = self.arriving.val() & self.arrival.ack.val();

@@ -1,6 +1,6 @@
 //! The CFE's entry composer: the frame-builder entry ([`EntryWord`]) of every frame the engine
-//! sends, from the header it answers (a stored request, or the arrival itself) and what the
-//! state machine decided. Combinational; the CFE latches `entry` when it queues one.
+//! sends, from the [`FrameFields`] of the frame it answers (a stored request, or the arrival
+//! itself) and what the state machine decided. Combinational; the CFE latches `entry` when it queues one.
 //!
 //! Frames, in order of precedence:
 //!
@@ -20,12 +20,12 @@ use rust_hdl::prelude::*;
 
 use crate::frame_builder::EntryWord;
 use crate::header_builder::HeaderBuilder;
-use crate::header_fields::HeaderFields;
+use crate::header_fields::FrameFields;
 
 #[derive(LogicBlock)]
 pub struct EntryComposer {
-    /// The header being answered (frame byte `n` at `8n`).
-    pub header: Signal<In, Bits<512>>,
+    /// The fields of the frame being answered: a stored request, or the arrival itself.
+    pub request: Signal<In, FrameFields>,
     pub err_answer: Signal<In, Bit>,
     pub code: Signal<In, Bits<8>>,
     pub ack: Signal<In, Bit>,
@@ -40,7 +40,7 @@ pub struct EntryComposer {
     pub my_board: Signal<In, Bits<8>>,
     pub ip_prefix: Signal<In, Bits<32>>,
     pub entry: Signal<Out, EntryWord>,
-    // Fields of the answered header the engine also needs.
+    // Fields of the answered frame the engine also needs.
     pub collective: Signal<Out, Bits<4>>,
     pub datatype: Signal<Out, Bits<4>>,
     pub reduce_op: Signal<Out, Bits<4>>,
@@ -55,7 +55,6 @@ pub struct EntryComposer {
     msg_error: Constant<Bits<4>>,
     offload_port: Constant<Bits<16>>,
     board_mac_prefix: Constant<Bits<48>>,
-    request: HeaderFields,
     builder: HeaderBuilder,
     /// The fields of the frame, assigned to the header builder's inputs once.
     f_dst_mac: Signal<Local, Bits<48>>,
@@ -78,7 +77,7 @@ impl Default for EntryComposer {
     fn default() -> Self {
         let msg = |m: MessageType| Constant::new(bits::<4>(u64::from(m.code())));
         Self {
-            header: Default::default(),
+            request: Default::default(),
             err_answer: Default::default(),
             code: Default::default(),
             ack: Default::default(),
@@ -106,7 +105,6 @@ impl Default for EntryComposer {
             msg_error: msg(MessageType::Error),
             offload_port: Constant::new(bits::<16>(u64::from(collwire_proto::OFFLOAD_UDP_PORT))),
             board_mac_prefix: Constant::new(bits::<48>(addressing::BOARD_MAC_PREFIX_BITS)),
-            request: Default::default(),
             builder: Default::default(),
             f_dst_mac: Default::default(),
             f_src_mac: Default::default(),
@@ -129,34 +127,33 @@ impl Default for EntryComposer {
 impl Logic for EntryComposer {
     #[hdl_gen]
     fn update(&mut self) {
-        self.request.header.next = self.header.val();
-        self.collective.next = self.request.collective.val();
-        self.datatype.next = self.request.datatype.val();
-        self.reduce_op.next = self.request.reduce_op.val();
-        self.rank.next = self.request.rank.val();
-        self.root.next = self.request.root.val();
+        self.collective.next = self.request.val().collective;
+        self.datatype.next = self.request.val().datatype;
+        self.reduce_op.next = self.request.val().reduce_op;
+        self.rank.next = self.request.val().rank;
+        self.root.next = self.request.val().root;
         // Fields every frame copies from the answered header.
-        self.builder.op_id.next = self.request.op_id.val();
-        self.builder.collective.next = self.request.collective.val();
-        self.builder.algorithm.next = self.request.algorithm.val();
-        self.builder.datatype.next = self.request.datatype.val();
-        self.builder.reduce_op.next = self.request.reduce_op.val();
-        self.builder.comm_id.next = self.request.comm_id.val();
-        self.builder.comm_size.next = self.request.comm_size.val();
-        self.builder.root.next = self.request.root.val();
-        self.builder.ranks_per_host.next = self.request.ranks_per_host.val();
-        self.builder.attempt.next = self.request.attempt.val();
-        self.builder.seg_index.next = self.request.seg_index.val();
-        self.builder.seg_count.next = self.request.seg_count.val();
+        self.builder.op_id.next = self.request.val().op_id;
+        self.builder.collective.next = self.request.val().collective;
+        self.builder.algorithm.next = self.request.val().algorithm;
+        self.builder.datatype.next = self.request.val().datatype;
+        self.builder.reduce_op.next = self.request.val().reduce_op;
+        self.builder.comm_id.next = self.request.val().comm_id;
+        self.builder.comm_size.next = self.request.val().comm_size;
+        self.builder.root.next = self.request.val().root;
+        self.builder.ranks_per_host.next = self.request.val().ranks_per_host;
+        self.builder.attempt.next = self.request.val().attempt;
+        self.builder.seg_index.next = self.request.val().seg_index;
+        self.builder.seg_count.next = self.request.val().seg_count;
 
         // Default: an answer to the requesting rank (addresses and ports swapped).
-        self.f_dst_mac.next = self.request.src_mac.val();
-        self.f_src_mac.next = self.request.dst_mac.val();
-        self.f_src_ip.next = self.request.dst_ip.val();
-        self.f_dst_ip.next = self.request.src_ip.val();
-        self.f_src_port.next = self.request.dst_port.val();
-        self.f_dst_port.next = self.request.src_port.val();
-        self.f_rank.next = self.request.rank.val();
+        self.f_dst_mac.next = self.request.val().src_mac;
+        self.f_src_mac.next = self.request.val().dst_mac;
+        self.f_src_ip.next = self.request.val().dst_ip;
+        self.f_dst_ip.next = self.request.val().src_ip;
+        self.f_src_port.next = self.request.val().dst_port;
+        self.f_dst_port.next = self.request.val().src_port;
+        self.f_rank.next = self.request.val().rank;
         self.f_msg_type.next = self.msg_response.val();
         self.f_ports.next = self.host_ports.val();
         self.f_inline.next = false;
@@ -165,7 +162,7 @@ impl Logic for EntryComposer {
         self.f_elem_count.next = bits::<16>(0);
         if self.data.val() {
             self.f_payload_bytes.next = self.bytes.val();
-            self.f_elem_count.next = self.request.elem_count.val();
+            self.f_elem_count.next = self.request.val().elem_count;
         }
         if self.err_answer.val() {
             self.f_msg_type.next = self.msg_error.val();
@@ -197,7 +194,7 @@ impl Logic for EntryComposer {
             self.f_rank.next =
                 (bit_cast::<16, 4>(self.tag.val()) << 8) | bit_cast::<16, 8>(self.my_board.val());
             self.f_payload_bytes.next = self.bytes.val();
-            self.f_elem_count.next = self.request.elem_count.val();
+            self.f_elem_count.next = self.request.val().elem_count;
             self.f_ports.next = self.ports.val();
         }
 

@@ -5,7 +5,7 @@
 //!   toward the port a plain NIC would use: from the host to the uplink (port 1), from any
 //!   network port to the host (port 0) — the `tuser` destination mask says which;
 //! * hands every **offload** frame, whole, to the collective engine on `m_offload_axis_*`, with
-//!   its header and verdict held on `offload_*` for the whole frame;
+//!   its decoded fields ([`FrameFields`]) and verdict held on `offload_*` for the whole frame;
 //! * **drops malformed** offload frames and counts them (`malformed_drops`, an event for
 //!   [`crate::statistics`]); they never reach the engine.
 //!
@@ -21,6 +21,7 @@ use rust_hdl::prelude::*;
 use crate::axis::{AxisSink, AxisSource, TUSER_BITS, check_widths};
 use crate::fifo::Fifo;
 use crate::header_capture::HeaderCapture;
+use crate::header_fields::FrameFields;
 use crate::offload_classifier::OffloadClassifier;
 use crate::statistics::StatEvents;
 
@@ -35,8 +36,8 @@ pub struct RouterVerdict {
     pub unsupported: Bit,
     /// Payload bytes after the offload header.
     pub payload_len: Bits<16>,
-    /// The first 64 frame bytes.
-    pub header: Bits<512>,
+    /// The frame's fields, decoded once by the classifier.
+    pub fields: FrameFields,
 }
 
 /// `tuser` destination mask of port `port` (bits 15:8).
@@ -68,8 +69,8 @@ pub struct FrameRouter<
     pub m_axis: AxisSource<W, K>,
     /// Offload frames for the collective engine.
     pub m_offload_axis: AxisSource<W, K>,
-    /// First 64 bytes of the offload frame on `m_offload_axis` (valid with its beats).
-    pub offload_header: Signal<Out, Bits<512>>,
+    /// The decoded fields of the offload frame on `m_offload_axis` (valid with its beats).
+    pub offload_fields: Signal<Out, FrameFields>,
     pub offload_payload_len: Signal<Out, Bits<16>>,
     /// The offload frame uses a reserved code.
     pub offload_unsupported: Signal<Out, Bit>,
@@ -120,7 +121,7 @@ impl<
             s_axis: Default::default(),
             m_axis: Default::default(),
             m_offload_axis: Default::default(),
-            offload_header: Default::default(),
+            offload_fields: Default::default(),
             offload_payload_len: Default::default(),
             offload_unsupported: Default::default(),
             events: Default::default(),
@@ -190,7 +191,7 @@ impl<
         self.verdict_in.next.malformed = self.classifier.malformed.val();
         self.verdict_in.next.unsupported = self.classifier.unsupported.val();
         self.verdict_in.next.payload_len = self.classifier.payload_len.val();
-        self.verdict_in.next.header = self.classifier.header_out.val();
+        self.verdict_in.next.fields = self.classifier.fields.val();
         self.verdicts.data_in.next = self.verdict_in.val();
 
         // Read side: the head frame goes where its verdict says, a beat per clock.
@@ -211,7 +212,7 @@ impl<
         self.m_offload_axis.tkeep.next = self.frames.data_out.val().get_bits::<K>(W);
         self.m_offload_axis.tlast.next = self.frames.data_out.val().get_bit(LAST);
         self.m_offload_axis.tuser.next = self.head_user.val();
-        self.offload_header.next = self.head.val().header;
+        self.offload_fields.next = self.head.val().fields;
         self.offload_payload_len.next = self.head.val().payload_len;
         self.offload_unsupported.next = self.head.val().unsupported;
         // Outputs and FIFO reads are assigned once each (no default-then-override

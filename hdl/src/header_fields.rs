@@ -101,9 +101,59 @@ pub struct WireHeader {
     pub elem_count: Bits<16>,
 }
 
+/// The fields of an offload frame the engine acts on, decoded once by the router's classifier
+/// ([`crate::offload_classifier`]) and handed to the CFE beside the frame: what the CFE
+/// classifies an arrival by, keys its context table with, and builds every answer from. The
+/// CFE never sees raw header bytes. Addresses are in wire order (byte 0 in the low bits, as
+/// [`crate::header_builder`] takes them), numbers are numbers; [`HeaderFields`] fills it.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct FrameFields {
+    pub dst_mac: Bits<48>,
+    pub src_mac: Bits<48>,
+    pub src_ip: Bits<32>,
+    pub dst_ip: Bits<32>,
+    /// The last byte of the IPv4 destination: the board index of a board frame.
+    pub dst_host: Bits<8>,
+    pub src_port: Bits<16>,
+    pub dst_port: Bits<16>,
+    pub msg_type: Bits<4>,
+    pub op_id: Bits<16>,
+    pub collective: Bits<4>,
+    pub algorithm: Bits<4>,
+    pub datatype: Bits<4>,
+    pub reduce_op: Bits<4>,
+    pub comm_id: Bits<16>,
+    pub comm_size: Bits<16>,
+    pub rank: Bits<16>,
+    pub root: Bits<16>,
+    pub ranks_per_host: Bits<8>,
+    pub attempt: Bits<8>,
+    pub seg_index: Bits<16>,
+    pub seg_count: Bits<16>,
+    pub elem_count: Bits<16>,
+}
+
+impl FrameFields {
+    /// The record as the hardware packs it (first field in the low bits), as bytes: byte `i`
+    /// is bits `8i+7:8i` (what a Verilator port of this type holds).
+    pub fn to_le_bytes(self) -> Vec<u8> {
+        const BITS: usize = <FrameFields as Synth>::BITS;
+        let packed: Bits<BITS> = self.into();
+        (0..BITS.div_ceil(8))
+            .map(|i| {
+                (0..8)
+                    .filter(|b| 8 * i + b < BITS && packed.get_bit(8 * i + b))
+                    .fold(0u8, |acc, b| acc | 1 << b)
+            })
+            .collect()
+    }
+}
+
 #[derive(LogicBlock)]
 pub struct HeaderFields {
     pub header: Signal<In, Bits<512>>,
+    /// Every field the engine acts on, as one record.
+    pub fields: Signal<Out, FrameFields>,
     // Ethernet II, IPv4, UDP.
     pub dst_mac: Signal<Out, Bits<48>>,
     pub src_mac: Signal<Out, Bits<48>>,
@@ -201,6 +251,7 @@ impl Default for HeaderFields {
         let udp = ETH_HEADER_LEN + IPV4_HEADER_LEN;
         Self {
             header: Default::default(),
+            fields: Default::default(),
             dst_mac: Default::default(),
             src_mac: Default::default(),
             src_ip: Default::default(),
@@ -408,6 +459,29 @@ impl Logic for HeaderFields {
             .header
             .val()
             .get_bits::<8>(self.at_attempt.val().index());
+        // The record the router hands the engine.
+        self.fields.next.dst_mac = self.dst_mac.val();
+        self.fields.next.src_mac = self.src_mac.val();
+        self.fields.next.src_ip = self.src_ip.val();
+        self.fields.next.dst_ip = self.dst_ip.val();
+        self.fields.next.dst_host = self.dst_host.val();
+        self.fields.next.src_port = self.src_port.val();
+        self.fields.next.dst_port = self.dst_port.val();
+        self.fields.next.msg_type = self.msg_type.val();
+        self.fields.next.op_id = self.op_id.val();
+        self.fields.next.collective = self.collective.val();
+        self.fields.next.algorithm = self.algorithm.val();
+        self.fields.next.datatype = self.datatype.val();
+        self.fields.next.reduce_op = self.reduce_op.val();
+        self.fields.next.comm_id = self.comm_id.val();
+        self.fields.next.comm_size = self.comm_size.val();
+        self.fields.next.rank = self.rank.val();
+        self.fields.next.root = self.root.val();
+        self.fields.next.ranks_per_host = self.ranks_per_host.val();
+        self.fields.next.attempt = self.attempt.val();
+        self.fields.next.seg_index = self.seg_index.val();
+        self.fields.next.seg_count = self.seg_count.val();
+        self.fields.next.elem_count = self.elem_count.val();
     }
 }
 

@@ -4,7 +4,7 @@
 //!
 //! Input: the first 64 frame bytes and the frame length from [`crate::header_capture`], at its
 //! `frame_done` pulse. Output: `verdict_valid` pulses [`CLASSIFY_LATENCY`] clocks later with the
-//! verdict, the header and length of that frame, and the decoded fields. It takes one frame per
+//! verdict, the length of that frame, and its decoded fields ([`FrameFields`]). It takes one frame per
 //! clock (fully pipelined), so back-to-back runts cannot overrun it.
 //!
 //! The rules (docs/protocol.md, "Classification"):
@@ -23,16 +23,18 @@
 //!   error datagram instead of acting on it).
 //!
 //! Every field is read through [`crate::header_fields::HeaderFields`] (offsets from
-//! `collwire_proto`'s field table and the Ethernet/IPv4/UDP layout), once on the arriving
-//! header (`fin`) and once on the header leaving the pipeline (`fout`); the division stages
-//! carry comm size and ranks per host in their own registers. Addresses leave in wire byte
-//! order (byte 0 in bits 7:0), ready to be copied into a reply. The checks are width
+//! `collwire_proto`'s field table and the Ethernet/IPv4/UDP layout), once, on the arriving
+//! header (`fin`); the pipeline carries the decoded record (364 bits, not the 512-bit header),
+//! and the division stages read comm size and ranks per host from it. Addresses leave in wire
+//! byte order (byte 0 in bits 7:0), ready to be copied into a reply. The checks are width
 //! independent; [`crate::frame_router`] puts this behind the capture.
 
 use collwire_proto::{Algorithm, Collective, Datatype, MessageType, ReduceOp};
 use rust_hdl::prelude::*;
 
-use crate::header_fields::{ETHERTYPE_IPV4, HeaderFields, IPV4_PROTOCOL_UDP, IPV4_VERSION_IHL};
+use crate::header_fields::{
+    ETHERTYPE_IPV4, FrameFields, HeaderFields, IPV4_PROTOCOL_UDP, IPV4_VERSION_IHL,
+};
 
 /// Clocks from the capture's `frame_done` to `verdict_valid`.
 pub const CLASSIFY_LATENCY: usize = 3;
@@ -61,28 +63,9 @@ pub struct OffloadClassifier {
     pub malformed: Signal<Out, Bit>,
     /// Valid but uses a reserved code (answer with an error datagram).
     pub unsupported: Signal<Out, Bit>,
-    pub header_out: Signal<Out, Bits<512>>,
+    /// The frame's fields, decoded (what the engine acts on).
+    pub fields: Signal<Out, FrameFields>,
     pub frame_len_out: Signal<Out, Bits<16>>,
-    pub dst_mac: Signal<Out, Bits<48>>,
-    pub src_mac: Signal<Out, Bits<48>>,
-    pub src_ip: Signal<Out, Bits<32>>,
-    pub dst_ip: Signal<Out, Bits<32>>,
-    pub src_port: Signal<Out, Bits<16>>,
-    pub msg_type: Signal<Out, Bits<4>>,
-    pub op_id: Signal<Out, Bits<16>>,
-    pub collective: Signal<Out, Bits<4>>,
-    pub algorithm: Signal<Out, Bits<4>>,
-    pub datatype: Signal<Out, Bits<4>>,
-    pub op: Signal<Out, Bits<4>>,
-    pub comm_id: Signal<Out, Bits<16>>,
-    pub comm_size: Signal<Out, Bits<16>>,
-    pub rank: Signal<Out, Bits<16>>,
-    pub root: Signal<Out, Bits<16>>,
-    pub ranks_per_host: Signal<Out, Bits<8>>,
-    pub attempt: Signal<Out, Bits<8>>,
-    pub seg_index: Signal<Out, Bits<16>>,
-    pub seg_count: Signal<Out, Bits<16>>,
-    pub elem_count: Signal<Out, Bits<16>>,
     /// Payload bytes after the offload header.
     pub payload_len: Signal<Out, Bits<16>>,
     // Code tables, taken from collwire-proto.
@@ -112,9 +95,8 @@ pub struct OffloadClassifier {
     ethertype_ipv4: Constant<Bits<16>>,
     offload_port: Constant<Bits<16>>,
     frag_mask: Constant<Bits<16>>,
-    /// The arriving header as named fields; `fout` decodes the same header on the way out.
+    /// The arriving header as named fields.
     fin: HeaderFields,
-    fout: HeaderFields,
     total_len: Signal<Local, Bits<20>>,
     udp_len: Signal<Local, Bits<20>>,
     len: Signal<Local, Bits<20>>,
@@ -136,11 +118,9 @@ pub struct OffloadClassifier {
     s0_candidate: DFF<Bit>,
     s0_ok: DFF<Bit>,
     s0_unsupported: DFF<Bit>,
-    s0_header: DFF<Bits<512>>,
+    s0_fields: DFF<FrameFields>,
     s0_len: DFF<Bits<16>>,
     s0_payload: DFF<Bits<16>>,
-    s0_comm_size: DFF<Bits<16>>,
-    s0_ranks_per_host: DFF<Bits<8>>,
     // Stages 1 and 2: 8 restoring-division steps each (remainder of comm size / ranks per host).
     acc1: Signal<Local, Bits<9>>,
     num1: Signal<Local, Bits<16>>,
@@ -152,17 +132,16 @@ pub struct OffloadClassifier {
     s1_candidate: DFF<Bit>,
     s1_ok: DFF<Bit>,
     s1_unsupported: DFF<Bit>,
-    s1_header: DFF<Bits<512>>,
+    s1_fields: DFF<FrameFields>,
     s1_len: DFF<Bits<16>>,
     s1_payload: DFF<Bits<16>>,
     s1_rem: DFF<Bits<9>>,
     s1_num: DFF<Bits<16>>,
-    s1_ranks_per_host: DFF<Bits<8>>,
     s2_valid: DFF<Bit>,
     s2_candidate: DFF<Bit>,
     s2_ok: DFF<Bit>,
     s2_unsupported: DFF<Bit>,
-    s2_header: DFF<Bits<512>>,
+    s2_fields: DFF<FrameFields>,
     s2_len: DFF<Bits<16>>,
     s2_payload: DFF<Bits<16>>,
 }
@@ -181,28 +160,8 @@ impl Default for OffloadClassifier {
             offload: Default::default(),
             malformed: Default::default(),
             unsupported: Default::default(),
-            header_out: Default::default(),
+            fields: Default::default(),
             frame_len_out: Default::default(),
-            dst_mac: Default::default(),
-            src_mac: Default::default(),
-            src_ip: Default::default(),
-            dst_ip: Default::default(),
-            src_port: Default::default(),
-            msg_type: Default::default(),
-            op_id: Default::default(),
-            collective: Default::default(),
-            algorithm: Default::default(),
-            datatype: Default::default(),
-            op: Default::default(),
-            comm_id: Default::default(),
-            comm_size: Default::default(),
-            rank: Default::default(),
-            root: Default::default(),
-            ranks_per_host: Default::default(),
-            attempt: Default::default(),
-            seg_index: Default::default(),
-            seg_count: Default::default(),
-            elem_count: Default::default(),
             payload_len: Default::default(),
             code: std::array::from_fn(nibble),
             msg_max: max(MessageType::ALL.len()),
@@ -248,7 +207,6 @@ impl Default for OffloadClassifier {
             offload_port: Constant::new(bits::<16>(collwire_proto::OFFLOAD_UDP_PORT.into())),
             frag_mask: Constant::new(bits::<16>(0x3fff)),
             fin: Default::default(),
-            fout: Default::default(),
             total_len: Default::default(),
             udp_len: Default::default(),
             len: Default::default(),
@@ -268,11 +226,9 @@ impl Default for OffloadClassifier {
             s0_candidate: Default::default(),
             s0_ok: Default::default(),
             s0_unsupported: Default::default(),
-            s0_header: Default::default(),
+            s0_fields: Default::default(),
             s0_len: Default::default(),
             s0_payload: Default::default(),
-            s0_comm_size: Default::default(),
-            s0_ranks_per_host: Default::default(),
             acc1: Default::default(),
             num1: Default::default(),
             acc2: Default::default(),
@@ -283,17 +239,16 @@ impl Default for OffloadClassifier {
             s1_candidate: Default::default(),
             s1_ok: Default::default(),
             s1_unsupported: Default::default(),
-            s1_header: Default::default(),
+            s1_fields: Default::default(),
             s1_len: Default::default(),
             s1_payload: Default::default(),
             s1_rem: Default::default(),
             s1_num: Default::default(),
-            s1_ranks_per_host: Default::default(),
             s2_valid: Default::default(),
             s2_candidate: Default::default(),
             s2_ok: Default::default(),
             s2_unsupported: Default::default(),
-            s2_header: Default::default(),
+            s2_fields: Default::default(),
             s2_len: Default::default(),
             s2_payload: Default::default(),
         }
@@ -310,26 +265,23 @@ impl Logic for OffloadClassifier {
             s0_candidate,
             s0_ok,
             s0_unsupported,
-            s0_header,
+            s0_fields,
             s0_len,
             s0_payload,
-            s0_comm_size,
-            s0_ranks_per_host,
             s1_valid,
             s1_candidate,
             s1_ok,
             s1_unsupported,
-            s1_header,
+            s1_fields,
             s1_len,
             s1_payload,
             s1_rem,
             s1_num,
-            s1_ranks_per_host,
             s2_valid,
             s2_candidate,
             s2_ok,
             s2_unsupported,
-            s2_header,
+            s2_fields,
             s2_len,
             s2_payload
         );
@@ -427,16 +379,14 @@ impl Logic for OffloadClassifier {
         self.s0_candidate.d.next = self.candidate.val();
         self.s0_ok.d.next = self.lengths_ok.val() & self.header_ok.val();
         self.s0_unsupported.d.next = self.reserved.val();
-        self.s0_header.d.next = self.header.val();
-        self.s0_comm_size.d.next = self.fin.comm_size.val();
-        self.s0_ranks_per_host.d.next = self.fin.ranks_per_host.val();
+        self.s0_fields.d.next = self.fin.fields.val();
         self.s0_len.d.next = self.frame_len.val();
         self.s0_payload.d.next = self.payload.val().get_bits::<16>(0);
 
         // Stage 1: remainder of the top 8 bits of comm size.
-        self.divisor1.next = bit_cast::<9, 8>(self.s0_ranks_per_host.q.val());
+        self.divisor1.next = bit_cast::<9, 8>(self.s0_fields.q.val().ranks_per_host);
         self.acc1.next = bits::<9>(0);
-        self.num1.next = self.s0_comm_size.q.val();
+        self.num1.next = self.s0_fields.q.val().comm_size;
         for _step in 0..8 {
             self.acc1.next = self.acc1.val() << 1;
             if self.num1.val().get_bit(15) {
@@ -451,15 +401,14 @@ impl Logic for OffloadClassifier {
         self.s1_candidate.d.next = self.s0_candidate.q.val();
         self.s1_ok.d.next = self.s0_ok.q.val();
         self.s1_unsupported.d.next = self.s0_unsupported.q.val();
-        self.s1_header.d.next = self.s0_header.q.val();
+        self.s1_fields.d.next = self.s0_fields.q.val();
         self.s1_len.d.next = self.s0_len.q.val();
         self.s1_payload.d.next = self.s0_payload.q.val();
         self.s1_rem.d.next = self.acc1.val();
         self.s1_num.d.next = self.num1.val();
-        self.s1_ranks_per_host.d.next = self.s0_ranks_per_host.q.val();
 
         // Stage 2: the low 8 bits.
-        self.divisor2.next = bit_cast::<9, 8>(self.s1_ranks_per_host.q.val());
+        self.divisor2.next = bit_cast::<9, 8>(self.s1_fields.q.val().ranks_per_host);
         self.acc2.next = self.s1_rem.q.val();
         self.num2.next = self.s1_num.q.val();
         for _step in 0..8 {
@@ -476,7 +425,7 @@ impl Logic for OffloadClassifier {
         self.s2_candidate.d.next = self.s1_candidate.q.val();
         self.s2_ok.d.next = self.s1_ok.q.val() & (self.acc2.val() == bits::<9>(0));
         self.s2_unsupported.d.next = self.s1_unsupported.q.val();
-        self.s2_header.d.next = self.s1_header.q.val();
+        self.s2_fields.d.next = self.s1_fields.q.val();
         self.s2_len.d.next = self.s1_len.q.val();
         self.s2_payload.d.next = self.s1_payload.q.val();
 
@@ -486,29 +435,8 @@ impl Logic for OffloadClassifier {
         self.malformed.next = self.s2_candidate.q.val() & !self.s2_ok.q.val();
         self.unsupported.next =
             self.s2_candidate.q.val() & self.s2_ok.q.val() & self.s2_unsupported.q.val();
-        self.fout.header.next = self.s2_header.q.val();
-        self.header_out.next = self.s2_header.q.val();
+        self.fields.next = self.s2_fields.q.val();
         self.frame_len_out.next = self.s2_len.q.val();
-        self.dst_mac.next = self.fout.dst_mac.val();
-        self.src_mac.next = self.fout.src_mac.val();
-        self.src_ip.next = self.fout.src_ip.val();
-        self.dst_ip.next = self.fout.dst_ip.val();
-        self.src_port.next = self.fout.src_port.val();
-        self.msg_type.next = self.fout.msg_type.val();
-        self.op_id.next = self.fout.op_id.val();
-        self.collective.next = self.fout.collective.val();
-        self.algorithm.next = self.fout.algorithm.val();
-        self.datatype.next = self.fout.datatype.val();
-        self.op.next = self.fout.reduce_op.val();
-        self.comm_id.next = self.fout.comm_id.val();
-        self.comm_size.next = self.fout.comm_size.val();
-        self.rank.next = self.fout.rank.val();
-        self.root.next = self.fout.root.val();
-        self.ranks_per_host.next = self.fout.ranks_per_host.val();
-        self.attempt.next = self.fout.attempt.val();
-        self.seg_index.next = self.fout.seg_index.val();
-        self.seg_count.next = self.fout.seg_count.val();
-        self.elem_count.next = self.fout.elem_count.val();
         self.payload_len.next = self.s2_payload.q.val();
         if self.reset.val() {
             self.s0_valid.d.next = false;

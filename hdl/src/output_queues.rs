@@ -14,7 +14,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::axis::{AxisSink, AxisSource, TUSER_BITS, check_widths};
+use crate::axis::{AxisSink, AxisSource, TUSER_BITS, TUSER_DST_AT, check_widths};
 use crate::fifo::Fifo;
 use crate::statistics::StatEvents;
 
@@ -58,6 +58,8 @@ pub struct OutputQueues<
     W: Constant<Bits<16>>,
     LAST: Constant<Bits<16>>,
     USER: Constant<Bits<16>>,
+    /// Where the destination mask starts in `tuser` ([`TUSER_DST_AT`]).
+    dst_at: Constant<Bits<16>>,
 }
 
 impl<
@@ -95,6 +97,7 @@ impl<
             W: Constant::new(bits::<16>(W as u64)),
             LAST: Constant::new(bits::<16>(LAST as u64)),
             USER: Constant::new(bits::<16>(USER as u64)),
+            dst_at: Constant::new(bits::<16>(TUSER_DST_AT as u64)),
         }
     }
 }
@@ -114,7 +117,11 @@ impl<
     fn update(&mut self) {
         dff_setup!(self, clock, in_frame, held_mask);
         self.ev.next = self.no_events.val();
-        self.mask.next = self.s_axis.tuser.val().get_bits::<8>(8);
+        self.mask.next = self
+            .s_axis
+            .tuser
+            .val()
+            .get_bits::<8>(self.dst_at.val().index());
         if self.in_frame.q.val() {
             self.mask.next = self.held_mask.q.val();
         }

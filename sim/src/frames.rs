@@ -6,6 +6,8 @@ use collwire_proto::frame::{Endpoints, build_frame};
 use collwire_proto::*;
 use etherparse::{EtherType, Ethernet2Header, IpHeaders, IpNumber, Ipv4Header, PacketBuilder};
 
+use collwire_hdl::header_fields::FrameFields;
+
 use crate::fpu_check::SplitMix;
 
 /// Random addresses, UDP destination = the offload port.
@@ -288,4 +290,71 @@ pub fn wire_value(bytes: &[u8]) -> u64 {
         .iter()
         .enumerate()
         .fold(0, |acc, (i, b)| acc | u64::from(*b) << (8 * i))
+}
+
+impl RawFields {
+    /// The offload-header fields of `datagram` as raw numbers, read with `collwire_proto`'s
+    /// packet view (no validation).
+    pub fn parse(datagram: &[u8]) -> RawFields {
+        let p = OffloadPacket::new_unchecked(datagram);
+        RawFields {
+            msg_type: p.msg_type_code(),
+            op_id: p.op_id(),
+            collective: p.collective_code(),
+            algorithm: p.algorithm_code(),
+            datatype: p.datatype_code(),
+            op: p.op_code(),
+            comm_id: p.comm_id(),
+            comm_size: p.comm_size(),
+            rank: p.rank(),
+            root: p.root(),
+            ranks_per_host: p.ranks_per_host(),
+            attempt: p.attempt(),
+            seg_index: p.seg_index(),
+            seg_count: p.seg_count(),
+            elem_count: p.elem_count(),
+        }
+    }
+}
+
+/// The record the router hands the engine ([`FrameFields`]) for a frame with these endpoints
+/// and offload-header fields: built from the protocol crate's values, not from header bytes,
+/// so a test of the hardware's decoding compares it with an independent reading.
+pub fn frame_fields(e: &Endpoints, f: &RawFields) -> FrameFields {
+    FrameFields {
+        dst_mac: wire_value(&e.dst_mac).into(),
+        src_mac: wire_value(&e.src_mac).into(),
+        src_ip: wire_value(&e.src_ip).into(),
+        dst_ip: wire_value(&e.dst_ip).into(),
+        dst_host: u64::from(e.dst_ip[3]).into(),
+        src_port: u64::from(e.src_port).into(),
+        dst_port: u64::from(e.dst_port).into(),
+        msg_type: u64::from(f.msg_type).into(),
+        op_id: u64::from(f.op_id).into(),
+        collective: u64::from(f.collective).into(),
+        algorithm: u64::from(f.algorithm).into(),
+        datatype: u64::from(f.datatype).into(),
+        reduce_op: u64::from(f.op).into(),
+        comm_id: u64::from(f.comm_id).into(),
+        comm_size: u64::from(f.comm_size).into(),
+        rank: u64::from(f.rank).into(),
+        root: u64::from(f.root).into(),
+        ranks_per_host: u64::from(f.ranks_per_host).into(),
+        attempt: u64::from(f.attempt).into(),
+        seg_index: u64::from(f.seg_index).into(),
+        seg_count: u64::from(f.seg_count).into(),
+        elem_count: u64::from(f.elem_count).into(),
+    }
+}
+
+/// The [`FrameFields`] of a frame `collwire_proto` classifies as an offload frame (`None` for
+/// any other frame).
+pub fn frame_fields_of(frame: &[u8]) -> Option<FrameFields> {
+    match collwire_proto::frame::classify(frame) {
+        collwire_proto::frame::FrameKind::Offload { endpoints, .. } => Some(frame_fields(
+            &endpoints,
+            &RawFields::parse(&frame[ETH_HEADER_LEN + IPV4_HEADER_LEN + 8..]),
+        )),
+        _ => None,
+    }
 }

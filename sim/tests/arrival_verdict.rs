@@ -9,10 +9,9 @@
 use collwire_hdl::cfe::cfg;
 use collwire_hdl::cfe_config::{Kind, directory_index};
 use collwire_hdl::context_table::REGS;
-use collwire_proto::frame::build_frame;
 use collwire_proto::{Algorithm, Collective, ErrorCode, MessageType, limits};
 use collwire_sim::fpu_check::SplitMix;
-use collwire_sim::frames::{RawFields, endpoints};
+use collwire_sim::frames::{RawFields, endpoints, frame_fields};
 use collwire_sim::models::ArrivalVerdict;
 
 /// What the context table and the directory answer for the arrival.
@@ -169,8 +168,7 @@ fn every_verdict_follows_the_precedence_table() {
         };
         let mut e = endpoints(&mut rng);
         e.dst_ip[3] = dst_host;
-        let frame = build_frame(&e, &f.datagram(0)).unwrap();
-        dut.set_header_bytes(&frame[..64]);
+        dut.set_fields_bytes(&frame_fields(&e, &f).to_le_bytes());
         dut.set_payload_len(payload as u64);
         dut.set_unsupported(u64::from(unsupported));
         dut.set_my_board(u64::from(me));

@@ -9,7 +9,7 @@ use collwire_proto::addressing::{BOARD_IP_PREFIX, BOARD_MAC_PREFIX};
 use collwire_proto::frame::{Endpoints, build_frame};
 use collwire_proto::{MessageType, OFFLOAD_UDP_PORT};
 use collwire_sim::fpu_check::SplitMix;
-use collwire_sim::frames::RawFields;
+use collwire_sim::frames::{RawFields, frame_fields};
 use collwire_sim::models::EntryComposer;
 
 /// The first 64 bytes of the frame, UDP checksum zeroed.
@@ -76,7 +76,7 @@ fn every_frame_kind_is_the_frame_the_protocol_prescribes() {
         let (result, data, code) = (r() % 2 == 0, r() % 3 != 0, (1 + r() % 254) as u8);
         let bytes = (r() % 2049) as u16;
         let kind = (r() % 4) as usize;
-        dut.set_header_bytes(&header(&e, &req, usize::from(req.elem_count) * 4));
+        dut.set_request_bytes(&frame_fields(&e, &req).to_le_bytes());
         dut.set_err_answer(u64::from(kind == 1));
         dut.set_ack(u64::from(kind == 2));
         // An error answer and an ack take precedence over a board frame.

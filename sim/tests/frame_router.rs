@@ -1,14 +1,14 @@
 //! Ingress frame path through Verilator at both widths: every frame that is not an offload frame
 //! (ARP, TCP, other UDP ports, IPv6, VLAN, IPv4 options, fragments, jumbo, runts) leaves byte
 //! identical toward the port a NIC would use; valid offload frames reach the engine port whole,
-//! with their header and verdict alongside; malformed offload frames are dropped and counted.
-//! Verdicts come from `frame::classify`.
+//! with their decoded fields (as `collwire_proto` reads them) and verdict alongside; malformed
+//! offload frames are dropped and counted. Verdicts come from `frame::classify`.
 
 use collwire_hdl::axis::{HOST_PORT, UPLINK_PORT, tuser};
 use collwire_proto::frame::{FrameKind, classify};
 use collwire_sim::axis::{Sink, Source};
 use collwire_sim::fpu_check::SplitMix;
-use collwire_sim::frames::{mutate, offload_frame, plain_frames};
+use collwire_sim::frames::{frame_fields_of, mutate, offload_frame, plain_frames};
 use collwire_sim::models::{FrameRouter64, FrameRouter256};
 
 trait Router: Default {
@@ -98,7 +98,7 @@ macro_rules! router {
             }
             fn offload_meta(&self) -> OffloadMeta {
                 (
-                    self.offload_header_bytes(),
+                    self.offload_fields_bytes(),
                     self.offload_payload_len() as usize,
                     self.offload_unsupported() == 1,
                 )
@@ -113,7 +113,8 @@ macro_rules! router {
 router!(FrameRouter64, 8);
 router!(FrameRouter256, 32);
 
-/// What travels beside an offload frame: first 64 bytes, payload length, unsupported.
+/// What travels beside an offload frame: its decoded fields (packed), payload length,
+/// unsupported.
 type OffloadMeta = (Vec<u8>, usize, bool);
 
 #[derive(Default)]
@@ -204,7 +205,7 @@ fn traffic(rng: &mut SplitMix, n: usize) -> (Vec<(Vec<u8>, usize)>, Expected) {
             FrameKind::Offload { repr, payload, .. } => exp.offload.push((
                 f.clone(),
                 (
-                    f[..64].to_vec(),
+                    frame_fields_of(&f).unwrap().to_le_bytes(),
                     payload.len(),
                     repr.check_supported().is_err(),
                 ),

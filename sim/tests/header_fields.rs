@@ -1,10 +1,11 @@
 //! The engine's header decoder through Verilator: on random frames built by `collwire_proto`
 //! (etherparse framing, `OffloadPacket` fields), every named output equals the field the
-//! protocol crate wrote — addresses in wire order, numbers as numbers.
+//! protocol crate wrote — addresses in wire order, numbers as numbers — and so does the packed
+//! `FrameFields` record the router hands the engine.
 
 use collwire_proto::frame::build_frame;
 use collwire_sim::fpu_check::SplitMix;
-use collwire_sim::frames::{RawFields, endpoints, wire_value as wire};
+use collwire_sim::frames::{RawFields, endpoints, frame_fields, wire_value as wire};
 use collwire_sim::models::HeaderFields;
 
 #[test]
@@ -50,6 +51,12 @@ fn every_field_matches_the_protocol_crate() {
         for (name, hw, want) in got {
             assert_eq!(hw, want, "case {case}: {name}");
         }
+        // The record the router hands the engine holds the same fields.
+        assert_eq!(
+            dut.fields_bytes(),
+            frame_fields(&e, &f).to_le_bytes(),
+            "case {case}: fields"
+        );
     }
 }
 

@@ -8,7 +8,7 @@
 use collwire_hdl::offload_classifier::CLASSIFY_LATENCY;
 use collwire_proto::frame::{FrameKind, classify};
 use collwire_sim::fpu_check::SplitMix;
-use collwire_sim::frames::{mutate, offload_frame};
+use collwire_sim::frames::{RawFields, frame_fields, mutate, offload_frame};
 use collwire_sim::models::OffloadClassifier;
 
 #[derive(Debug, PartialEq, Eq)]
@@ -16,7 +16,8 @@ struct Verdict {
     offload: bool,
     malformed: bool,
     unsupported: bool,
-    fields: Option<Vec<u64>>,
+    /// The decoded record (packed as the hardware packs it) and the payload length.
+    fields: Option<(Vec<u8>, u64)>,
 }
 
 fn expected(frame: &[u8]) -> Verdict {
@@ -38,34 +39,31 @@ fn expected(frame: &[u8]) -> Verdict {
             repr,
             payload,
         } => {
-            let le = |b: &[u8]| b.iter().rev().fold(0u64, |v, &x| v << 8 | u64::from(x));
+            let raw = RawFields {
+                msg_type: repr.msg_type.code(),
+                op_id: repr.op_id,
+                collective: repr.collective.code(),
+                algorithm: repr.algorithm.code(),
+                datatype: repr.datatype.code(),
+                op: repr.op.code(),
+                comm_id: repr.comm_id,
+                comm_size: repr.comm_size,
+                rank: repr.rank,
+                root: repr.root,
+                ranks_per_host: repr.ranks_per_host,
+                attempt: repr.attempt,
+                seg_index: repr.seg_index,
+                seg_count: repr.seg_count,
+                elem_count: repr.elem_count,
+            };
             Verdict {
                 offload: true,
                 malformed: false,
                 unsupported: repr.check_supported().is_err(),
-                fields: Some(vec![
-                    le(&endpoints.dst_mac),
-                    le(&endpoints.src_mac),
-                    le(&endpoints.src_ip),
-                    le(&endpoints.dst_ip),
-                    endpoints.src_port.into(),
-                    repr.msg_type.code().into(),
-                    repr.op_id.into(),
-                    repr.collective.code().into(),
-                    repr.algorithm.code().into(),
-                    repr.datatype.code().into(),
-                    repr.op.code().into(),
-                    repr.comm_id.into(),
-                    repr.comm_size.into(),
-                    repr.rank.into(),
-                    repr.root.into(),
-                    repr.ranks_per_host.into(),
-                    repr.attempt.into(),
-                    repr.seg_index.into(),
-                    repr.seg_count.into(),
-                    repr.elem_count.into(),
+                fields: Some((
+                    frame_fields(&endpoints, &raw).to_le_bytes(),
                     payload.len() as u64,
-                ]),
+                )),
             }
         }
     }
@@ -77,31 +75,7 @@ fn observed(m: &OffloadClassifier) -> Verdict {
         offload,
         malformed: m.malformed() == 1,
         unsupported: m.unsupported() == 1,
-        fields: offload.then(|| {
-            vec![
-                m.dst_mac(),
-                m.src_mac(),
-                m.src_ip(),
-                m.dst_ip(),
-                m.src_port(),
-                m.msg_type(),
-                m.op_id(),
-                m.collective(),
-                m.algorithm(),
-                m.datatype(),
-                m.op(),
-                m.comm_id(),
-                m.comm_size(),
-                m.rank(),
-                m.root(),
-                m.ranks_per_host(),
-                m.attempt(),
-                m.seg_index(),
-                m.seg_count(),
-                m.elem_count(),
-                m.payload_len(),
-            ]
-        }),
+        fields: offload.then(|| (m.fields_bytes(), m.payload_len())),
     }
 }
 
