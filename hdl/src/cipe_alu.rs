@@ -11,12 +11,13 @@
 //!
 //! One block for both widths, generic in the word (`W` bits, `L64 = W / 64` and `L32 = W / 32`
 //! lanes): [`CipeAlu64`] and [`CipeAlu256`]. Each lane is a [`LaneOp`] (every op but float
-//! SUM) beside an IEEE adder; [`Place`] puts a lane's result at its bits of the word.
+//! SUM) beside an IEEE adder; [`crate::place::Place`] puts a lane's result at its bits of the word.
 
 use collwire_proto::{Datatype, ReduceOp};
 use rust_hdl::prelude::*;
 
 use crate::fp_add::{FP_ADD_LATENCY, FpAdd32, FpAdd64};
+use crate::place::Place;
 
 /// Clocks from operands in to result out.
 pub const ALU_LATENCY: usize = FP_ADD_LATENCY;
@@ -188,35 +189,6 @@ impl<const LW: usize> Logic for LaneOp<LW> {
             self.result.next = self.nan.val();
         }
         self.r.next = self.result.val();
-    }
-}
-
-/// An `LW`-bit lane placed at bit `at` of a `W`-bit word (zeros elsewhere). A block of its own
-/// because rust-hdl's `bit_cast` cannot take a loop-indexed signal (its width is evaluated in
-/// Rust, where the loop index does not exist).
-#[derive(LogicBlock)]
-pub struct Place<const W: usize, const LW: usize> {
-    pub lane: Signal<In, Bits<LW>>,
-    pub word: Signal<Out, Bits<W>>,
-    at: Constant<Bits<16>>,
-}
-
-impl<const W: usize, const LW: usize> Place<W, LW> {
-    /// Lane `index` (bits `index·LW` up).
-    pub fn lane(index: usize) -> Self {
-        assert!((index + 1) * LW <= W);
-        Self {
-            lane: Default::default(),
-            word: Default::default(),
-            at: Constant::new(bits::<16>((index * LW) as u64)),
-        }
-    }
-}
-
-impl<const W: usize, const LW: usize> Logic for Place<W, LW> {
-    #[hdl_gen]
-    fn update(&mut self) {
-        self.word.next = bit_cast::<W, LW>(self.lane.val()) << self.at.val();
     }
 }
 

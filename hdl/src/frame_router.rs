@@ -18,7 +18,8 @@
 
 use rust_hdl::prelude::*;
 
-use crate::axis::{AxisSink, AxisSource, TUSER_BITS, check_widths};
+use crate::axis::{AxisSink, AxisSource};
+use crate::axis_fifo::AxisFifo;
 use crate::fifo::Fifo;
 use crate::header_capture::HeaderCapture;
 use crate::header_fields::FrameFields;
@@ -48,10 +49,9 @@ fn to_port(port: usize) -> Constant<Bits<16>> {
 }
 
 /// Stores, classifies and routes frames: `W`-bit beats with `K` keep bits; a stored beat is
-/// `BB` bits (`tdata`, `tkeep`, `tlast` at bit `LAST`, `tuser` from bit `USER`); 2^`DL` beats of
+/// `BB` bits ([`AxisFifo`]: `tdata`, `tkeep`, `tlast` at bit `LAST`, `tuser` from bit `USER`); 2^`DL` beats of
 /// frame buffer (`DL1 = DL + 1`); the 64-byte offload header is `HB` beats.
 #[derive(LogicBlock)]
-#[allow(non_snake_case)] // `W`, `LAST`, `USER`: localparams named as the parameters
 pub struct FrameRouter<
     const W: usize,
     const K: usize,
@@ -81,7 +81,7 @@ pub struct FrameRouter<
     ev: Signal<Local, StatEvents>,
     capture: HeaderCapture<W, K, HB>,
     classifier: OffloadClassifier,
-    frames: Fifo<Bits<BB>, DL, DL1, 1>,
+    frames: AxisFifo<W, K, BB, LAST, USER, DL, DL1>,
     verdicts: Fifo<RouterVerdict, 5, 6, 8>,
     verdict_in: Signal<Local, RouterVerdict>,
     head: Signal<Local, RouterVerdict>,
@@ -94,10 +94,6 @@ pub struct FrameRouter<
     head_ready: Signal<Local, Bit>,
     head_user: Signal<Local, Bits<16>>,
     pass_dst: Signal<Local, Bits<16>>,
-    /// Where `tkeep`, `tlast` and `tuser` sit in a stored beat (`tdata` at 0).
-    W: Constant<Bits<16>>,
-    LAST: Constant<Bits<16>>,
-    USER: Constant<Bits<16>>,
 }
 
 impl<
@@ -112,8 +108,7 @@ impl<
 > Default for FrameRouter<W, K, BB, LAST, USER, DL, DL1, HB>
 {
     fn default() -> Self {
-        check_widths(W, K);
-        assert!(LAST == W + K && USER == LAST + 1 && BB == USER + TUSER_BITS && DL1 == DL + 1);
+        // AxisFifo checks W, K, BB, LAST, USER, DL1.
         assert_eq!(HB * W, 512, "HB: beats of a 64-byte header");
         Self {
             clock: Default::default(),
@@ -144,9 +139,6 @@ impl<
             head_ready: Default::default(),
             head_user: Default::default(),
             pass_dst: Default::default(),
-            W: Constant::new(bits::<16>(W as u64)),
-            LAST: Constant::new(bits::<16>(LAST as u64)),
-            USER: Constant::new(bits::<16>(USER as u64)),
         }
     }
 }
@@ -167,14 +159,16 @@ impl<
         self.ev.next = self.no_events.val();
         clock!(self, clock, capture, classifier, frames, verdicts);
         // Write side: store every accepted beat, tap it for the parser.
-        self.s_axis.tready.next = !self.frames.full.val() & !self.verdicts.almost_full.val();
-        self.accept.next =
-            self.s_axis.tvalid.val() & !self.frames.full.val() & !self.verdicts.almost_full.val();
-        self.frames.write.next = self.accept.val();
-        self.frames.data_in.next = bit_cast::<BB, W>(self.s_axis.tdata.val())
-            | (bit_cast::<BB, K>(self.s_axis.tkeep.val()) << self.W.val())
-            | (bit_cast::<BB, 1>(self.s_axis.tlast.val().into()) << self.LAST.val())
-            | (bit_cast::<BB, 16>(self.s_axis.tuser.val()) << self.USER.val());
+        self.s_axis.tready.next =
+            self.frames.s_axis.tready.val() & !self.verdicts.almost_full.val();
+        self.accept.next = self.s_axis.tvalid.val()
+            & self.frames.s_axis.tready.val()
+            & !self.verdicts.almost_full.val();
+        self.frames.s_axis.tvalid.next = self.accept.val();
+        self.frames.s_axis.tdata.next = self.s_axis.tdata.val();
+        self.frames.s_axis.tkeep.next = self.s_axis.tkeep.val();
+        self.frames.s_axis.tlast.next = self.s_axis.tlast.val();
+        self.frames.s_axis.tuser.next = self.s_axis.tuser.val();
         self.capture.reset.next = self.reset.val();
         self.classifier.reset.next = self.reset.val();
         self.frames.reset.next = self.reset.val();
@@ -196,21 +190,21 @@ impl<
 
         // Read side: the head frame goes where its verdict says, a beat per clock.
         self.head.next = self.verdicts.data_out.val();
-        self.head_valid.next = !self.verdicts.empty.val() & !self.frames.empty.val();
-        self.head_user.next = self.frames.data_out.val().get_bits::<16>(USER);
+        self.head_valid.next = !self.verdicts.empty.val() & self.frames.m_axis.tvalid.val();
+        self.head_user.next = self.frames.m_axis.tuser.val();
         // Pass-through: host -> uplink, network -> host.
         self.pass_dst.next = self.to_host.val();
         if (self.head_user.val() & self.from_host.val()) != bits::<16>(0) {
             self.pass_dst.next = self.to_uplink.val();
         }
-        self.m_axis.tdata.next = self.frames.data_out.val().get_bits::<W>(0);
-        self.m_axis.tkeep.next = self.frames.data_out.val().get_bits::<K>(W);
-        self.m_axis.tlast.next = self.frames.data_out.val().get_bit(LAST);
+        self.m_axis.tdata.next = self.frames.m_axis.tdata.val();
+        self.m_axis.tkeep.next = self.frames.m_axis.tkeep.val();
+        self.m_axis.tlast.next = self.frames.m_axis.tlast.val();
         self.m_axis.tuser.next =
             (self.head_user.val() & self.source_mask.val()) | self.pass_dst.val();
-        self.m_offload_axis.tdata.next = self.frames.data_out.val().get_bits::<W>(0);
-        self.m_offload_axis.tkeep.next = self.frames.data_out.val().get_bits::<K>(W);
-        self.m_offload_axis.tlast.next = self.frames.data_out.val().get_bit(LAST);
+        self.m_offload_axis.tdata.next = self.frames.m_axis.tdata.val();
+        self.m_offload_axis.tkeep.next = self.frames.m_axis.tkeep.val();
+        self.m_offload_axis.tlast.next = self.frames.m_axis.tlast.val();
         self.m_offload_axis.tuser.next = self.head_user.val();
         self.offload_fields.next = self.head.val().fields;
         self.offload_payload_len.next = self.head.val().payload_len;
@@ -226,12 +220,10 @@ impl<
         } else if !self.head.val().malformed {
             self.head_ready.next = self.m_axis.tready.val();
         }
-        self.frames.read.next = self.head_valid.val() & self.head_ready.val();
-        self.verdicts.read.next = self.head_valid.val()
-            & self.head_ready.val()
-            & self.frames.data_out.val().get_bit(LAST);
-        if self.head_valid.val() & self.head_ready.val() & self.frames.data_out.val().get_bit(LAST)
-        {
+        self.frames.m_axis.tready.next = self.head_valid.val() & self.head_ready.val();
+        self.verdicts.read.next =
+            self.head_valid.val() & self.head_ready.val() & self.frames.m_axis.tlast.val();
+        if self.head_valid.val() & self.head_ready.val() & self.frames.m_axis.tlast.val() {
             if self.head.val().offload {
                 self.ev.next.offload_frames = true;
             } else if self.head.val().malformed {

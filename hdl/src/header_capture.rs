@@ -17,6 +17,7 @@
 use rust_hdl::prelude::*;
 
 use crate::axis::check_widths;
+use crate::place::Place;
 
 /// Taps a frame stream and captures its header and length.
 #[derive(LogicBlock)]
@@ -41,9 +42,8 @@ pub struct HeaderCapture<const W: usize, const K: usize, const HB: usize> {
     beat: DFF<Bits<16>>,
     len: DFF<Bits<16>>,
     words: [DFF<Bits<W>>; HB],
-    /// Beat `i` widened to the header and placed at bit `i·W`.
-    widen: [Widen<W>; HB],
-    word_at: [Constant<Bits<16>>; HB],
+    /// Beat `i` placed at bit `i·W` of the header.
+    place: [Place<512, W>; HB],
     packed: [Signal<Local, Bits<512>>; HB],
     header_pulse: DFF<Bit>,
     done: DFF<Bit>,
@@ -74,8 +74,7 @@ impl<const W: usize, const K: usize, const HB: usize> Default for HeaderCapture<
             beat: Default::default(),
             len: Default::default(),
             words: std::array::from_fn(|_| Default::default()),
-            widen: std::array::from_fn(|_| Default::default()),
-            word_at: std::array::from_fn(|i| Constant::new(bits::<16>((i * W) as u64))),
+            place: std::array::from_fn(Place::lane),
             packed: std::array::from_fn(|_| Default::default()),
             header_pulse: Default::default(),
             done: Default::default(),
@@ -144,12 +143,11 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for HeaderCapture<W,
         }
         // Pack the captured beats into the 512-bit header.
         for i in 0..HB {
-            self.widen[i].narrow.next = self.words[i].q.val();
+            self.place[i].lane.next = self.words[i].q.val();
         }
-        self.packed[0].next = self.widen[0].wide.val();
+        self.packed[0].next = self.place[0].word.val();
         for i in 1..HB {
-            self.packed[i].next =
-                self.packed[i - 1].val() | (self.widen[i].wide.val() << self.word_at[i].val());
+            self.packed[i].next = self.packed[i - 1].val() | self.place[i].word.val();
         }
         // The last partial sum is the header (a one-pass loop: rust-hdl evaluates an array
         // index in Verilog, where `HB` does not exist, but a loop bound in Rust).
@@ -160,22 +158,6 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for HeaderCapture<W,
         self.frame_len.next = self.done_len.q.val();
         self.frame_done.next = self.done.q.val();
         self.short_frame.next = self.done_short.q.val();
-    }
-}
-
-/// A `W`-bit word zero-extended to a 512-bit header. A block of its own because `bit_cast`
-/// cannot take a loop-indexed signal in rust-hdl (its width is evaluated in Rust, where the
-/// loop index does not exist), and a generic block cannot unroll the loop by hand.
-#[derive(LogicBlock, Default)]
-pub struct Widen<const W: usize> {
-    pub narrow: Signal<In, Bits<W>>,
-    pub wide: Signal<Out, Bits<512>>,
-}
-
-impl<const W: usize> Logic for Widen<W> {
-    #[hdl_gen]
-    fn update(&mut self) {
-        self.wide.next = bit_cast::<512, W>(self.narrow.val());
     }
 }
 

@@ -26,6 +26,7 @@
 pub mod arrival_verdict;
 pub mod axis;
 pub mod axis_arbiter;
+pub mod axis_fifo;
 pub mod board;
 pub mod cfe;
 pub mod cfe_config;
@@ -44,5 +45,6 @@ pub mod header_fields;
 pub mod offload_classifier;
 pub mod offload_splitter;
 pub mod output_queues;
+pub mod place;
 pub mod statistics;
 pub mod uop_decode;

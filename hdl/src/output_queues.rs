@@ -14,14 +14,13 @@
 
 use rust_hdl::prelude::*;
 
-use crate::axis::{AxisSink, AxisSource, TUSER_BITS, TUSER_DST_AT, check_widths};
-use crate::fifo::Fifo;
+use crate::axis::{AxisSink, AxisSource, TUSER_DST_AT};
+use crate::axis_fifo::AxisFifo;
 use crate::statistics::StatEvents;
 
 /// One queue per port: `N` ports of `W`-bit beats (`K` keep bits); a stored beat is `BB` bits
-/// (`tdata`, `tkeep`, `tlast` at bit `LAST`, `tuser` from bit `USER`); 2^`DL` beats a queue
-/// (`DL1 = DL + 1`).
-#[allow(non_snake_case)] // `W`, `LAST`, `USER`: localparams named as the parameters
+/// ([`AxisFifo`]: `tdata`, `tkeep`, `tlast` at bit `LAST`, `tuser` from bit `USER`); 2^`DL`
+/// beats a queue (`DL1 = DL + 1`).
 #[derive(LogicBlock)]
 pub struct OutputQueues<
     const W: usize,
@@ -42,7 +41,7 @@ pub struct OutputQueues<
     pub events: Signal<Out, StatEvents>,
     no_events: Constant<StatEvents>,
     ev: Signal<Local, StatEvents>,
-    queues: [Fifo<Bits<BB>, DL, DL1, 1>; N],
+    queues: [AxisFifo<W, K, BB, LAST, USER, DL, DL1>; N],
     /// Complete frames in each queue (counted two clocks after their last beat is
     /// written, when the queue shows it).
     complete: [DFF<Bits<16>>; N],
@@ -54,10 +53,6 @@ pub struct OutputQueues<
     room: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
     read: [Signal<Local, Bit>; N],
-    /// Where `tkeep`, `tlast` and `tuser` sit in a stored beat (`tdata` at 0).
-    W: Constant<Bits<16>>,
-    LAST: Constant<Bits<16>>,
-    USER: Constant<Bits<16>>,
     /// Where the destination mask starts in `tuser` ([`TUSER_DST_AT`]).
     dst_at: Constant<Bits<16>>,
 }
@@ -74,8 +69,7 @@ impl<
 > Default for OutputQueues<W, K, N, BB, LAST, USER, DL, DL1>
 {
     fn default() -> Self {
-        check_widths(W, K);
-        assert!(LAST == W + K && USER == LAST + 1 && BB == USER + TUSER_BITS && DL1 == DL + 1);
+        // AxisFifo checks W, K, BB, LAST, USER, DL1.
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -94,9 +88,6 @@ impl<
             room: Default::default(),
             accept: Default::default(),
             read: std::array::from_fn(|_| Default::default()),
-            W: Constant::new(bits::<16>(W as u64)),
-            LAST: Constant::new(bits::<16>(LAST as u64)),
-            USER: Constant::new(bits::<16>(USER as u64)),
             dst_at: Constant::new(bits::<16>(TUSER_DST_AT as u64)),
         }
     }
@@ -128,7 +119,7 @@ impl<
         // Room in every destination queue.
         self.room.next = true;
         for i in 0..N {
-            if self.mask.val().get_bit(i) & self.queues[i].full.val() {
+            if self.mask.val().get_bit(i) & !self.queues[i].s_axis.tready.val() {
                 self.room.next = false;
             }
         }
@@ -147,32 +138,32 @@ impl<
             self.complete[i].clock.next = self.clock.val();
             self.written_last[i].clock.next = self.clock.val();
             self.visible_last[i].clock.next = self.clock.val();
-            self.queues[i].write.next = self.accept.val() & self.mask.val().get_bit(i);
-            self.queues[i].data_in.next = bit_cast::<BB, W>(self.s_axis.tdata.val())
-                | (bit_cast::<BB, K>(self.s_axis.tkeep.val()) << self.W.val())
-                | (bit_cast::<BB, 1>(self.s_axis.tlast.val().into()) << self.LAST.val())
-                | (bit_cast::<BB, 16>(self.s_axis.tuser.val()) << self.USER.val());
+            self.queues[i].s_axis.tvalid.next = self.accept.val() & self.mask.val().get_bit(i);
+            self.queues[i].s_axis.tdata.next = self.s_axis.tdata.val();
+            self.queues[i].s_axis.tkeep.next = self.s_axis.tkeep.val();
+            self.queues[i].s_axis.tlast.next = self.s_axis.tlast.val();
+            self.queues[i].s_axis.tuser.next = self.s_axis.tuser.val();
             self.written_last[i].d.next =
                 self.accept.val() & self.mask.val().get_bit(i) & self.s_axis.tlast.val();
             self.visible_last[i].d.next = self.written_last[i].q.val();
             // Send only frames that are wholly in the queue.
             self.m_axis[i].tvalid.next =
-                !self.queues[i].empty.val() & (self.complete[i].q.val() != bits::<16>(0));
-            self.m_axis[i].tdata.next = self.queues[i].data_out.val().get_bits::<W>(0);
-            self.m_axis[i].tkeep.next = self.queues[i].data_out.val().get_bits::<K>(W);
-            self.m_axis[i].tlast.next = self.queues[i].data_out.val().get_bit(LAST);
-            self.m_axis[i].tuser.next = self.queues[i].data_out.val().get_bits::<16>(USER);
+                self.queues[i].m_axis.tvalid.val() & (self.complete[i].q.val() != bits::<16>(0));
+            self.m_axis[i].tdata.next = self.queues[i].m_axis.tdata.val();
+            self.m_axis[i].tkeep.next = self.queues[i].m_axis.tkeep.val();
+            self.m_axis[i].tlast.next = self.queues[i].m_axis.tlast.val();
+            self.m_axis[i].tuser.next = self.queues[i].m_axis.tuser.val();
             self.read[i].next = self.m_axis[i].tvalid.val() & self.m_axis[i].tready.val();
-            self.queues[i].read.next = self.read[i].val();
+            self.queues[i].m_axis.tready.next = self.read[i].val();
             self.complete[i].d.next = self.complete[i].q.val();
             if self.visible_last[i].q.val()
-                & !(self.read[i].val() & self.queues[i].data_out.val().get_bit(LAST))
+                & !(self.read[i].val() & self.queues[i].m_axis.tlast.val())
             {
                 self.complete[i].d.next = self.complete[i].q.val() + bits::<16>(1);
             }
             if !self.visible_last[i].q.val()
                 & self.read[i].val()
-                & self.queues[i].data_out.val().get_bit(LAST)
+                & self.queues[i].m_axis.tlast.val()
             {
                 self.complete[i].d.next = self.complete[i].q.val() - bits::<16>(1);
             }
