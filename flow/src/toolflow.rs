@@ -41,7 +41,11 @@ fn write_design(dir: &Path, design: &Design) -> PathBuf {
     file
 }
 
-fn run(tool: &'static str, design: &str, cmd: &mut Command) -> Result<String, ToolError> {
+pub(crate) fn run(
+    tool: &'static str,
+    design: &str,
+    cmd: &mut Command,
+) -> Result<String, ToolError> {
     let out = cmd
         .output()
         .map_err(|e| ToolError::Missing(tool.to_string(), e))?;
@@ -156,15 +160,16 @@ impl SynthReport {
     }
 }
 
-/// `synth_xilinx -family xc7`, then the cell counts, then the combinational depth (flip-flops and
-/// block RAMs deleted first, so paths end at registers). Fails on a combinational loop
+/// `synth_xilinx -family xc7`, then the cell counts, then the combinational depth (every storage
+/// cell deleted first — flip-flops, block and distributed RAM, shift registers — so paths end
+/// at storage and do not run through an SRL or a LUTRAM; [`crate::depth`]). Fails on a combinational loop
 /// (`scc` on the generic netlist) or when any latch is inferred.
 pub fn synth_xc7(dir: &Path, design: &Design) -> Result<SynthReport, ToolError> {
     let file = write_design(dir, design);
     let script = format!(
         "read_verilog {file}; hierarchy -top {top}; proc; flatten; opt_clean; scc -expect 0; \
          synth_xilinx -family xc7 -top {top} -flatten -noiopad -noclkbuf; \
-         tee -o {stat} stat -tech xilinx; delete t:FD* t:RAMB*; tee -o {ltp} ltp -noff",
+         tee -o {stat} stat -tech xilinx; delete t:FD* t:RAM* t:SRL*; tee -o {ltp} ltp -noff",
         file = file.display(),
         top = design.name,
         stat = dir.join(format!("{}.stat", design.name)).display(),

@@ -1,7 +1,8 @@
 //! Every emitted design lints clean in Verilator, elaborates in Icarus Verilog with no signal
 //! crossing into another block assigned twice per evaluation, and synthesizes for 7-series with
-//! no latch. (The whole board *runs* in Icarus in `testbench/tests/icarus_board.rs`.)
+//! no latch and no register-to-register path deeper than its budget (`collwire_flow::depth`). (The whole board *runs* in Icarus in `testbench/tests/icarus_board.rs`.)
 
+use collwire_flow::depth;
 use collwire_flow::toolflow::{icarus_elaborate, lint, synth_xc7};
 use collwire_hdl::emit::{designs, is_board, is_part_of_another};
 
@@ -58,6 +59,7 @@ fn every_design_synthesizes_without_latches() {
     });
     let results = results.into_inner().unwrap();
     assert_eq!(results.len(), designs.len());
+    let mut too_deep = Vec::new();
     for (name, r) in results {
         let r = r.unwrap_or_else(|e| panic!("{e}"));
         assert!(
@@ -66,14 +68,23 @@ fn every_design_synthesizes_without_latches() {
             r.cells
         );
         println!(
-            "{name}: {} LUT, {} FF, {} CARRY4, {:.1} BRAM36, depth {}",
+            "{name}: {} LUT, {} FF, {} CARRY4, {:.1} BRAM36, depth {} (budget {}; targets {} at \
+             125 MHz, {} at 200 MHz)",
             r.luts(),
             r.flip_flops(),
             r.carry4(),
             r.bram36(),
-            r.depth
+            r.depth,
+            depth::budget(name).map_or("none".to_string(), |b| b.to_string()),
+            depth::TARGET_125MHZ,
+            depth::TARGET_200MHZ,
         );
+        if let Err(e) = depth::check(name, r.depth) {
+            too_deep.push(e);
+        }
     }
+    // The timing guard: no block's worst register-to-register path grew past its budget.
+    assert!(too_deep.is_empty(), "{}", too_deep.join("\n"));
 }
 
 /// The latch check itself can fail: a block that assigns an output only under a condition.

@@ -35,14 +35,19 @@ pub fn run(args: &Args) -> Result<()> {
             icarus_elaborate(&work, &d)?;
             let r = synth_xc7(&work, &d)?;
             println!(
-                "  lint clean; Icarus elaborates; {}: {} LUT, {} FF, {} CARRY4, {} DSP, {:.1} BRAM36, no latches, depth {}",
+                "  lint clean; Icarus elaborates; {}: {} LUT, {} FF, {} CARRY4, {} DSP, {:.1} BRAM36, no latches, depth {} ({})",
                 width.part(),
                 r.luts(),
                 r.flip_flops(),
                 r.carry4(),
                 r.dsp(),
                 r.bram36(),
-                r.depth
+                r.depth,
+                match collwire_flow::depth::budget(d.name) {
+                    Some(b) if r.depth <= b => format!("budget {b}"),
+                    Some(b) => format!("OVER its budget {b}"),
+                    None => "no budget".to_string(),
+                }
             );
         }
     }

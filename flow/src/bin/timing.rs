@@ -1,0 +1,139 @@
+//! The timing report: every block of a target (and the whole board) synthesized and placed and
+//! routed with the open-source flow (`collwire_flow::pnr`: Yosys + nextpnr-ecp5, the ECP5
+//! proxy), printing post-route Fmax and the critical path next to the Yosys 7-series resource
+//! counts for the target part and the logic depth against its budget.
+//!
+//!   cargo run --release -p collwire-flow --bin timing -- --width 64
+//!   cargo run --release -p collwire-flow --bin timing -- --width 256 --design collwire_cfe
+//!
+//! A whole board takes about ten minutes on two cores; `--blocks-only` skips it. `--json FILE`
+//! also writes every row.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+use collwire_flow::depth;
+use collwire_flow::pnr::{DEVICE, place_route_ecp5};
+use collwire_flow::toolflow::synth_xc7;
+use collwire_hdl::emit::{BusWidth, designs_for, is_board};
+
+#[derive(Parser)]
+#[command(about = "Post-route Fmax (ECP5 proxy) and 7-series resources of every block")]
+struct Args {
+    /// Datapath width: 64 (ZedBoard, xc7z020) or 256 (NetFPGA SUME, xc7vx690t).
+    #[arg(long, default_value_t = 64)]
+    width: usize,
+    /// Only these designs (names as `collwire emit` writes them); repeatable.
+    #[arg(long)]
+    design: Vec<String>,
+    /// Skip the whole board.
+    #[arg(long)]
+    blocks_only: bool,
+    /// The clock nextpnr aims for, MHz.
+    #[arg(long, default_value_t = 200)]
+    target_mhz: u32,
+    /// Where the tools work (default: a directory under the system temp dir).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Also write the rows as JSON.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+/// LUTs, flip-flops and 36 Kb block RAMs of a part.
+fn capacity(width: BusWidth) -> (f64, f64, f64) {
+    match width {
+        BusWidth::W64 => (53_200.0, 106_400.0, 140.0),
+        BusWidth::W256 => (433_200.0, 866_400.0, 1_470.0),
+    }
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let width = BusWidth::from_bits(args.width)
+        .ok_or_else(|| anyhow::anyhow!("--width must be 64 or 256"))?;
+    let out = args.out.unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("collwire-timing-{}", std::process::id()))
+    });
+    let (luts, ffs, brams) = capacity(width);
+    // rust-hdl's Verilog generation recurses deeply: a thread with a large stack.
+    let designs = std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(move || designs_for(width))?
+        .join()
+        .map_err(|_| anyhow::anyhow!("emitting the designs failed"))?;
+    let designs: Vec<_> = designs
+        .into_iter()
+        .filter(|d| args.design.is_empty() || args.design.iter().any(|n| n == d.name))
+        .filter(|d| !(args.blocks_only && is_board(d.name)))
+        .collect();
+    println!(
+        "post-route on {DEVICE}, aiming at {} MHz; resources from Yosys synth_xilinx for {}",
+        args.target_mhz,
+        width.part()
+    );
+    println!(
+        "{:<30} {:>8} {:>6} {:>6} {:>7} {:>6} {:>7} {:>6} {:>6}  critical path (logic/route ns, steps)",
+        "design", "Fmax MHz", "125?", "200?", "LUT", "LUT%", "FF", "BRAM%", "depth"
+    );
+    let mut rows = Vec::new();
+    for d in &designs {
+        let dir = out.join(d.name);
+        let xc7 = synth_xc7(&dir.join("xc7"), d)?;
+        let pnr = place_route_ecp5(&dir.join("ecp5"), d, args.target_mhz)?;
+        let ok = |mhz: f64| if pnr.fmax_mhz >= mhz { "yes" } else { "no" };
+        let budget = depth::budget(d.name).map_or("-".to_string(), |b| b.to_string());
+        println!(
+            "{:<30} {:>8.1} {:>6} {:>6} {:>7} {:>5.1}% {:>7} {:>5.1}% {:>3}/{:<3} {} -> {} ({:.2}/{:.2}, {})",
+            d.name,
+            pnr.fmax_mhz,
+            ok(125.0),
+            ok(200.0),
+            xc7.luts(),
+            100.0 * xc7.luts() as f64 / luts,
+            xc7.flip_flops(),
+            100.0 * xc7.bram36() / brams,
+            xc7.depth,
+            budget,
+            pnr.critical.from,
+            pnr.critical.to,
+            pnr.critical.logic_ns,
+            pnr.critical.routing_ns,
+            pnr.critical.logic_steps
+        );
+        rows.push(serde_json::json!({
+            "design": d.name,
+            "width": args.width,
+            "ecp5_fmax_mhz": pnr.fmax_mhz,
+            "ecp5_comb": pnr.comb_used,
+            "ecp5_ff": pnr.ff_used,
+            "ecp5_bram": pnr.bram_used,
+            "critical_from": pnr.critical.from,
+            "critical_to": pnr.critical.to,
+            "critical_logic_ns": pnr.critical.logic_ns,
+            "critical_routing_ns": pnr.critical.routing_ns,
+            "critical_logic_steps": pnr.critical.logic_steps,
+            "part": width.part(),
+            "luts": xc7.luts(),
+            "lut_percent": 100.0 * xc7.luts() as f64 / luts,
+            "ffs": xc7.flip_flops(),
+            "ff_percent": 100.0 * xc7.flip_flops() as f64 / ffs,
+            "bram36": xc7.bram36(),
+            "bram_percent": 100.0 * xc7.bram36() / brams,
+            "depth": xc7.depth,
+            "depth_budget": depth::budget(d.name),
+        }));
+    }
+    println!(
+        "(Fmax: ECP5 proxy, see collwire_flow::pnr for how it relates to 7-series; depth: cells on \
+         the worst register-to-register path with every storage cell cut / its budget; targets \
+         {} levels at 125 MHz, {} at 200 MHz)",
+        depth::TARGET_125MHZ,
+        depth::TARGET_200MHZ
+    );
+    if let Some(path) = args.json {
+        std::fs::write(&path, serde_json::to_string_pretty(&rows)?)?;
+        println!("wrote {}", path.display());
+    }
+    Ok(())
+}

