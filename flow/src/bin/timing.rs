@@ -81,12 +81,19 @@ fn main() -> anyhow::Result<()> {
         let dir = out.join(d.name);
         let xc7 = synth_xc7(&dir.join("xc7"), d)?;
         let pnr = place_route_ecp5(&dir.join("ecp5"), d, args.target_mhz)?;
-        let ok = |mhz: f64| if pnr.fmax_mhz >= mhz { "yes" } else { "no" };
+        let ok = |mhz: f64| match pnr.fmax_mhz {
+            Some(f) if f >= mhz => "yes",
+            Some(_) => "no",
+            None => "-",
+        };
+        let fmax = pnr
+            .fmax_mhz
+            .map_or("comb".to_string(), |f| format!("{f:.1}"));
         let budget = depth::budget(d.name).map_or("-".to_string(), |b| b.to_string());
         println!(
-            "{:<30} {:>8.1} {:>6} {:>6} {:>7} {:>5.1}% {:>7} {:>5.1}% {:>3}/{:<3} {} -> {} ({:.2}/{:.2}, {})",
+            "{:<30} {:>8} {:>6} {:>6} {:>7} {:>5.1}% {:>7} {:>5.1}% {:>3}/{:<3} {} -> {} ({:.2}/{:.2}, {})",
             d.name,
-            pnr.fmax_mhz,
+            fmax,
             ok(125.0),
             ok(200.0),
             xc7.luts(),
@@ -125,7 +132,8 @@ fn main() -> anyhow::Result<()> {
         }));
     }
     println!(
-        "(Fmax: ECP5 proxy, see collwire_flow::pnr for how it relates to 7-series; depth: cells on \
+        "(Fmax: ECP5 proxy, see collwire_flow::pnr for how it relates to 7-series; comb: no \
+         register, timed inside the block that registers it; depth: cells on \
          the worst register-to-register path with every storage cell cut / its budget; targets \
          {} levels at 125 MHz, {} at 200 MHz)",
         depth::TARGET_125MHZ,
