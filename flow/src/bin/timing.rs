@@ -90,8 +90,20 @@ fn main() -> anyhow::Result<()> {
             .fmax_mhz
             .map_or("comb".to_string(), |f| format!("{f:.1}"));
         let budget = depth::budget(d.name).map_or("-".to_string(), |b| b.to_string());
+        let path = if pnr.critical.from.is_empty() {
+            "-".to_string()
+        } else {
+            format!(
+                "{} -> {} ({:.2}/{:.2}, {})",
+                pnr.critical.from,
+                pnr.critical.to,
+                pnr.critical.logic_ns,
+                pnr.critical.routing_ns,
+                pnr.critical.logic_steps
+            )
+        };
         println!(
-            "{:<30} {:>8} {:>6} {:>6} {:>7} {:>5.1}% {:>7} {:>5.1}% {:>3}/{:<3} {} -> {} ({:.2}/{:.2}, {})",
+            "{:<30} {:>8} {:>6} {:>6} {:>7} {:>5.1}% {:>7} {:>5.1}% {:>3}/{:<3} {path}",
             d.name,
             fmax,
             ok(125.0),
@@ -102,11 +114,6 @@ fn main() -> anyhow::Result<()> {
             100.0 * xc7.bram36() / brams,
             xc7.depth,
             budget,
-            pnr.critical.from,
-            pnr.critical.to,
-            pnr.critical.logic_ns,
-            pnr.critical.routing_ns,
-            pnr.critical.logic_steps
         );
         rows.push(serde_json::json!({
             "design": d.name,
