@@ -1,6 +1,7 @@
 //! Cluster benchmark: prints (never asserts) per-hop latencies (first word in → first word
-//! out) at 64 and 256 bits, the cycles from the first request to the last response of an
-//! 8-byte f64 SUM allreduce at P = 2 … 64 for every algorithm, and the simulator's speed.
+//! out) at 64 and 256 bits for 8-byte and 1440-byte payloads, in cycles and in ns at the
+//! target's clock (125 / 200 MHz), the cycles from the first request to the last response of an
+//! f64 SUM allreduce of 8 and 1440 bytes at P = 2 … 64 for every algorithm, and the simulator's speed.
 //! `--json FILE` writes the numbers for plotting.
 
 use std::time::Instant;
@@ -29,20 +30,34 @@ struct Args {
     json: Option<std::path::PathBuf>,
 }
 
+/// Payload sizes of the per-hop measurement: one f64, and the largest multiple of 8 bytes in a
+/// 1500-byte MTU frame with the 64-byte header (1440 B, 180 f64).
+const HOP_PAYLOADS: [usize; 2] = [8, 1440];
+
 #[derive(Serialize)]
 struct Hop {
     width: usize,
+    /// Bytes of payload in the frame (f64 elements × 8; the plain frame's UDP payload).
+    payload_bytes: usize,
+    /// The clock the target needs: 125 MHz (64-bit, ZedBoard) or 200 MHz (256-bit, SUME).
+    clock_mhz: f64,
     /// A partial that board 1 of a 3-board ring combines and sends on.
     engine_hop_cycles: u64,
     /// A partial for another board, forwarded by the route table.
     transit_hop_cycles: u64,
     /// A plain (non-offload) frame from a network port to the host.
     pass_through_hop_cycles: u64,
+    /// The three at `clock_mhz`.
+    engine_hop_ns: f64,
+    transit_hop_ns: f64,
+    pass_through_hop_ns: f64,
 }
 
 #[derive(Serialize)]
 struct Allreduce {
     algorithm: String,
+    /// Bytes of f64 data per rank.
+    payload_bytes: usize,
     boards: usize,
     cycles: u64,
     wall_seconds: f64,
@@ -54,7 +69,7 @@ struct Report {
     link_latency: u64,
     cabling: &'static str,
     hops: Vec<Hop>,
-    allreduce_f64_sum_8_bytes: Vec<Allreduce>,
+    allreduce_f64_sum: Vec<Allreduce>,
 }
 
 fn cluster(boards: usize, width: usize, link_latency: u64) -> Cluster {
@@ -67,7 +82,7 @@ fn cluster(boards: usize, width: usize, link_latency: u64) -> Cluster {
     .expect("cluster")
 }
 
-fn allreduce_job(algorithm: Algorithm, ranks: usize, op_id: u16) -> Job {
+fn allreduce_job(algorithm: Algorithm, ranks: usize, elements: usize, op_id: u16) -> Job {
     Job {
         call: Call {
             collective: Collective::Allreduce,
@@ -75,24 +90,29 @@ fn allreduce_job(algorithm: Algorithm, ranks: usize, op_id: u16) -> Job {
             datatype: Datatype::F64,
             op: ReduceOp::Sum,
             root: 0,
-            elements: 1,
+            elements,
             op_id,
         },
         comm_id: 1,
         ranks_per_host: 1,
         inputs: (0..ranks)
-            .map(|r| (r as f64 + 0.25).to_le_bytes().to_vec())
+            .map(|r| {
+                (0..elements)
+                    .flat_map(|e| (r as f64 + 0.25 + e as f64).to_le_bytes())
+                    .collect()
+            })
             .collect(),
     }
 }
 
-fn hops(width: usize, link_latency: u64) -> Hop {
+fn hops(width: usize, payload: usize, link_latency: u64) -> Hop {
+    let elements = payload / 8;
     // Engine hop: ring allreduce on 3 boards; board 1 gets board 0's partial on port 2 and
     // sends its own on port 1.
     let mut c = cluster(3, width, link_latency);
     run_jobs(
         &mut c,
-        &[allreduce_job(Algorithm::Ring, 3, 1)],
+        &[allreduce_job(Algorithm::Ring, 3, elements, 1)],
         1500,
         100_000,
     )
@@ -114,7 +134,7 @@ fn hops(width: usize, link_latency: u64) -> Hop {
         attempt: 0,
         seg_index: 0,
         seg_count: 1,
-        elem_count: 1,
+        elem_count: elements as u16,
     };
     let ends = Endpoints {
         src_mac: board_mac(0),
@@ -124,7 +144,10 @@ fn hops(width: usize, link_latency: u64) -> Hop {
         src_port: collwire_proto::OFFLOAD_UDP_PORT,
         dst_port: collwire_proto::OFFLOAD_UDP_PORT,
     };
-    let frame = build_frame(&ends, &repr.to_datagram(&1f64.to_le_bytes()).unwrap()).unwrap();
+    let data: Vec<u8> = (0..elements)
+        .flat_map(|e| (e as f64).to_le_bytes())
+        .collect();
+    let frame = build_frame(&ends, &repr.to_datagram(&data).unwrap()).unwrap();
     let outs = c.first_out[1][1].len();
     c.inject(1, 2, &frame);
     c.run_until(10_000, |c| c.first_out[1][1].len() > outs)
@@ -136,7 +159,7 @@ fn hops(width: usize, link_latency: u64) -> Hop {
             dst_port: 53,
             ..ends
         },
-        &[0u8; 64],
+        &vec![0u8; payload],
     )
     .unwrap();
     let host_outs = c.first_out[1][0].len();
@@ -144,11 +167,18 @@ fn hops(width: usize, link_latency: u64) -> Hop {
     c.run_until(10_000, |c| c.first_out[1][0].len() > host_outs)
         .expect("pass-through");
     let pass = c.first_out[1][0][host_outs] - *c.first_in_log[1][2].last().unwrap();
+    let clock_mhz = if width == 64 { 125.0 } else { 200.0 };
+    let ns = |cycles: u64| cycles as f64 * 1000.0 / clock_mhz;
     Hop {
         width,
+        payload_bytes: payload,
+        clock_mhz,
         engine_hop_cycles: engine,
         transit_hop_cycles: transit,
         pass_through_hop_cycles: pass,
+        engine_hop_ns: ns(engine),
+        transit_hop_ns: ns(transit),
+        pass_through_hop_ns: ns(pass),
     }
 }
 
@@ -156,58 +186,70 @@ fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let hops: Vec<Hop> = [64, 256]
         .into_iter()
-        .map(|w| hops(w, args.link_latency))
+        .flat_map(|w| HOP_PAYLOADS.map(|p| (w, p)))
+        .map(|(w, p)| hops(w, p, args.link_latency))
         .collect();
     for h in &hops {
         println!(
-            "{}-bit hop: engine {} cycles, transit {} cycles, pass-through {} cycles",
-            h.width, h.engine_hop_cycles, h.transit_hop_cycles, h.pass_through_hop_cycles
+            "{}-bit hop, {:>4} B payload: engine {} cycles ({:.0} ns at {} MHz), transit {} ({:.0} ns), pass-through {} ({:.0} ns)",
+            h.width,
+            h.payload_bytes,
+            h.engine_hop_cycles,
+            h.engine_hop_ns,
+            h.clock_mhz,
+            h.transit_hop_cycles,
+            h.transit_hop_ns,
+            h.pass_through_hop_cycles,
+            h.pass_through_hop_ns
         );
     }
     let mut runs = Vec::new();
-    let mut p = 2;
-    while p <= args.max_boards {
-        let mut c = cluster(p, 64, args.link_latency);
-        for (i, alg) in [
-            Algorithm::Ring,
-            Algorithm::RecursiveDoubling,
-            Algorithm::Tree,
-            Algorithm::Torus2d,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            let start = Instant::now();
-            let c0 = c.cycle;
-            let r = run_jobs(
-                &mut c,
-                &[allreduce_job(alg, p, i as u16 + 1)],
-                1500,
-                10_000_000,
-            )?;
-            let wall = start.elapsed().as_secs_f64();
-            let cycles = r[0].last_response - r[0].first_request;
-            let simulated = c.cycle - c0;
-            println!(
-                "P={p:>2} {:<20} {cycles:>6} cycles  ({:.0} board-cycles/s)",
-                alg.name(),
-                (simulated * p as u64) as f64 / wall
-            );
-            runs.push(Allreduce {
-                algorithm: alg.name().to_string(),
-                boards: p,
-                cycles,
-                wall_seconds: wall,
-                board_cycles_per_second: (simulated * p as u64) as f64 / wall,
-            });
+    for payload in HOP_PAYLOADS {
+        let mut p = 2;
+        while p <= args.max_boards {
+            let mut c = cluster(p, 64, args.link_latency);
+            for (i, alg) in [
+                Algorithm::Ring,
+                Algorithm::RecursiveDoubling,
+                Algorithm::Tree,
+                Algorithm::Torus2d,
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let start = Instant::now();
+                let c0 = c.cycle;
+                let r = run_jobs(
+                    &mut c,
+                    &[allreduce_job(alg, p, payload / 8, i as u16 + 1)],
+                    1500,
+                    10_000_000,
+                )?;
+                let wall = start.elapsed().as_secs_f64();
+                let cycles = r[0].last_response - r[0].first_request;
+                let simulated = c.cycle - c0;
+                println!(
+                    "{payload:>4} B  P={p:>2} {:<20} {cycles:>6} cycles  ({:.0} board-cycles/s)",
+                    alg.name(),
+                    (simulated * p as u64) as f64 / wall
+                );
+                runs.push(Allreduce {
+                    algorithm: alg.name().to_string(),
+                    payload_bytes: payload,
+                    boards: p,
+                    cycles,
+                    wall_seconds: wall,
+                    board_cycles_per_second: (simulated * p as u64) as f64 / wall,
+                });
+            }
+            p *= 2;
         }
-        p *= 2;
     }
     let report = Report {
         link_latency: args.link_latency,
         cabling: "ring (port 1 → next board), routes by shortest path",
         hops,
-        allreduce_f64_sum_8_bytes: runs,
+        allreduce_f64_sum: runs,
     };
     if let Some(path) = args.json {
         std::fs::write(path, serde_json::to_string_pretty(&report)?)?;
