@@ -15,7 +15,8 @@
 //!   the IP payload) or 8 ≤ length ≤ IP payload; the datagram holds the 22-byte offload header;
 //!   magic, version and every code are known; the op is defined on the datatype; comm size and
 //!   ranks per host are non-zero and comm size is a multiple of ranks per host (the only
-//!   multi-clock check: a restoring division over two pipeline stages); rank < comm size
+//!   multi-clock check: a table lookup, then one multiply and two compares, [`Divisor`]); rank
+//!   < comm size
 //!   (except partial/result, whose rank is `register << 8 | board`); root < comm size;
 //!   seg index < seg count; no data where none is allowed; payload length = elements ×
 //!   element size (4 for an error datagram).
@@ -25,7 +26,7 @@
 //! Every field is read through [`crate::header_fields::HeaderFields`] (offsets from
 //! `collwire_proto`'s field table and the Ethernet/IPv4/UDP layout), once, on the arriving
 //! header (`fin`); the pipeline carries the decoded record (364 bits, not the 512-bit header),
-//! and the division stages read comm size and ranks per host from it. Addresses leave in wire
+//! and the divisibility stages read comm size and ranks per host from it. Addresses leave in wire
 //! byte order (byte 0 in bits 7:0), ready to be copied into a reply. The checks are width
 //! independent; [`crate::frame_router`] puts this behind the capture.
 
@@ -45,6 +46,51 @@ fn nibble(v: usize) -> Constant<Bits<4>> {
 
 fn mask16(bits_set: impl Iterator<Item = u8>) -> Constant<Bits<16>> {
     Constant::new(bits::<16>(bits_set.fold(0u64, |m, c| m | 1 << c)))
+}
+
+/// The constants of a divisibility test by a ranks-per-host value `r = 2^k·d` (`d` odd), for
+/// 16-bit numbers `n` (Granlund and Montgomery, "Division by invariant integers using
+/// multiplication", 1994, §9): `n` is a multiple of `r` iff `n & low_mask == 0` and
+/// `n · inverse mod 2^16 ≤ limit`. One multiply and two compares instead of a divider.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct Divisor {
+    /// `d⁻¹ mod 2^16`.
+    pub inverse: Bits<16>,
+    /// `(2^16 − 1) / d`.
+    pub limit: Bits<16>,
+    /// `2^k − 1`.
+    pub low_mask: Bits<16>,
+}
+
+impl Divisor {
+    /// The test for `r` (0: never asked, the header check rejects it first).
+    pub fn of(r: usize) -> Divisor {
+        if r == 0 {
+            return Divisor::default();
+        }
+        let k = r.trailing_zeros();
+        let d = (r >> k) as u16;
+        // Newton's iteration doubles the correct low bits: 3, 6, 12, 24.
+        let mut inverse = d;
+        for _ in 0..4 {
+            inverse = inverse.wrapping_mul(2u16.wrapping_sub(d.wrapping_mul(inverse)));
+        }
+        Divisor {
+            inverse: u64::from(inverse).into(),
+            limit: u64::from(u16::MAX / d).into(),
+            low_mask: ((1u64 << k) - 1).into(),
+        }
+    }
+
+    /// What the hardware computes.
+    pub fn divides(&self, n: u16) -> bool {
+        let (inverse, limit, mask) = (
+            self.inverse.to_u64() as u16,
+            self.limit.to_u64() as u16,
+            self.low_mask.to_u64() as u16,
+        );
+        n & mask == 0 && n.wrapping_mul(inverse) <= limit
+    }
 }
 
 #[derive(LogicBlock)]
@@ -121,13 +167,11 @@ pub struct OffloadClassifier {
     s0_fields: DFF<FrameFields>,
     s0_len: DFF<Bits<16>>,
     s0_payload: DFF<Bits<16>>,
-    // Stages 1 and 2: 8 restoring-division steps each (remainder of comm size / ranks per host).
-    acc1: Signal<Local, Bits<9>>,
-    num1: Signal<Local, Bits<16>>,
-    acc2: Signal<Local, Bits<9>>,
-    num2: Signal<Local, Bits<16>>,
-    divisor1: Signal<Local, Bits<9>>,
-    divisor2: Signal<Local, Bits<9>>,
+    // Stages 1 and 2: is comm size a multiple of ranks per host?
+    /// Per ranks-per-host value: the constants of its divisibility test ([`Divisor`]).
+    divisors: ROM<Divisor, 8>,
+    product: Signal<Local, Bits<32>>,
+    divisible: Signal<Local, Bit>,
     s1_valid: DFF<Bit>,
     s1_candidate: DFF<Bit>,
     s1_ok: DFF<Bit>,
@@ -135,8 +179,7 @@ pub struct OffloadClassifier {
     s1_fields: DFF<FrameFields>,
     s1_len: DFF<Bits<16>>,
     s1_payload: DFF<Bits<16>>,
-    s1_rem: DFF<Bits<9>>,
-    s1_num: DFF<Bits<16>>,
+    s1_div: DFF<Divisor>,
     s2_valid: DFF<Bit>,
     s2_candidate: DFF<Bit>,
     s2_ok: DFF<Bit>,
@@ -229,12 +272,9 @@ impl Default for OffloadClassifier {
             s0_fields: Default::default(),
             s0_len: Default::default(),
             s0_payload: Default::default(),
-            acc1: Default::default(),
-            num1: Default::default(),
-            acc2: Default::default(),
-            num2: Default::default(),
-            divisor1: Default::default(),
-            divisor2: Default::default(),
+            divisors: (0..256).map(Divisor::of).into(),
+            product: Default::default(),
+            divisible: Default::default(),
             s1_valid: Default::default(),
             s1_candidate: Default::default(),
             s1_ok: Default::default(),
@@ -242,8 +282,7 @@ impl Default for OffloadClassifier {
             s1_fields: Default::default(),
             s1_len: Default::default(),
             s1_payload: Default::default(),
-            s1_rem: Default::default(),
-            s1_num: Default::default(),
+            s1_div: Default::default(),
             s2_valid: Default::default(),
             s2_candidate: Default::default(),
             s2_ok: Default::default(),
@@ -275,8 +314,7 @@ impl Logic for OffloadClassifier {
             s1_fields,
             s1_len,
             s1_payload,
-            s1_rem,
-            s1_num,
+            s1_div,
             s2_valid,
             s2_candidate,
             s2_ok,
@@ -383,20 +421,9 @@ impl Logic for OffloadClassifier {
         self.s0_len.d.next = self.frame_len.val();
         self.s0_payload.d.next = self.payload.val().get_bits::<16>(0);
 
-        // Stage 1: remainder of the top 8 bits of comm size.
-        self.divisor1.next = bit_cast::<9, 8>(self.s0_fields.q.val().ranks_per_host);
-        self.acc1.next = bits::<9>(0);
-        self.num1.next = self.s0_fields.q.val().comm_size;
-        for _step in 0..8 {
-            self.acc1.next = self.acc1.val() << 1;
-            if self.num1.val().get_bit(15) {
-                self.acc1.next = self.acc1.val() | bits::<9>(1);
-            }
-            self.num1.next = self.num1.val() << 1;
-            if self.acc1.val() >= self.divisor1.val() {
-                self.acc1.next = self.acc1.val() - self.divisor1.val();
-            }
-        }
+        // Stage 1: the divisibility-test constants of this ranks per host.
+        self.divisors.address.next = self.s0_fields.q.val().ranks_per_host;
+        self.s1_div.d.next = self.divisors.data.val();
         self.s1_valid.d.next = self.s0_valid.q.val();
         self.s1_candidate.d.next = self.s0_candidate.q.val();
         self.s1_ok.d.next = self.s0_ok.q.val();
@@ -404,26 +431,15 @@ impl Logic for OffloadClassifier {
         self.s1_fields.d.next = self.s0_fields.q.val();
         self.s1_len.d.next = self.s0_len.q.val();
         self.s1_payload.d.next = self.s0_payload.q.val();
-        self.s1_rem.d.next = self.acc1.val();
-        self.s1_num.d.next = self.num1.val();
 
-        // Stage 2: the low 8 bits.
-        self.divisor2.next = bit_cast::<9, 8>(self.s1_fields.q.val().ranks_per_host);
-        self.acc2.next = self.s1_rem.q.val();
-        self.num2.next = self.s1_num.q.val();
-        for _step in 0..8 {
-            self.acc2.next = self.acc2.val() << 1;
-            if self.num2.val().get_bit(15) {
-                self.acc2.next = self.acc2.val() | bits::<9>(1);
-            }
-            self.num2.next = self.num2.val() << 1;
-            if self.acc2.val() >= self.divisor2.val() {
-                self.acc2.next = self.acc2.val() - self.divisor2.val();
-            }
-        }
+        // Stage 2: comm size is a multiple of ranks per host = 2^k·d (d odd) iff its low k
+        // bits are 0 and comm size · d⁻¹ (mod 2^16) ≤ (2^16 − 1) / d.
+        self.product.next = self.s1_fields.q.val().comm_size * self.s1_div.q.val().inverse;
+        self.divisible.next = (bit_cast::<16, 32>(self.product.val()) <= self.s1_div.q.val().limit)
+            & ((self.s1_fields.q.val().comm_size & self.s1_div.q.val().low_mask) == bits::<16>(0));
         self.s2_valid.d.next = self.s1_valid.q.val();
         self.s2_candidate.d.next = self.s1_candidate.q.val();
-        self.s2_ok.d.next = self.s1_ok.q.val() & (self.acc2.val() == bits::<9>(0));
+        self.s2_ok.d.next = self.s1_ok.q.val() & self.divisible.val();
         self.s2_unsupported.d.next = self.s1_unsupported.q.val();
         self.s2_fields.d.next = self.s1_fields.q.val();
         self.s2_len.d.next = self.s1_len.q.val();
@@ -442,6 +458,22 @@ impl Logic for OffloadClassifier {
             self.s0_valid.d.next = false;
             self.s1_valid.d.next = false;
             self.s2_valid.d.next = false;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The test the hardware runs agrees with `%` for every ranks per host and comm size.
+    #[test]
+    fn the_divisibility_test_is_exact_for_every_pair() {
+        for r in 1..256usize {
+            let t = Divisor::of(r);
+            for n in 0..=u16::MAX {
+                assert_eq!(t.divides(n), usize::from(n) % r == 0, "{n} / {r}");
+            }
         }
     }
 }

@@ -117,7 +117,7 @@ pub fn mutate(rng: &mut SplitMix, f: &mut Vec<u8>) {
             f.extend((0..extra).map(|_| rng.next_u64() as u8));
         }
         8 => {
-            // Odd sizes and ranks per host: exercises the division.
+            // Odd sizes and ranks per host: exercises the divisibility test.
             set16(f, 50, rng.next_u64() as u16 >> r(rng, 16));
             if f.len() > 56 {
                 f[56] = rng.next_u64() as u8 >> r(rng, 8);
