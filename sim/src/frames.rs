@@ -353,7 +353,7 @@ pub fn frame_fields_of(frame: &[u8]) -> Option<FrameFields> {
     match collwire_proto::frame::classify(frame) {
         collwire_proto::frame::FrameKind::Offload { endpoints, .. } => Some(frame_fields(
             &endpoints,
-            &RawFields::parse(&frame[ETH_HEADER_LEN + IPV4_HEADER_LEN + 8..]),
+            &RawFields::parse(&frame[HEADER_FRAME_OFFSET..]),
         )),
         _ => None,
     }
