@@ -38,6 +38,10 @@ pub const CIPE_LATENCY: usize = ALU_LATENCY + 3;
 /// Extra clocks the first read of a buffer waits after the last store into it issued: the
 /// store reaches the RAM ALU_LATENCY + 1 clocks after its issue.
 pub const STORE_TO_READ: usize = ALU_LATENCY + 1;
+/// Words of room the output queue keeps for what is still in the pipeline when it reports
+/// almost full (a word issues only while it does not): every word between issue and the queue,
+/// plus the queue's own one-clock view of its fill level, with margin.
+const OUT_HEADROOM: u32 = (CIPE_LATENCY + 4) as u32;
 /// Packet buffers.
 pub const SLOTS: usize = 64;
 /// Bytes per packet buffer.
@@ -205,7 +209,7 @@ pub struct Cipe<
     alu: CipeAlu<W, L64, L32>,
     buffer_a: RAM<Bits<W>, AB>,
     buffer_b: RAM<Bits<W>, AB>,
-    out: Fifo<Bits<OB>, 5, 6, 12>,
+    out: Fifo<Bits<OB>, 5, 6, { OUT_HEADROOM }>,
     // Issue stage.
     active: DFF<Bit>,
     instr: DFF<InstrWord>,
@@ -234,17 +238,22 @@ pub struct Cipe<
     p_instr: DFF<InstrWord>,
     p_last: DFF<Bit>,
     // Delay lines beside the ALU.
-    d_valid: [DFF<Bit>; 5],
-    d_bypass: [DFF<Bits<W>>; 5],
-    d_addr: [DFF<Bits<AB>>; 5],
-    d_instr: [DFF<Bits<64>>; 5],
+    d_valid: [DFF<Bit>; ALU_LATENCY],
+    d_bypass: [DFF<Bits<W>>; ALU_LATENCY],
+    d_addr: [DFF<Bits<AB>>; ALU_LATENCY],
+    d_instr: [DFF<Bits<64>>; ALU_LATENCY],
     /// Where `store` and `slot_d` lie in an [`InstrWord`] (the delay line holds words:
     /// rust-hdl cannot name a struct field of an array element inside a loop).
     at_store: Constant<Bits<6>>,
     at_slot_d: Constant<Bits<6>>,
-    d_last: [DFF<Bit>; 5],
+    d_last: [DFF<Bit>; ALU_LATENCY],
     result: Signal<Local, Bits<W>>,
+    /// The last delay stage: the word written back and/or sent.
     wb_instr: Signal<Local, InstrWord>,
+    wb_valid: Signal<Local, Bit>,
+    wb_addr: Signal<Local, Bits<AB>>,
+    wb_bypass: Signal<Local, Bits<W>>,
+    wb_last: Signal<Local, Bit>,
     in_flight: Signal<Local, Bit>,
     /// The ALU's operands, assigned to `alu.a`/`alu.b` once (a default-then-override of a
     /// child's input re-triggers it in event-driven simulators).
@@ -313,6 +322,10 @@ impl<
             d_last: std::array::from_fn(|_| Default::default()),
             result: Default::default(),
             wb_instr: Default::default(),
+            wb_valid: Default::default(),
+            wb_addr: Default::default(),
+            wb_bypass: Default::default(),
+            wb_last: Default::default(),
             in_flight: Default::default(),
             operand_a: Default::default(),
             operand_b: Default::default(),
@@ -342,7 +355,7 @@ impl<
         self.buffer_a.write_clock.next = self.clock.val();
         self.buffer_b.read_clock.next = self.clock.val();
         self.buffer_b.write_clock.next = self.clock.val();
-        for i in 0..5 {
+        for i in 0..ALU_LATENCY {
             self.d_valid[i].clock.next = self.clock.val();
             self.d_bypass[i].clock.next = self.clock.val();
             self.d_addr[i].clock.next = self.clock.val();
@@ -370,7 +383,7 @@ impl<
         {
             self.hazard.next = self.index.q.val() == bits::<12>(0);
         }
-        for i in 0..5 {
+        for i in 0..ALU_LATENCY {
             if self.d_valid[i].q.val()
                 & self.d_instr[i].q.val().get_bit(self.at_store.val().index())
                 & ((self.reads_a.val()
@@ -451,7 +464,7 @@ impl<
         self.d_addr[0].d.next = self.p_addr.q.val();
         self.d_instr[0].d.next = self.p_instr.q.val().into();
         self.d_last[0].d.next = self.p_last.q.val();
-        for i in 1..5 {
+        for i in 1..ALU_LATENCY {
             self.d_valid[i].d.next = self.d_valid[i - 1].q.val();
             self.d_bypass[i].d.next = self.d_bypass[i - 1].q.val();
             self.d_addr[i].d.next = self.d_addr[i - 1].q.val();
@@ -459,31 +472,38 @@ impl<
             self.d_last[i].d.next = self.d_last[i - 1].q.val();
         }
 
-        // ---- Write-back (both RAM copies) and out.
-        self.wb_instr.next = self.d_instr[4].q.val().into();
-        self.result.next = self.d_bypass[4].q.val();
+        // ---- Write-back (both RAM copies) and out, from the last delay stage (a one-pass
+        // loop: rust-hdl evaluates an array index in Verilog, a loop bound in Rust).
+        for i in (ALU_LATENCY - 1)..ALU_LATENCY {
+            self.wb_instr.next = self.d_instr[i].q.val().into();
+            self.wb_valid.next = self.d_valid[i].q.val();
+            self.wb_addr.next = self.d_addr[i].q.val();
+            self.wb_bypass.next = self.d_bypass[i].q.val();
+            self.wb_last.next = self.d_last[i].q.val();
+        }
+        self.result.next = self.wb_bypass.val();
         if (self.wb_instr.val().opcode == self.op_combine.val())
             | (self.wb_instr.val().opcode == self.op_pair.val())
         {
             self.result.next = self.alu.result.val();
         }
-        self.buffer_a.write_address.next = self.d_addr[4].q.val();
+        self.buffer_a.write_address.next = self.wb_addr.val();
         self.buffer_a.write_data.next = self.result.val();
-        self.buffer_a.write_enable.next = self.d_valid[4].q.val() & self.wb_instr.val().store;
-        self.buffer_b.write_address.next = self.d_addr[4].q.val();
+        self.buffer_a.write_enable.next = self.wb_valid.val() & self.wb_instr.val().store;
+        self.buffer_b.write_address.next = self.wb_addr.val();
         self.buffer_b.write_data.next = self.result.val();
-        self.buffer_b.write_enable.next = self.d_valid[4].q.val() & self.wb_instr.val().store;
-        self.out.write.next = self.d_valid[4].q.val() & self.wb_instr.val().emit;
+        self.buffer_b.write_enable.next = self.wb_valid.val() & self.wb_instr.val().store;
+        self.out.write.next = self.wb_valid.val() & self.wb_instr.val().emit;
         self.out.data_in.next = bit_cast::<OB, W>(self.result.val())
             | (bit_cast::<OB, 64>(self.wb_instr.val().into()) << self.W.val())
-            | (bit_cast::<OB, 1>(self.d_last[4].q.val().into()) << self.LAST_AT.val());
+            | (bit_cast::<OB, 1>(self.wb_last.val().into()) << self.LAST_AT.val());
         self.m_axis.tvalid.next = !self.out.empty.val();
         self.m_axis.tdata.next = self.out.data_out.val().get_bits::<W>(0);
         self.m_axis_tinstr.next = self.out.data_out.val().get_bits::<64>(W);
         self.m_axis.tlast.next = self.out.data_out.val().get_bit(W + 64);
         self.out.read.next = self.m_axis.tready.val() & !self.out.empty.val();
         self.in_flight.next = self.p_valid.q.val();
-        for i in 0..5 {
+        for i in 0..ALU_LATENCY {
             if self.d_valid[i].q.val() {
                 self.in_flight.next = true;
             }
@@ -496,7 +516,7 @@ impl<
             self.instr.d.next = bits::<64>(0).into();
             self.index.d.next = bits::<12>(0);
             self.p_valid.d.next = false;
-            for i in 0..5 {
+            for i in 0..ALU_LATENCY {
                 self.d_valid[i].d.next = false;
             }
         }

@@ -19,8 +19,8 @@ use rust_hdl::prelude::*;
 use crate::fp_add::{FP_ADD_LATENCY, FpAdd32, FpAdd64};
 use crate::place::Place;
 
-/// Clocks from operands in to result out.
-pub const ALU_LATENCY: usize = FP_ADD_LATENCY;
+/// Clocks from operands in to result out: the operand register, then the adders' pipeline.
+pub const ALU_LATENCY: usize = FP_ADD_LATENCY + 1;
 
 /// A 4-bit header code as a hardware constant (the codes come from `collwire-proto`).
 fn code(c: u8) -> Constant<Bits<4>> {
@@ -222,6 +222,13 @@ pub struct CipeAlu<const W: usize, const L64: usize, const L32: usize> {
     dt_f32: Constant<Bits<4>>,
     dt_f64: Constant<Bits<4>>,
     op_sum: Constant<Bits<4>>,
+    /// The operands registered first: whatever drives them (the CIPE's block-RAM outputs and
+    /// operand swap) is timed apart from the lanes' compares and the adders' first stage.
+    in_a: DFF<Bits<W>>,
+    in_b: DFF<Bits<W>>,
+    in_datatype: DFF<Bits<4>>,
+    in_op: DFF<Bits<4>>,
+    in_valid: DFF<Bit>,
     /// Packing accumulators: lanes `0..=i` of the word.
     acc32: [Signal<Local, Bits<W>>; L32],
     sum32: [Signal<Local, Bits<W>>; L32],
@@ -237,10 +244,10 @@ pub struct CipeAlu<const W: usize, const L64: usize, const L32: usize> {
     /// Drives `result`, assigned once at the end of `update`.
     result_mux: Signal<Local, Bits<W>>,
     // Non-adder results and tags, delayed to the adders' latency.
-    other: [DFF<Bits<W>>; 5],
-    f64_sum: [DFF<Bit>; 5],
-    f32_sum: [DFF<Bit>; 5],
-    valid: [DFF<Bit>; 5],
+    other: [DFF<Bits<W>>; FP_ADD_LATENCY],
+    f64_sum: [DFF<Bit>; FP_ADD_LATENCY],
+    f32_sum: [DFF<Bit>; FP_ADD_LATENCY],
+    valid: [DFF<Bit>; FP_ADD_LATENCY],
 }
 
 impl<const W: usize, const L64: usize, const L32: usize> Default for CipeAlu<W, L64, L32> {
@@ -272,6 +279,11 @@ impl<const W: usize, const L64: usize, const L32: usize> Default for CipeAlu<W, 
             dt_f32: code(Datatype::F32.code()),
             dt_f64: code(Datatype::F64.code()),
             op_sum: code(ReduceOp::Sum.code()),
+            in_a: Default::default(),
+            in_b: Default::default(),
+            in_datatype: Default::default(),
+            in_op: Default::default(),
+            in_valid: Default::default(),
             acc32: std::array::from_fn(|_| Default::default()),
             sum32: std::array::from_fn(|_| Default::default()),
             acc64: std::array::from_fn(|_| Default::default()),
@@ -294,44 +306,50 @@ impl<const W: usize, const L64: usize, const L32: usize> Default for CipeAlu<W, 
 impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L64, L32> {
     #[hdl_gen]
     fn update(&mut self) {
-        for i in 0..5 {
+        dff_setup!(self, clock, in_a, in_b, in_datatype, in_op, in_valid);
+        self.in_a.d.next = self.a.val();
+        self.in_b.d.next = self.b.val();
+        self.in_datatype.d.next = self.datatype.val();
+        self.in_op.d.next = self.op.val();
+        self.in_valid.d.next = self.valid_in.val();
+        for i in 0..FP_ADD_LATENCY {
             self.other[i].clock.next = self.clock.val();
             self.f64_sum[i].clock.next = self.clock.val();
             self.f32_sum[i].clock.next = self.clock.val();
             self.valid[i].clock.next = self.clock.val();
         }
-        self.is_float.next =
-            (self.datatype.val() == self.dt_f32.val()) | (self.datatype.val() == self.dt_f64.val());
-        self.wide_lanes.next = (self.datatype.val() == self.dt_int64.val())
-            | (self.datatype.val() == self.dt_uint64.val())
-            | (self.datatype.val() == self.dt_f64.val());
+        self.is_float.next = (self.in_datatype.q.val() == self.dt_f32.val())
+            | (self.in_datatype.q.val() == self.dt_f64.val());
+        self.wide_lanes.next = (self.in_datatype.q.val() == self.dt_int64.val())
+            | (self.in_datatype.q.val() == self.dt_uint64.val())
+            | (self.in_datatype.q.val() == self.dt_f64.val());
 
         // ---- Lanes: an op block and an adder per lane, results placed back into the word.
         for i in 0..L32 {
-            self.lane32[i].a.next = self.a.val().get_bits::<32>(i * 32);
-            self.lane32[i].b.next = self.b.val().get_bits::<32>(i * 32);
-            self.lane32[i].datatype.next = self.datatype.val();
-            self.lane32[i].op.next = self.op.val();
+            self.lane32[i].a.next = self.in_a.q.val().get_bits::<32>(i * 32);
+            self.lane32[i].b.next = self.in_b.q.val().get_bits::<32>(i * 32);
+            self.lane32[i].datatype.next = self.in_datatype.q.val();
+            self.lane32[i].op.next = self.in_op.q.val();
             self.lane32[i].is_float.next = self.is_float.val();
             self.fp32[i].clock.next = self.clock.val();
             self.fp32[i].reset.next = self.reset.val();
-            self.fp32[i].a.next = self.a.val().get_bits::<32>(i * 32);
-            self.fp32[i].b.next = self.b.val().get_bits::<32>(i * 32);
-            self.fp32[i].valid_in.next = self.valid_in.val();
+            self.fp32[i].a.next = self.in_a.q.val().get_bits::<32>(i * 32);
+            self.fp32[i].b.next = self.in_b.q.val().get_bits::<32>(i * 32);
+            self.fp32[i].valid_in.next = self.in_valid.q.val();
             self.place32[i].lane.next = self.lane32[i].r.val();
             self.place_sum32[i].lane.next = self.fp32[i].sum.val();
         }
         for i in 0..L64 {
-            self.lane64[i].a.next = self.a.val().get_bits::<64>(i * 64);
-            self.lane64[i].b.next = self.b.val().get_bits::<64>(i * 64);
-            self.lane64[i].datatype.next = self.datatype.val();
-            self.lane64[i].op.next = self.op.val();
+            self.lane64[i].a.next = self.in_a.q.val().get_bits::<64>(i * 64);
+            self.lane64[i].b.next = self.in_b.q.val().get_bits::<64>(i * 64);
+            self.lane64[i].datatype.next = self.in_datatype.q.val();
+            self.lane64[i].op.next = self.in_op.q.val();
             self.lane64[i].is_float.next = self.is_float.val();
             self.fp64[i].clock.next = self.clock.val();
             self.fp64[i].reset.next = self.reset.val();
-            self.fp64[i].a.next = self.a.val().get_bits::<64>(i * 64);
-            self.fp64[i].b.next = self.b.val().get_bits::<64>(i * 64);
-            self.fp64[i].valid_in.next = self.valid_in.val();
+            self.fp64[i].a.next = self.in_a.q.val().get_bits::<64>(i * 64);
+            self.fp64[i].b.next = self.in_b.q.val().get_bits::<64>(i * 64);
+            self.fp64[i].valid_in.next = self.in_valid.q.val();
             self.place64[i].lane.next = self.lane64[i].r.val();
             self.place_sum64[i].lane.next = self.fp64[i].sum.val();
         }
@@ -363,28 +381,32 @@ impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L6
         if self.wide_lanes.val() {
             self.other[0].d.next = self.word64.val();
         }
-        self.f64_sum[0].d.next =
-            (self.datatype.val() == self.dt_f64.val()) & (self.op.val() == self.op_sum.val());
-        self.f32_sum[0].d.next =
-            (self.datatype.val() == self.dt_f32.val()) & (self.op.val() == self.op_sum.val());
-        self.valid[0].d.next = self.valid_in.val();
-        for i in 1..5 {
+        self.f64_sum[0].d.next = (self.in_datatype.q.val() == self.dt_f64.val())
+            & (self.in_op.q.val() == self.op_sum.val());
+        self.f32_sum[0].d.next = (self.in_datatype.q.val() == self.dt_f32.val())
+            & (self.in_op.q.val() == self.op_sum.val());
+        self.valid[0].d.next = self.in_valid.q.val();
+        for i in 1..FP_ADD_LATENCY {
             self.other[i].d.next = self.other[i - 1].q.val();
             self.f64_sum[i].d.next = self.f64_sum[i - 1].q.val();
             self.f32_sum[i].d.next = self.f32_sum[i - 1].q.val();
             self.valid[i].d.next = self.valid[i - 1].q.val();
         }
-        self.result_mux.next = self.other[4].q.val();
-        if self.f64_sum[4].q.val() {
-            self.result_mux.next = self.word_sum64.val();
+        // The last stage (a one-pass loop: rust-hdl evaluates an array index in Verilog).
+        for i in (FP_ADD_LATENCY - 1)..FP_ADD_LATENCY {
+            self.result_mux.next = self.other[i].q.val();
+            if self.f64_sum[i].q.val() {
+                self.result_mux.next = self.word_sum64.val();
+            }
+            if self.f32_sum[i].q.val() {
+                self.result_mux.next = self.word_sum32.val();
+            }
+            self.valid_out.next = self.valid[i].q.val();
         }
-        if self.f32_sum[4].q.val() {
-            self.result_mux.next = self.word_sum32.val();
-        }
-        self.valid_out.next = self.valid[4].q.val();
         self.result.next = self.result_mux.val();
         if self.reset.val() {
-            for i in 0..5 {
+            self.in_valid.d.next = false;
+            for i in 0..FP_ADD_LATENCY {
                 self.valid[i].d.next = false;
             }
         }

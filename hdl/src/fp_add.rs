@@ -11,20 +11,31 @@
 //! NaN operand or inf − inf. One operation enters per clock (II = 1); the result appears
 //! [`FP_ADD_LATENCY`] clocks later with `valid_out`.
 //!
-//! Pipeline (widths for binary64; `X` = 64-bit extended significand: 53 significand bits, then
-//! 11 guard/sticky bits):
-//! 1. classify specials, order operands by magnitude (`|x| ≥ |y|`), exponent difference `d`;
-//! 2. align: shift `y` right by `min(d, X)` in a 2X-bit window, OR the lost bits into bit 0;
-//! 3. add or subtract (no negative result, since `|x| ≥ |y|`), one carry bit;
-//! 4. normalise: a carry shifts right by one; otherwise a logarithmic left shifter moves the
-//!    leading one up, never further than the exponent allows (that is a subnormal result);
-//! 5. round to nearest even on {exponent, fraction} as one integer, so a mantissa carry ripples
+//! Pipeline, [`FP_ADD_LATENCY`] = 8 stages, each at most one carry chain or a few levels of
+//! multiplexers (so it routes at the boards' clocks; `docs/timing.md`). Widths for binary64:
+//! `X` = 64-bit extended significand (53 significand bits, then 11 guard/sticky bits).
+//! 1. classify specials; order by magnitude (`|a| ≥ |b|`, one compare); both exponent
+//!    differences, each clamped to `X` (7 bits);
+//! 2. swap into `x ≥ y`; align, coarse: `y` right by the multiple-of-8 part of the difference
+//!    in a 2X-bit window;
+//! 3. align, fine: right by the rest (0..7); every bit below the top `X` is sticky;
+//! 4. add or subtract (no negative result, since `|x| ≥ |y|`), one carry bit; beside it, the
+//!    normalise budget as a sentinel bit: a one at `X − 1 − (e_x − 1)`, so that the
+//!    leading-zero count never asks for more left shift than the exponent allows (that is a
+//!    subnormal result);
+//! 5. leading-zero count of (sum | sentinel) ([`crate::leading_zeros`]); a carry instead moves
+//!    the sum right by one;
+//! 6. normalise, coarse: left by the multiple-of-8 part of the count; the exponent;
+//! 7. normalise, fine: left by the rest; a result whose top bit is clear is subnormal (exponent 0);
+//! 8. round to nearest even on {exponent, fraction} as one integer, so a mantissa carry ripples
 //!    into the exponent (subnormal → normal, max finite → inf); pack; specials override.
 
 use rust_hdl::prelude::*;
 
+use crate::leading_zeros::LeadingZeros64;
+
 /// Clocks from operands in to sum out.
-pub const FP_ADD_LATENCY: usize = 5;
+pub const FP_ADD_LATENCY: usize = 8;
 
 macro_rules! fp_adder {
     (
@@ -32,8 +43,7 @@ macro_rules! fp_adder {
         $name:ident,
         width = $w:tt, sign = $sgn:tt, exp = $e:tt, frac = $f:tt,
         sig = $m:tt, ext = $x:tt, sum = $s:tt, window = $d2:tt,
-        exp_ones = $ones:tt, inf = $inf:tt, nan = $nan:tt,
-        stages = [$(($i:tt, $j:tt, $sh:tt)),*]
+        inf = $inf:tt, nan = $nan:tt
     ) => {
         $(#[$doc])*
         #[derive(LogicBlock)]
@@ -50,62 +60,103 @@ macro_rules! fp_adder {
             inf_pos: Constant<Bits<$w>>,
             canonical_nan: Constant<Bits<$w>>,
             hidden_bit: Constant<Bits<$m>>,
-            // Stage 1: classify and order.
+            /// `X`: no alignment shift is longer.
+            ext_limit: Constant<Bits<$e>>,
+            /// A one at the top of the extended significand (the sentinel before its shift).
+            top_bit: Constant<Bits<$x>>,
+            /// Fills the leading-zero counter's bits below a narrow significand with ones.
+            lzc_pad: Constant<Bits<64>>,
+            // Stage 1: classify, order, exponent differences.
             a_nan: Signal<Local, Bit>,
             b_nan: Signal<Local, Bit>,
             a_inf: Signal<Local, Bit>,
             b_inf: Signal<Local, Bit>,
-            swap: Signal<Local, Bit>,
-            x: Signal<Local, Bits<$w>>,
-            y: Signal<Local, Bits<$w>>,
-            ex_raw: Signal<Local, Bits<$e>>,
-            ey_raw: Signal<Local, Bits<$e>>,
-            ex_eff: Signal<Local, Bits<$e>>,
-            ey_eff: Signal<Local, Bits<$e>>,
-            s1_sx: DFF<Bit>,
-            s1_sy: DFF<Bit>,
-            s1_ex: DFF<Bits<$e>>,
-            s1_d: DFF<Bits<$e>>,
-            s1_sigx: DFF<Bits<$m>>,
-            s1_sigy: DFF<Bits<$m>>,
+            ea_eff: Signal<Local, Bits<$e>>,
+            eb_eff: Signal<Local, Bits<$e>>,
+            d_ab: Signal<Local, Bits<$e>>,
+            d_ba: Signal<Local, Bits<$e>>,
+            s1_a: DFF<Bits<$w>>,
+            s1_b: DFF<Bits<$w>>,
+            s1_a_normal: DFF<Bit>,
+            s1_b_normal: DFF<Bit>,
+            s1_ea: DFF<Bits<$e>>,
+            s1_eb: DFF<Bits<$e>>,
+            s1_d_ab: DFF<Bits<7>>,
+            s1_d_ba: DFF<Bits<7>>,
+            s1_swap: DFF<Bit>,
             s1_nan: DFF<Bit>,
             s1_inf: DFF<Bit>,
             s1_inf_sign: DFF<Bit>,
             s1_valid: DFF<Bit>,
-            // Stage 2: align.
-            dcl: Signal<Local, Bits<$e>>,
+            // Stage 2: swap, coarse alignment.
+            sig_x: Signal<Local, Bits<$m>>,
+            sig_y: Signal<Local, Bits<$m>>,
+            d: Signal<Local, Bits<7>>,
             window: Signal<Local, Bits<$d2>>,
-            shifted: Signal<Local, Bits<$d2>>,
-            s2_x: DFF<Bits<$x>>,
-            s2_y: DFF<Bits<$x>>,
+            s2_coarse: DFF<Bits<$d2>>,
+            s2_fine: DFF<Bits<3>>,
+            s2_sigx: DFF<Bits<$m>>,
+            s2_ex: DFF<Bits<$e>>,
             s2_sx: DFF<Bit>,
             s2_sy: DFF<Bit>,
-            s2_ex: DFF<Bits<$e>>,
             s2_nan: DFF<Bit>,
             s2_inf: DFF<Bit>,
             s2_inf_sign: DFF<Bit>,
             s2_valid: DFF<Bit>,
-            // Stage 3: add / subtract.
-            s3_sum: DFF<Bits<$s>>,
+            // Stage 3: fine alignment, sticky.
+            fine: Signal<Local, Bits<$d2>>,
+            s3_x: DFF<Bits<$x>>,
+            s3_y: DFF<Bits<$x>>,
+            s3_sticky: DFF<Bit>,
+            s3_ex: DFF<Bits<$e>>,
             s3_sx: DFF<Bit>,
             s3_sy: DFF<Bit>,
-            s3_ex: DFF<Bits<$e>>,
             s3_nan: DFF<Bit>,
             s3_inf: DFF<Bit>,
             s3_inf_sign: DFF<Bit>,
             s3_valid: DFF<Bit>,
-            // Stage 4: normalise (nv/nb: value and exponent budget after each shifter stage).
-            carry: Signal<Local, Bit>,
-            nv: [Signal<Local, Bits<$x>>; 7],
-            nb: [Signal<Local, Bits<$e>>; 7],
-            s4_v: DFF<Bits<$x>>,
-            s4_exp: DFF<Bits<$e>>,
-            s4_sign: DFF<Bit>,
+            // Stage 4: add / subtract; normalise budget as a sentinel.
+            y_sticky: Signal<Local, Bits<$x>>,
+            sum_now: Signal<Local, Bits<$s>>,
+            s4_sum: DFF<Bits<$s>>,
+            s4_lz_in: DFF<Bits<$x>>,
+            s4_ex: DFF<Bits<$e>>,
+            s4_sx: DFF<Bit>,
+            s4_sy: DFF<Bit>,
             s4_nan: DFF<Bit>,
             s4_inf: DFF<Bit>,
             s4_inf_sign: DFF<Bit>,
             s4_valid: DFF<Bit>,
-            // Stage 5: round and pack.
+            // Stage 5: leading zeros (or the carry's right shift).
+            lzc: LeadingZeros64,
+            s5_v: DFF<Bits<$x>>,
+            s5_amt: DFF<Bits<7>>,
+            s5_carry: DFF<Bit>,
+            s5_ex: DFF<Bits<$e>>,
+            s5_sign: DFF<Bit>,
+            s5_nan: DFF<Bit>,
+            s5_inf: DFF<Bit>,
+            s5_inf_sign: DFF<Bit>,
+            s5_valid: DFF<Bit>,
+            // Stage 6: coarse left shift, exponent.
+            s6_v: DFF<Bits<$x>>,
+            s6_fine: DFF<Bits<3>>,
+            s6_exp: DFF<Bits<$e>>,
+            s6_sign: DFF<Bit>,
+            s6_nan: DFF<Bit>,
+            s6_inf: DFF<Bit>,
+            s6_inf_sign: DFF<Bit>,
+            s6_valid: DFF<Bit>,
+            // Stage 7: fine left shift; subnormal or normal.
+            v7: Signal<Local, Bits<$x>>,
+            s7_v: DFF<Bits<$x>>,
+            s7_exp: DFF<Bits<$e>>,
+            s7_sign: DFF<Bit>,
+            s7_nan: DFF<Bit>,
+            s7_inf: DFF<Bit>,
+            s7_inf_sign: DFF<Bit>,
+            s7_valid: DFF<Bit>,
+            // Stage 8: round and pack.
             round_up: Signal<Local, Bit>,
             packed_word: Signal<Local, Bits<$w>>,
             out: DFF<Bits<$w>>,
@@ -125,57 +176,92 @@ macro_rules! fp_adder {
                     inf_pos: Constant::new(bits::<$w>($inf)),
                     canonical_nan: Constant::new(bits::<$w>($nan)),
                     hidden_bit: Constant::new(bits::<$m>(1 << $f)),
+                    ext_limit: Constant::new(bits::<$e>($x)),
+                    top_bit: Constant::new(bits::<$x>(1 << ($x - 1))),
+                    lzc_pad: Constant::new(bits::<64>(((1u128 << (64 - $x)) - 1) as u64)),
                     a_nan: Default::default(),
                     b_nan: Default::default(),
                     a_inf: Default::default(),
                     b_inf: Default::default(),
-                    swap: Default::default(),
-                    x: Default::default(),
-                    y: Default::default(),
-                    ex_raw: Default::default(),
-                    ey_raw: Default::default(),
-                    ex_eff: Default::default(),
-                    ey_eff: Default::default(),
-                    s1_sx: Default::default(),
-                    s1_sy: Default::default(),
-                    s1_ex: Default::default(),
-                    s1_d: Default::default(),
-                    s1_sigx: Default::default(),
-                    s1_sigy: Default::default(),
+                    ea_eff: Default::default(),
+                    eb_eff: Default::default(),
+                    d_ab: Default::default(),
+                    d_ba: Default::default(),
+                    s1_a: Default::default(),
+                    s1_b: Default::default(),
+                    s1_a_normal: Default::default(),
+                    s1_b_normal: Default::default(),
+                    s1_ea: Default::default(),
+                    s1_eb: Default::default(),
+                    s1_d_ab: Default::default(),
+                    s1_d_ba: Default::default(),
+                    s1_swap: Default::default(),
                     s1_nan: Default::default(),
                     s1_inf: Default::default(),
                     s1_inf_sign: Default::default(),
                     s1_valid: Default::default(),
-                    dcl: Default::default(),
+                    sig_x: Default::default(),
+                    sig_y: Default::default(),
+                    d: Default::default(),
                     window: Default::default(),
-                    shifted: Default::default(),
-                    s2_x: Default::default(),
-                    s2_y: Default::default(),
+                    s2_coarse: Default::default(),
+                    s2_fine: Default::default(),
+                    s2_sigx: Default::default(),
+                    s2_ex: Default::default(),
                     s2_sx: Default::default(),
                     s2_sy: Default::default(),
-                    s2_ex: Default::default(),
                     s2_nan: Default::default(),
                     s2_inf: Default::default(),
                     s2_inf_sign: Default::default(),
                     s2_valid: Default::default(),
-                    s3_sum: Default::default(),
+                    fine: Default::default(),
+                    s3_x: Default::default(),
+                    s3_y: Default::default(),
+                    s3_sticky: Default::default(),
+                    s3_ex: Default::default(),
                     s3_sx: Default::default(),
                     s3_sy: Default::default(),
-                    s3_ex: Default::default(),
                     s3_nan: Default::default(),
                     s3_inf: Default::default(),
                     s3_inf_sign: Default::default(),
                     s3_valid: Default::default(),
-                    carry: Default::default(),
-                    nv: Default::default(),
-                    nb: Default::default(),
-                    s4_v: Default::default(),
-                    s4_exp: Default::default(),
-                    s4_sign: Default::default(),
+                    y_sticky: Default::default(),
+                    sum_now: Default::default(),
+                    s4_sum: Default::default(),
+                    s4_lz_in: Default::default(),
+                    s4_ex: Default::default(),
+                    s4_sx: Default::default(),
+                    s4_sy: Default::default(),
                     s4_nan: Default::default(),
                     s4_inf: Default::default(),
                     s4_inf_sign: Default::default(),
                     s4_valid: Default::default(),
+                    lzc: Default::default(),
+                    s5_v: Default::default(),
+                    s5_amt: Default::default(),
+                    s5_carry: Default::default(),
+                    s5_ex: Default::default(),
+                    s5_sign: Default::default(),
+                    s5_nan: Default::default(),
+                    s5_inf: Default::default(),
+                    s5_inf_sign: Default::default(),
+                    s5_valid: Default::default(),
+                    s6_v: Default::default(),
+                    s6_fine: Default::default(),
+                    s6_exp: Default::default(),
+                    s6_sign: Default::default(),
+                    s6_nan: Default::default(),
+                    s6_inf: Default::default(),
+                    s6_inf_sign: Default::default(),
+                    s6_valid: Default::default(),
+                    v7: Default::default(),
+                    s7_v: Default::default(),
+                    s7_exp: Default::default(),
+                    s7_sign: Default::default(),
+                    s7_nan: Default::default(),
+                    s7_inf: Default::default(),
+                    s7_inf_sign: Default::default(),
+                    s7_valid: Default::default(),
                     round_up: Default::default(),
                     packed_word: Default::default(),
                     out: Default::default(),
@@ -188,46 +274,49 @@ macro_rules! fp_adder {
             #[hdl_gen]
             fn update(&mut self) {
                 dff_setup!(
-                    self, clock, s1_sx, s1_sy, s1_ex, s1_d, s1_sigx, s1_sigy, s1_nan, s1_inf, s1_inf_sign,
-                    s1_valid, s2_x, s2_y, s2_sx, s2_sy, s2_ex, s2_nan, s2_inf, s2_inf_sign, s2_valid, s3_sum,
-                    s3_sx, s3_sy, s3_ex, s3_nan, s3_inf, s3_inf_sign, s3_valid, s4_v, s4_exp, s4_sign, s4_nan,
-                    s4_inf, s4_inf_sign, s4_valid, out, out_valid
+                    self, clock, s1_a, s1_b, s1_a_normal, s1_b_normal, s1_ea, s1_eb, s1_d_ab,
+                    s1_d_ba, s1_swap, s1_nan, s1_inf, s1_inf_sign, s1_valid, s2_coarse, s2_fine,
+                    s2_sigx, s2_ex, s2_sx, s2_sy, s2_nan, s2_inf, s2_inf_sign, s2_valid, s3_x,
+                    s3_y, s3_sticky, s3_ex, s3_sx, s3_sy, s3_nan, s3_inf, s3_inf_sign, s3_valid,
+                    s4_sum, s4_lz_in, s4_ex, s4_sx, s4_sy, s4_nan, s4_inf, s4_inf_sign, s4_valid,
+                    s5_v, s5_amt, s5_carry, s5_ex, s5_sign, s5_nan, s5_inf, s5_inf_sign,
+                    s5_valid, s6_v, s6_fine, s6_exp, s6_sign, s6_nan, s6_inf, s6_inf_sign,
+                    s6_valid, s7_v, s7_exp, s7_sign, s7_nan, s7_inf, s7_inf_sign, s7_valid, out,
+                    out_valid
                 );
-                // ---- Stage 1: classify, order by magnitude, exponent difference.
+                // ---- Stage 1: classify, order by magnitude, exponent differences.
                 self.a_nan.next = self.a.val().get_bits::<$e>($f).all() & self.a.val().get_bits::<$f>(0).any();
                 self.b_nan.next = self.b.val().get_bits::<$e>($f).all() & self.b.val().get_bits::<$f>(0).any();
                 self.a_inf.next = self.a.val().get_bits::<$e>($f).all() & !self.a.val().get_bits::<$f>(0).any();
                 self.b_inf.next = self.b.val().get_bits::<$e>($f).all() & !self.b.val().get_bits::<$f>(0).any();
-                self.swap.next = self.b.val().get_bits::<$sgn>(0) > self.a.val().get_bits::<$sgn>(0);
-                self.x.next = self.a.val();
-                self.y.next = self.b.val();
-                if self.swap.val() {
-                    self.x.next = self.b.val();
-                    self.y.next = self.a.val();
-                }
-                self.ex_raw.next = self.x.val().get_bits::<$e>($f);
-                self.ey_raw.next = self.y.val().get_bits::<$e>($f);
                 // Subnormals have exponent field 0 but scale like exponent 1, and no hidden bit.
-                self.ex_eff.next = self.ex_raw.val();
-                if !self.ex_raw.val().any() {
-                    self.ex_eff.next = bits::<$e>(1);
+                self.ea_eff.next = self.a.val().get_bits::<$e>($f);
+                if !self.a.val().get_bits::<$e>($f).any() {
+                    self.ea_eff.next = bits::<$e>(1);
                 }
-                self.ey_eff.next = self.ey_raw.val();
-                if !self.ey_raw.val().any() {
-                    self.ey_eff.next = bits::<$e>(1);
+                self.eb_eff.next = self.b.val().get_bits::<$e>($f);
+                if !self.b.val().get_bits::<$e>($f).any() {
+                    self.eb_eff.next = bits::<$e>(1);
                 }
-                self.s1_sigx.d.next = bit_cast::<$m, $f>(self.x.val().get_bits::<$f>(0));
-                if self.ex_raw.val().any() {
-                    self.s1_sigx.d.next = bit_cast::<$m, $f>(self.x.val().get_bits::<$f>(0)) | self.hidden_bit.val();
+                // Both differences; the one of the larger operand's side is used (it is ≥ 0).
+                // Each clamped to X (a longer shift leaves only sticky bits), in 7 bits.
+                self.d_ab.next = self.ea_eff.val() - self.eb_eff.val();
+                self.d_ba.next = self.eb_eff.val() - self.ea_eff.val();
+                self.s1_d_ab.d.next = self.d_ab.val().get_bits::<7>(0);
+                if (self.ea_eff.val() < self.eb_eff.val()) | (self.d_ab.val() > self.ext_limit.val()) {
+                    self.s1_d_ab.d.next = self.ext_limit.val().get_bits::<7>(0);
                 }
-                self.s1_sigy.d.next = bit_cast::<$m, $f>(self.y.val().get_bits::<$f>(0));
-                if self.ey_raw.val().any() {
-                    self.s1_sigy.d.next = bit_cast::<$m, $f>(self.y.val().get_bits::<$f>(0)) | self.hidden_bit.val();
+                self.s1_d_ba.d.next = self.d_ba.val().get_bits::<7>(0);
+                if (self.eb_eff.val() < self.ea_eff.val()) | (self.d_ba.val() > self.ext_limit.val()) {
+                    self.s1_d_ba.d.next = self.ext_limit.val().get_bits::<7>(0);
                 }
-                self.s1_sx.d.next = self.x.val().get_bit($sgn);
-                self.s1_sy.d.next = self.y.val().get_bit($sgn);
-                self.s1_ex.d.next = self.ex_eff.val();
-                self.s1_d.d.next = self.ex_eff.val() - self.ey_eff.val();
+                self.s1_a.d.next = self.a.val();
+                self.s1_b.d.next = self.b.val();
+                self.s1_a_normal.d.next = self.a.val().get_bits::<$e>($f).any();
+                self.s1_b_normal.d.next = self.b.val().get_bits::<$e>($f).any();
+                self.s1_ea.d.next = self.ea_eff.val();
+                self.s1_eb.d.next = self.eb_eff.val();
+                self.s1_swap.d.next = self.b.val().get_bits::<$sgn>(0) > self.a.val().get_bits::<$sgn>(0);
                 self.s1_nan.d.next = self.a_nan.val()
                     | self.b_nan.val()
                     | (self.a_inf.val() & self.b_inf.val() & (self.a.val().get_bit($sgn) != self.b.val().get_bit($sgn)));
@@ -238,92 +327,142 @@ macro_rules! fp_adder {
                 }
                 self.s1_valid.d.next = self.valid_in.val();
 
-                // ---- Stage 2: align y to x, keeping every lost bit as sticky.
-                self.dcl.next = self.s1_d.q.val();
-                if self.s1_d.q.val() > bits::<$e>($x) {
-                    self.dcl.next = bits::<$e>($x);
+                // ---- Stage 2: x is the larger magnitude; coarse alignment of y.
+                self.sig_x.next = bit_cast::<$m, $f>(self.s1_a.q.val().get_bits::<$f>(0));
+                if self.s1_a_normal.q.val() {
+                    self.sig_x.next = bit_cast::<$m, $f>(self.s1_a.q.val().get_bits::<$f>(0)) | self.hidden_bit.val();
                 }
-                self.window.next = bit_cast::<$d2, $m>(self.s1_sigy.q.val()) << ($d2 - $m);
-                self.shifted.next = self.window.val() >> self.dcl.val();
-                self.s2_y.d.next = self.shifted.val().get_bits::<$x>($x).replace_bit(
-                    0,
-                    self.shifted.val().get_bit($x) | self.shifted.val().get_bits::<$x>(0).any(),
-                );
-                self.s2_x.d.next = bit_cast::<$x, $m>(self.s1_sigx.q.val()) << ($x - $m);
-                self.s2_sx.d.next = self.s1_sx.q.val();
-                self.s2_sy.d.next = self.s1_sy.q.val();
-                self.s2_ex.d.next = self.s1_ex.q.val();
+                self.sig_y.next = bit_cast::<$m, $f>(self.s1_b.q.val().get_bits::<$f>(0));
+                if self.s1_b_normal.q.val() {
+                    self.sig_y.next = bit_cast::<$m, $f>(self.s1_b.q.val().get_bits::<$f>(0)) | self.hidden_bit.val();
+                }
+                self.d.next = self.s1_d_ab.q.val();
+                self.s2_ex.d.next = self.s1_ea.q.val();
+                self.s2_sx.d.next = self.s1_a.q.val().get_bit($sgn);
+                self.s2_sy.d.next = self.s1_b.q.val().get_bit($sgn);
+                if self.s1_swap.q.val() {
+                    self.sig_x.next = bit_cast::<$m, $f>(self.s1_b.q.val().get_bits::<$f>(0));
+                    if self.s1_b_normal.q.val() {
+                        self.sig_x.next = bit_cast::<$m, $f>(self.s1_b.q.val().get_bits::<$f>(0)) | self.hidden_bit.val();
+                    }
+                    self.sig_y.next = bit_cast::<$m, $f>(self.s1_a.q.val().get_bits::<$f>(0));
+                    if self.s1_a_normal.q.val() {
+                        self.sig_y.next = bit_cast::<$m, $f>(self.s1_a.q.val().get_bits::<$f>(0)) | self.hidden_bit.val();
+                    }
+                    self.d.next = self.s1_d_ba.q.val();
+                    self.s2_ex.d.next = self.s1_eb.q.val();
+                    self.s2_sx.d.next = self.s1_b.q.val().get_bit($sgn);
+                    self.s2_sy.d.next = self.s1_a.q.val().get_bit($sgn);
+                }
+                self.window.next = bit_cast::<$d2, $m>(self.sig_y.val()) << ($d2 - $m);
+                self.s2_coarse.d.next = self.window.val() >> (self.d.val() & bits::<7>(0x78));
+                self.s2_fine.d.next = self.d.val().get_bits::<3>(0);
+                self.s2_sigx.d.next = self.sig_x.val();
                 self.s2_nan.d.next = self.s1_nan.q.val();
                 self.s2_inf.d.next = self.s1_inf.q.val();
                 self.s2_inf_sign.d.next = self.s1_inf_sign.q.val();
                 self.s2_valid.d.next = self.s1_valid.q.val();
 
-                // ---- Stage 3: add or subtract magnitudes.
-                self.s3_sum.d.next = bit_cast::<$s, $x>(self.s2_x.q.val()) + bit_cast::<$s, $x>(self.s2_y.q.val());
-                if self.s2_sx.q.val() != self.s2_sy.q.val() {
-                    self.s3_sum.d.next = bit_cast::<$s, $x>(self.s2_x.q.val()) - bit_cast::<$s, $x>(self.s2_y.q.val());
-                }
+                // ---- Stage 3: fine alignment; every bit that falls below the top X is sticky
+                // (the window is wide enough that none falls out of it).
+                self.fine.next = self.s2_coarse.q.val() >> self.s2_fine.q.val();
+                self.s3_y.d.next = self.fine.val().get_bits::<$x>($x);
+                self.s3_sticky.d.next = self.s2_coarse.q.val().get_bits::<$x>(0).any()
+                    | (self.s2_coarse.q.val().get_bits::<8>($x)
+                        & !(bits::<8>(0xff) << self.s2_fine.q.val()))
+                    .any();
+                self.s3_x.d.next = bit_cast::<$x, $m>(self.s2_sigx.q.val()) << ($x - $m);
+                self.s3_ex.d.next = self.s2_ex.q.val();
                 self.s3_sx.d.next = self.s2_sx.q.val();
                 self.s3_sy.d.next = self.s2_sy.q.val();
-                self.s3_ex.d.next = self.s2_ex.q.val();
                 self.s3_nan.d.next = self.s2_nan.q.val();
                 self.s3_inf.d.next = self.s2_inf.q.val();
                 self.s3_inf_sign.d.next = self.s2_inf_sign.q.val();
                 self.s3_valid.d.next = self.s2_valid.q.val();
 
-                // ---- Stage 4: normalise.
-                self.carry.next = self.s3_sum.q.val().get_bit($x);
-                self.nv[0].next = self.s3_sum.q.val().get_bits::<$x>(0);
-                if self.carry.val() {
-                    self.nv[0].next = self.s3_sum.q.val().get_bits::<$x>(1).replace_bit(
-                        0,
-                        self.s3_sum.q.val().get_bit(1) | self.s3_sum.q.val().get_bit(0),
-                    );
+                // ---- Stage 4: add or subtract magnitudes; the normalise budget (the exponent
+                // may fall to 1, i.e. the sum may move left by e_x − 1) as a sentinel one.
+                self.y_sticky.next = self.s3_y.q.val() | bit_cast::<$x, 1>(self.s3_sticky.q.val().into());
+                self.sum_now.next = bit_cast::<$s, $x>(self.s3_x.q.val()) + bit_cast::<$s, $x>(self.y_sticky.val());
+                if self.s3_sx.q.val() != self.s3_sy.q.val() {
+                    self.sum_now.next = bit_cast::<$s, $x>(self.s3_x.q.val()) - bit_cast::<$s, $x>(self.y_sticky.val());
                 }
-                // Budget: how far left we may shift before the exponent reaches the subnormal 1.
-                self.nb[0].next = self.s3_ex.q.val() - bits::<$e>(1);
-                $(
-                    self.nv[$j].next = self.nv[$i].val();
-                    self.nb[$j].next = self.nb[$i].val();
-                    if !(self.nv[$i].val() >> ($x - $sh)).any() & (self.nb[$i].val() >= bits::<$e>($sh)) {
-                        self.nv[$j].next = self.nv[$i].val() << $sh;
-                        self.nb[$j].next = self.nb[$i].val() - bits::<$e>($sh);
-                    }
-                )*
-                self.s4_v.d.next = self.nv[6].val();
-                self.s4_exp.d.next = bits::<$e>(0);
-                if self.nv[6].val().get_bit($x - 1) {
-                    self.s4_exp.d.next = self.nb[6].val() + bits::<$e>(1);
-                }
-                if self.carry.val() {
-                    self.s4_exp.d.next = self.s3_ex.q.val() + bits::<$e>(1);
-                }
-                self.s4_sign.d.next = self.s3_sx.q.val();
-                if !self.s3_sum.q.val().any() {
-                    // Exact zero: +0 unless both operands were negative (RNE rule).
-                    self.s4_sign.d.next = self.s3_sx.q.val() & self.s3_sy.q.val();
-                }
+                self.s4_sum.d.next = self.sum_now.val();
+                self.s4_lz_in.d.next = self.sum_now.val().get_bits::<$x>(0)
+                    | (self.top_bit.val() >> (self.s3_ex.q.val() - bits::<$e>(1)));
+                self.s4_ex.d.next = self.s3_ex.q.val();
+                self.s4_sx.d.next = self.s3_sx.q.val();
+                self.s4_sy.d.next = self.s3_sy.q.val();
                 self.s4_nan.d.next = self.s3_nan.q.val();
                 self.s4_inf.d.next = self.s3_inf.q.val();
                 self.s4_inf_sign.d.next = self.s3_inf_sign.q.val();
                 self.s4_valid.d.next = self.s3_valid.q.val();
 
-                // ---- Stage 5: round to nearest even, pack, specials.
-                self.round_up.next = self.s4_v.q.val().get_bit($x - $m - 1)
-                    & (self.s4_v.q.val().get_bit($x - $m) | (self.s4_v.q.val() << ($m + 1)).any());
-                self.packed_word.next = (bit_cast::<$w, $e>(self.s4_exp.q.val()) << $f)
-                    | bit_cast::<$w, $f>(self.s4_v.q.val().get_bits::<$f>($x - $m));
-                self.out.d.next = (self.packed_word.val() + self.round_up.val()).replace_bit($sgn, self.s4_sign.q.val());
-                if self.s4_exp.q.val().all() {
-                    self.out.d.next = self.inf_pos.val().replace_bit($sgn, self.s4_sign.q.val());
+                // ---- Stage 5: how far left (the sentinel caps it); a carry moves right by one.
+                self.lzc.value.next = (bit_cast::<64, $x>(self.s4_lz_in.q.val()) << (64 - $x)) | self.lzc_pad.val();
+                self.s5_carry.d.next = self.s4_sum.q.val().get_bit($x);
+                self.s5_v.d.next = self.s4_sum.q.val().get_bits::<$x>(0);
+                self.s5_amt.d.next = self.lzc.count.val();
+                if self.s4_sum.q.val().get_bit($x) {
+                    self.s5_v.d.next = self.s4_sum.q.val().get_bits::<$x>(1).replace_bit(
+                        0,
+                        self.s4_sum.q.val().get_bit(1) | self.s4_sum.q.val().get_bit(0),
+                    );
+                    self.s5_amt.d.next = bits::<7>(0);
                 }
-                if self.s4_inf.q.val() {
-                    self.out.d.next = self.inf_pos.val().replace_bit($sgn, self.s4_inf_sign.q.val());
+                self.s5_ex.d.next = self.s4_ex.q.val();
+                self.s5_sign.d.next = self.s4_sx.q.val();
+                if !self.s4_sum.q.val().any() {
+                    // Exact zero: +0 unless both operands were negative (RNE rule).
+                    self.s5_sign.d.next = self.s4_sx.q.val() & self.s4_sy.q.val();
                 }
-                if self.s4_nan.q.val() {
+                self.s5_nan.d.next = self.s4_nan.q.val();
+                self.s5_inf.d.next = self.s4_inf.q.val();
+                self.s5_inf_sign.d.next = self.s4_inf_sign.q.val();
+                self.s5_valid.d.next = self.s4_valid.q.val();
+
+                // ---- Stage 6: normalise, coarse; the exponent of a normal result.
+                self.s6_v.d.next = self.s5_v.q.val() << (self.s5_amt.q.val() & bits::<7>(0x78));
+                self.s6_fine.d.next = self.s5_amt.q.val().get_bits::<3>(0);
+                self.s6_exp.d.next = self.s5_ex.q.val() - bit_cast::<$e, 7>(self.s5_amt.q.val());
+                if self.s5_carry.q.val() {
+                    self.s6_exp.d.next = self.s5_ex.q.val() + bits::<$e>(1);
+                }
+                self.s6_sign.d.next = self.s5_sign.q.val();
+                self.s6_nan.d.next = self.s5_nan.q.val();
+                self.s6_inf.d.next = self.s5_inf.q.val();
+                self.s6_inf_sign.d.next = self.s5_inf_sign.q.val();
+                self.s6_valid.d.next = self.s5_valid.q.val();
+
+                // ---- Stage 7: normalise, fine; no leading one at the top means subnormal.
+                self.v7.next = self.s6_v.q.val() << self.s6_fine.q.val();
+                self.s7_v.d.next = self.v7.val();
+                self.s7_exp.d.next = bits::<$e>(0);
+                if self.v7.val().get_bit($x - 1) {
+                    self.s7_exp.d.next = self.s6_exp.q.val();
+                }
+                self.s7_sign.d.next = self.s6_sign.q.val();
+                self.s7_nan.d.next = self.s6_nan.q.val();
+                self.s7_inf.d.next = self.s6_inf.q.val();
+                self.s7_inf_sign.d.next = self.s6_inf_sign.q.val();
+                self.s7_valid.d.next = self.s6_valid.q.val();
+
+                // ---- Stage 8: round to nearest even, pack, specials.
+                self.round_up.next = self.s7_v.q.val().get_bit($x - $m - 1)
+                    & (self.s7_v.q.val().get_bit($x - $m) | (self.s7_v.q.val() << ($m + 1)).any());
+                self.packed_word.next = (bit_cast::<$w, $e>(self.s7_exp.q.val()) << $f)
+                    | bit_cast::<$w, $f>(self.s7_v.q.val().get_bits::<$f>($x - $m));
+                self.out.d.next = (self.packed_word.val() + self.round_up.val()).replace_bit($sgn, self.s7_sign.q.val());
+                if self.s7_exp.q.val().all() {
+                    self.out.d.next = self.inf_pos.val().replace_bit($sgn, self.s7_sign.q.val());
+                }
+                if self.s7_inf.q.val() {
+                    self.out.d.next = self.inf_pos.val().replace_bit($sgn, self.s7_inf_sign.q.val());
+                }
+                if self.s7_nan.q.val() {
                     self.out.d.next = self.canonical_nan.val();
                 }
-                self.out_valid.d.next = self.s4_valid.q.val();
+                self.out_valid.d.next = self.s7_valid.q.val();
                 self.sum.next = self.out.q.val();
                 self.valid_out.next = self.out_valid.q.val();
                 if self.reset.val() {
@@ -331,6 +470,9 @@ macro_rules! fp_adder {
                     self.s2_valid.d.next = false;
                     self.s3_valid.d.next = false;
                     self.s4_valid.d.next = false;
+                    self.s5_valid.d.next = false;
+                    self.s6_valid.d.next = false;
+                    self.s7_valid.d.next = false;
                     self.out_valid.d.next = false;
                 }
             }
@@ -339,20 +481,17 @@ macro_rules! fp_adder {
 }
 
 fp_adder!(
-    /// binary64 adder: 53-bit significand extended to 64 bits, six shifter stages.
+    /// binary64 adder: 53-bit significand extended to 64 bits.
     FpAdd64,
     width = 64, sign = 63, exp = 11, frac = 52,
     sig = 53, ext = 64, sum = 65, window = 128,
-    exp_ones = 0x7ff, inf = 0x7ff0_0000_0000_0000, nan = 0x7ff8_0000_0000_0000,
-    stages = [(0, 1, 32), (1, 2, 16), (2, 3, 8), (3, 4, 4), (4, 5, 2), (5, 6, 1)]
+    inf = 0x7ff0_0000_0000_0000, nan = 0x7ff8_0000_0000_0000
 );
 
 fp_adder!(
-    /// binary32 adder: 24-bit significand extended to 32 bits, five shifter stages (the
-    /// sixth slot passes through).
+    /// binary32 adder: 24-bit significand extended to 32 bits.
     FpAdd32,
     width = 32, sign = 31, exp = 8, frac = 23,
     sig = 24, ext = 32, sum = 33, window = 64,
-    exp_ones = 0xff, inf = 0x7f80_0000, nan = 0x7fc0_0000,
-    stages = [(0, 1, 32), (1, 2, 16), (2, 3, 8), (3, 4, 4), (4, 5, 2), (5, 6, 1)]
+    inf = 0x7f80_0000, nan = 0x7fc0_0000
 );

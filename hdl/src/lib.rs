@@ -21,6 +21,7 @@
 //! * [`output_queues`]: per-port queues with multicast, frame mode, back-pressure.
 //! * [`fifo`]: synchronous FIFO (block RAM + pointers) with a reset.
 //! * [`fp_add`]: pipelined IEEE 754 binary32/binary64 adders for the CIPE's floating-point SUM.
+//! * [`leading_zeros`]: a 64-bit leading-zero count as a shallow tree (the adders' normaliser).
 //! * [`emit`]: Verilog with meaningful module names, and the list of designs.
 
 pub mod arrival_verdict;
@@ -42,6 +43,7 @@ pub mod frame_router;
 pub mod header_builder;
 pub mod header_capture;
 pub mod header_fields;
+pub mod leading_zeros;
 pub mod offload_classifier;
 pub mod offload_splitter;
 pub mod output_queues;

@@ -7,8 +7,9 @@ use collwire_proto::{Datatype, ReduceOp, reduce};
 use crate::fpu_check::SplitMix;
 use crate::models::{CipeAlu64, CipeAlu256};
 
-/// Clocks from operands in to result out.
-pub const LATENCY: usize = 5;
+/// Clocks from operands in to result out, as the hardware documents it (the tests check that
+/// the Verilated ALU keeps it).
+pub const LATENCY: usize = collwire_hdl::cipe_alu::ALU_LATENCY;
 
 /// One ALU input: operand words as little-endian bytes (payload order) and the op.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,8 +5,9 @@ use collwire_proto::reduce;
 
 use crate::models::{FpAdd32, FpAdd64};
 
-/// Clocks from operands in to sum out, as the hardware documents it.
-pub const LATENCY: usize = 5;
+/// Clocks from operands in to sum out, as the hardware documents it (the tests check that the
+/// Verilated adders keep it).
+pub const LATENCY: usize = collwire_hdl::fp_add::FP_ADD_LATENCY;
 
 /// A result that differs from the reference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,9 +130,13 @@ impl SplitMix {
     }
 }
 
-/// Random operand pairs for a format with `exp_bits`/`frac_bits`: a quarter uniform bit
-/// patterns, the rest with the second exponent within ±3 of the first and random signs, so that
-/// cancellation, carries and subnormal results are common.
+/// Random operand pairs for a format with `exp_bits`/`frac_bits`, in eight classes by index:
+/// a quarter uniform bit patterns; an eighth exact cancellations (same magnitude, opposite
+/// sign); an eighth with the second exponent 0 to `width + 8` below the first (every alignment
+/// distance, and past the last); an eighth near cancellations (opposite signs, the same bits but
+/// the low 0..=`frac_bits` ones random, so every normalise distance); the rest with the second
+/// exponent within ±3 of the first and random signs, so that carries and subnormal results are
+/// common.
 pub fn random_pairs(n: usize, seed: u64, exp_bits: u32, frac_bits: u32) -> Vec<(u64, u64)> {
     let mut rng = SplitMix(seed);
     let width = exp_bits + frac_bits + 1;
@@ -141,22 +146,30 @@ pub fn random_pairs(n: usize, seed: u64, exp_bits: u32, frac_bits: u32) -> Vec<(
         (1u64 << width) - 1
     };
     let emax = (1u64 << exp_bits) - 1;
+    let sign_bit = 1u64 << (width - 1);
     (0..n)
         .map(|i| {
             let a = rng.next_u64() & mask;
-            let mut b = rng.next_u64() & mask;
-            if i % 4 != 0 {
-                let ea = (a >> frac_bits) & emax;
-                let delta = rng.next_u64() % 7;
-                let eb = (ea + delta).saturating_sub(3).min(emax);
-                let frac = b & ((1u64 << frac_bits) - 1);
-                let sign = b >> (width - 1);
-                b = (sign << (width - 1)) | (eb << frac_bits) | frac;
-                if i % 16 == 1 {
-                    // Exact cancellation candidates: same magnitude, opposite sign.
-                    b = a ^ (1u64 << (width - 1));
+            let b = rng.next_u64() & mask;
+            let ea = (a >> frac_bits) & emax;
+            let with_exponent = |eb: u64| (b & !(emax << frac_bits)) | (eb << frac_bits);
+            let b = match i % 8 {
+                0 | 4 => b,
+                1 => a ^ sign_bit,
+                3 => {
+                    let below = rng.next_u64() % u64::from(width + 9);
+                    with_exponent(ea.saturating_sub(below))
                 }
-            }
+                5 => {
+                    let k = rng.next_u64() % u64::from(frac_bits + 1);
+                    let low = (1u64 << k) - 1;
+                    ((a & !low) | (b & low)) ^ sign_bit
+                }
+                _ => {
+                    let delta = rng.next_u64() % 7;
+                    with_exponent((ea + delta).saturating_sub(3).min(emax))
+                }
+            };
             (a, b)
         })
         .collect()
