@@ -36,8 +36,9 @@ use crate::fifo::Fifo;
 /// Clocks from a word accepted on `s_axis` to its result on `m_axis` (queue empty, ready).
 pub const CIPE_LATENCY: usize = ALU_LATENCY + 3;
 /// Extra clocks the first read of a buffer waits after the last store into it issued: the
-/// store reaches the RAM ALU_LATENCY + 1 clocks after its issue.
-pub const STORE_TO_READ: usize = ALU_LATENCY + 1;
+/// store reaches the RAM ALU_LATENCY + 1 clocks after its issue, and the check is registered
+/// (one clock conservative).
+pub const STORE_TO_READ: usize = ALU_LATENCY + 2;
 /// Words of room the output queue keeps for what is still in the pipeline when it reports
 /// almost full (a word issues only while it does not): every word between issue and the queue,
 /// plus the queue's own one-clock view of its fill level, with margin.
@@ -228,6 +229,16 @@ pub struct Cipe<
     reads_a: Signal<Local, Bit>,
     reads_b: Signal<Local, Bit>,
     hazard: Signal<Local, Bit>,
+    /// The read-after-write check, a clock ahead: for the active instruction, for the one
+    /// offered; and whether the instruction was loaded on the last clock (use the latter).
+    off_opcode: Signal<Local, Bits<4>>,
+    off_reads_a: Signal<Local, Bit>,
+    off_reads_b: Signal<Local, Bit>,
+    h_cur: Signal<Local, Bit>,
+    h_off: Signal<Local, Bit>,
+    hazard_cur: DFF<Bit>,
+    hazard_off: DFF<Bit>,
+    loaded: DFF<Bit>,
     issue: Signal<Local, Bit>,
     last_word: Signal<Local, Bit>,
     addr_d: Signal<Local, Bits<AB>>,
@@ -305,6 +316,14 @@ impl<
             reads_a: Default::default(),
             reads_b: Default::default(),
             hazard: Default::default(),
+            off_opcode: Default::default(),
+            off_reads_a: Default::default(),
+            off_reads_b: Default::default(),
+            h_cur: Default::default(),
+            h_off: Default::default(),
+            hazard_cur: Default::default(),
+            hazard_off: Default::default(),
+            loaded: Default::default(),
             issue: Default::default(),
             last_word: Default::default(),
             addr_d: Default::default(),
@@ -348,7 +367,8 @@ impl<
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, active, instr, index, p_valid, p_in, p_addr, p_instr, p_last
+            self, clock, active, instr, index, p_valid, p_in, p_addr, p_instr, p_last, hazard_cur,
+            hazard_off, loaded
         );
         clock!(self, clock, alu, out);
         self.buffer_a.read_clock.next = self.clock.val();
@@ -372,21 +392,35 @@ impl<
         self.needs_input.next = self.opcode.val() < self.op_buffer.val();
         self.reads_a.next = self.opcode.val() != self.op_input.val();
         self.reads_b.next = self.opcode.val() == self.op_pair.val();
-        // Read after write: before its first word (within one instruction every word
-        // has its own address), an instruction waits while a store into a buffer it
-        // reads is still in the pipeline.
-        self.hazard.next = false;
-        if self.p_valid.q.val()
-            & self.p_instr.q.val().store
-            & ((self.reads_a.val() & (self.p_instr.q.val().slot_d == self.slot_a.val()))
-                | (self.reads_b.val() & (self.p_instr.q.val().slot_d == self.slot_b.val())))
-        {
-            self.hazard.next = self.index.q.val() == bits::<12>(0);
+        // Read after write: before its first word (within one instruction every word has its
+        // own address), an instruction waits while a store into a buffer it reads is still in
+        // the pipeline. The check is registered (it compares against every stage, too deep to
+        // sit in front of `issue`): computed a clock ahead, over everything in flight then,
+        // both for the active instruction and for the one offered (plus the active one's own
+        // stores, which may issue meanwhile); conservative by one clock.
+        self.off_opcode.next = self.offered.val().opcode;
+        self.off_reads_a.next = self.off_opcode.val() != self.op_input.val();
+        self.off_reads_b.next = self.off_opcode.val() == self.op_pair.val();
+        self.h_cur.next = false;
+        self.h_off.next = false;
+        if self.p_valid.q.val() & self.p_instr.q.val().store {
+            if (self.reads_a.val() & (self.p_instr.q.val().slot_d == self.slot_a.val()))
+                | (self.reads_b.val() & (self.p_instr.q.val().slot_d == self.slot_b.val()))
+            {
+                self.h_cur.next = true;
+            }
+            if (self.off_reads_a.val() & (self.p_instr.q.val().slot_d == self.offered.val().slot_a))
+                | (self.off_reads_b.val()
+                    & (self.p_instr.q.val().slot_d == self.offered.val().slot_b))
+            {
+                self.h_off.next = true;
+            }
         }
         for i in 0..ALU_LATENCY {
             if self.d_valid[i].q.val()
                 & self.d_instr[i].q.val().get_bit(self.at_store.val().index())
-                & ((self.reads_a.val()
+            {
+                if (self.reads_a.val()
                     & (self.d_instr[i]
                         .q
                         .val()
@@ -397,10 +431,40 @@ impl<
                             .q
                             .val()
                             .get_bits::<7>(self.at_slot_d.val().index())
-                            == self.slot_b.val())))
-            {
-                self.hazard.next = self.index.q.val() == bits::<12>(0);
+                            == self.slot_b.val()))
+                {
+                    self.h_cur.next = true;
+                }
+                if (self.off_reads_a.val()
+                    & (self.d_instr[i]
+                        .q
+                        .val()
+                        .get_bits::<7>(self.at_slot_d.val().index())
+                        == self.offered.val().slot_a))
+                    | (self.off_reads_b.val()
+                        & (self.d_instr[i]
+                            .q
+                            .val()
+                            .get_bits::<7>(self.at_slot_d.val().index())
+                            == self.offered.val().slot_b))
+                {
+                    self.h_off.next = true;
+                }
             }
+        }
+        if self.active.q.val()
+            & self.instr.q.val().store
+            & ((self.off_reads_a.val() & (self.instr.q.val().slot_d == self.offered.val().slot_a))
+                | (self.off_reads_b.val()
+                    & (self.instr.q.val().slot_d == self.offered.val().slot_b)))
+        {
+            self.h_off.next = true;
+        }
+        self.hazard_cur.d.next = self.h_cur.val();
+        self.hazard_off.d.next = self.h_off.val();
+        self.hazard.next = (self.index.q.val() == bits::<12>(0)) & self.hazard_cur.q.val();
+        if self.loaded.q.val() {
+            self.hazard.next = (self.index.q.val() == bits::<12>(0)) & self.hazard_off.q.val();
         }
         self.issue.next = self.active.q.val()
             & (self.s_axis.tvalid.val() | !self.needs_input.val())
@@ -425,9 +489,11 @@ impl<
         }
         // A new instruction when idle or as the last word of the current one issues.
         self.s_instr.tready.next = !self.active.q.val() | (self.issue.val() & self.last_word.val());
+        self.loaded.d.next = false;
         if self.s_instr.tvalid.val()
             & (!self.active.q.val() | (self.issue.val() & self.last_word.val()))
         {
+            self.loaded.d.next = true;
             self.instr.d.next = self.offered.val();
             self.index.d.next = bits::<12>(0);
             self.active.d.next = self.offered.val().count != bits::<12>(0);
@@ -516,6 +582,9 @@ impl<
             self.instr.d.next = bits::<64>(0).into();
             self.index.d.next = bits::<12>(0);
             self.p_valid.d.next = false;
+            self.loaded.d.next = false;
+            self.hazard_cur.d.next = false;
+            self.hazard_off.d.next = false;
             for i in 0..ALU_LATENCY {
                 self.d_valid[i].d.next = false;
             }

@@ -3,15 +3,16 @@
 //! `collwire_proto::reduce` — bit-exact.
 //!
 //! A 64-bit word holds 1 × 64-bit or 2 × 32-bit lanes; a 256-bit word 4 or 8. Float SUM goes
-//! through the pipelined IEEE adders ([`crate::fp_add`]); every other op is computed in one
-//! combinational step and delayed to the same latency, so results never reorder.
+//! through the pipelined IEEE adders ([`crate::fp_add`]); every other op is computed in two short
+//! stages and delayed to the same latency, so results never reorder. The operands are
+//! registered on the way in.
 //! Integer MIN/MAX compare keys (sign bit flipped for signed types); float MIN/MAX compare the
 //! IEEE total-order key (`sign ? !x : x | sign_bit`), which orders −0 below +0; a NaN operand
 //! gives the canonical NaN. An invalid pair (never emitted by the parser) returns `a`.
 //!
 //! One block for both widths, generic in the word (`W` bits, `L64 = W / 64` and `L32 = W / 32`
 //! lanes): [`CipeAlu64`] and [`CipeAlu256`]. Each lane is a [`LaneOp`] (every op but float
-//! SUM) beside an IEEE adder; [`crate::place::Place`] puts a lane's result at its bits of the word.
+//! SUM, [`LANE_LATENCY`] clocks) beside an IEEE adder; [`crate::place::Place`] puts a lane's result at its bits of the word.
 
 use collwire_proto::{Datatype, ReduceOp};
 use rust_hdl::prelude::*;
@@ -21,16 +22,23 @@ use crate::place::Place;
 
 /// Clocks from operands in to result out: the operand register, then the adders' pipeline.
 pub const ALU_LATENCY: usize = FP_ADD_LATENCY + 1;
+/// Clocks through a [`LaneOp`].
+pub const LANE_LATENCY: usize = 1;
+/// Stages that delay a [`LaneOp`] result to the adders' latency.
+const OTHER_DELAY: usize = FP_ADD_LATENCY - LANE_LATENCY;
 
 /// A 4-bit header code as a hardware constant (the codes come from `collwire-proto`).
 fn code(c: u8) -> Constant<Bits<4>> {
     Constant::new(bits::<4>(u64::from(c)))
 }
 
-/// One lane of `LW` bits (32 or 64): every (datatype, op) result but float SUM, in one
-/// combinational step. The lane's signed and float datatypes are the `LW`-bit ones.
+/// One lane of `LW` bits (32 or 64): every (datatype, op) result but float SUM, in two
+/// stages ([`LANE_LATENCY`] clocks): first the compare, the integer sum and the NaN tests,
+/// registered; then the op picks the result. The lane's signed and float datatypes are the
+/// `LW`-bit ones.
 #[derive(LogicBlock)]
 pub struct LaneOp<const LW: usize> {
+    pub clock: Signal<In, Clock>,
     pub a: Signal<In, Bits<LW>>,
     pub b: Signal<In, Bits<LW>>,
     /// `collwire_proto::Datatype` code.
@@ -62,6 +70,18 @@ pub struct LaneOp<const LW: usize> {
     /// Compare keys: the unsigned order of the key is the type's order.
     ka: Signal<Local, Bits<LW>>,
     kb: Signal<Local, Bits<LW>>,
+    // Stage 1, registered.
+    r_a: DFF<Bits<LW>>,
+    r_b: DFF<Bits<LW>>,
+    r_op: DFF<Bits<4>>,
+    /// `b` orders before / after `a`.
+    r_b_less: DFF<Bit>,
+    r_b_greater: DFF<Bit>,
+    r_sum: DFF<Bits<LW>>,
+    /// A float operand is a NaN.
+    r_nan: DFF<Bit>,
+    r_a_any: DFF<Bit>,
+    r_b_any: DFF<Bit>,
     /// Drives `r`, assigned once at the end of `update`.
     result: Signal<Local, Bits<LW>>,
 }
@@ -87,6 +107,7 @@ impl<const LW: usize> Default for LaneOp<LW> {
         let sign = 1u64 << (LW - 1);
         let frac = (1u64 << frac_bits) - 1;
         Self {
+            clock: Default::default(),
             a: Default::default(),
             b: Default::default(),
             datatype: Default::default(),
@@ -114,6 +135,15 @@ impl<const LW: usize> Default for LaneOp<LW> {
             nan_b: Default::default(),
             ka: Default::default(),
             kb: Default::default(),
+            r_a: Default::default(),
+            r_b: Default::default(),
+            r_op: Default::default(),
+            r_b_less: Default::default(),
+            r_b_greater: Default::default(),
+            r_sum: Default::default(),
+            r_nan: Default::default(),
+            r_a_any: Default::default(),
+            r_b_any: Default::default(),
             result: Default::default(),
         }
     }
@@ -122,6 +152,20 @@ impl<const LW: usize> Default for LaneOp<LW> {
 impl<const LW: usize> Logic for LaneOp<LW> {
     #[hdl_gen]
     fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            r_a,
+            r_b,
+            r_op,
+            r_b_less,
+            r_b_greater,
+            r_sum,
+            r_nan,
+            r_a_any,
+            r_b_any
+        );
+        // ---- Stage 1: compare keys, sum, NaN tests.
         self.nan_a.next = ((self.a.val() & self.exp_mask.val()) == self.exp_mask.val())
             & (self.a.val() & self.frac_mask.val()).any();
         self.nan_b.next = ((self.b.val() & self.exp_mask.val()) == self.exp_mask.val())
@@ -142,50 +186,55 @@ impl<const LW: usize> Logic for LaneOp<LW> {
                 self.kb.next = !self.b.val();
             }
         }
-        self.result.next = self.a.val();
-        if self.op.val() == self.op_sum.val() {
-            self.result.next = self.a.val() + self.b.val();
+        self.r_a.d.next = self.a.val();
+        self.r_b.d.next = self.b.val();
+        self.r_op.d.next = self.op.val();
+        self.r_b_less.d.next = self.kb.val() < self.ka.val();
+        self.r_b_greater.d.next = self.kb.val() > self.ka.val();
+        self.r_sum.d.next = self.a.val() + self.b.val();
+        self.r_nan.d.next = self.is_float.val() & (self.nan_a.val() | self.nan_b.val());
+        self.r_a_any.d.next = self.a.val().any();
+        self.r_b_any.d.next = self.b.val().any();
+
+        // ---- Stage 2: the op picks the result.
+        self.result.next = self.r_a.q.val();
+        if self.r_op.q.val() == self.op_sum.val() {
+            self.result.next = self.r_sum.q.val();
         }
-        if self.op.val() == self.op_min.val() {
-            self.result.next = self.a.val();
-            if self.kb.val() < self.ka.val() {
-                self.result.next = self.b.val();
-            }
+        if (self.r_op.q.val() == self.op_min.val()) & self.r_b_less.q.val() {
+            self.result.next = self.r_b.q.val();
         }
-        if self.op.val() == self.op_max.val() {
-            self.result.next = self.a.val();
-            if self.kb.val() > self.ka.val() {
-                self.result.next = self.b.val();
-            }
+        if (self.r_op.q.val() == self.op_max.val()) & self.r_b_greater.q.val() {
+            self.result.next = self.r_b.q.val();
         }
-        if self.op.val() == self.op_band.val() {
-            self.result.next = self.a.val() & self.b.val();
+        if self.r_op.q.val() == self.op_band.val() {
+            self.result.next = self.r_a.q.val() & self.r_b.q.val();
         }
-        if self.op.val() == self.op_bor.val() {
-            self.result.next = self.a.val() | self.b.val();
+        if self.r_op.q.val() == self.op_bor.val() {
+            self.result.next = self.r_a.q.val() | self.r_b.q.val();
         }
-        if self.op.val() == self.op_bxor.val() {
-            self.result.next = self.a.val() ^ self.b.val();
+        if self.r_op.q.val() == self.op_bxor.val() {
+            self.result.next = self.r_a.q.val() ^ self.r_b.q.val();
         }
-        if self.op.val() == self.op_land.val() {
+        if self.r_op.q.val() == self.op_land.val() {
             self.result.next = self.zero.val();
-            if self.a.val().any() & self.b.val().any() {
+            if self.r_a_any.q.val() & self.r_b_any.q.val() {
                 self.result.next = self.one.val();
             }
         }
-        if self.op.val() == self.op_lor.val() {
+        if self.r_op.q.val() == self.op_lor.val() {
             self.result.next = self.zero.val();
-            if self.a.val().any() | self.b.val().any() {
+            if self.r_a_any.q.val() | self.r_b_any.q.val() {
                 self.result.next = self.one.val();
             }
         }
-        if self.op.val() == self.op_lxor.val() {
+        if self.r_op.q.val() == self.op_lxor.val() {
             self.result.next = self.zero.val();
-            if self.a.val().any() != self.b.val().any() {
+            if self.r_a_any.q.val() != self.r_b_any.q.val() {
                 self.result.next = self.one.val();
             }
         }
-        if self.is_float.val() & (self.nan_a.val() | self.nan_b.val()) {
+        if self.r_nan.q.val() {
             self.result.next = self.nan.val();
         }
         self.r.next = self.result.val();
@@ -243,8 +292,10 @@ pub struct CipeAlu<const W: usize, const L64: usize, const L32: usize> {
     wide_lanes: Signal<Local, Bit>,
     /// Drives `result`, assigned once at the end of `update`.
     result_mux: Signal<Local, Bits<W>>,
+    /// `wide_lanes` of the word the lanes are working on (their results come a clock later).
+    wide_lanes_d: DFF<Bit>,
     // Non-adder results and tags, delayed to the adders' latency.
-    other: [DFF<Bits<W>>; FP_ADD_LATENCY],
+    other: [DFF<Bits<W>>; OTHER_DELAY],
     f64_sum: [DFF<Bit>; FP_ADD_LATENCY],
     f32_sum: [DFF<Bit>; FP_ADD_LATENCY],
     valid: [DFF<Bit>; FP_ADD_LATENCY],
@@ -295,6 +346,7 @@ impl<const W: usize, const L64: usize, const L32: usize> Default for CipeAlu<W, 
             is_float: Default::default(),
             wide_lanes: Default::default(),
             result_mux: Default::default(),
+            wide_lanes_d: Default::default(),
             other: Default::default(),
             f64_sum: Default::default(),
             f32_sum: Default::default(),
@@ -306,14 +358,25 @@ impl<const W: usize, const L64: usize, const L32: usize> Default for CipeAlu<W, 
 impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L64, L32> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, in_a, in_b, in_datatype, in_op, in_valid);
+        dff_setup!(
+            self,
+            clock,
+            in_a,
+            in_b,
+            in_datatype,
+            in_op,
+            in_valid,
+            wide_lanes_d
+        );
         self.in_a.d.next = self.a.val();
         self.in_b.d.next = self.b.val();
         self.in_datatype.d.next = self.datatype.val();
         self.in_op.d.next = self.op.val();
         self.in_valid.d.next = self.valid_in.val();
-        for i in 0..FP_ADD_LATENCY {
+        for i in 0..OTHER_DELAY {
             self.other[i].clock.next = self.clock.val();
+        }
+        for i in 0..FP_ADD_LATENCY {
             self.f64_sum[i].clock.next = self.clock.val();
             self.f32_sum[i].clock.next = self.clock.val();
             self.valid[i].clock.next = self.clock.val();
@@ -326,6 +389,7 @@ impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L6
 
         // ---- Lanes: an op block and an adder per lane, results placed back into the word.
         for i in 0..L32 {
+            self.lane32[i].clock.next = self.clock.val();
             self.lane32[i].a.next = self.in_a.q.val().get_bits::<32>(i * 32);
             self.lane32[i].b.next = self.in_b.q.val().get_bits::<32>(i * 32);
             self.lane32[i].datatype.next = self.in_datatype.q.val();
@@ -340,6 +404,7 @@ impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L6
             self.place_sum32[i].lane.next = self.fp32[i].sum.val();
         }
         for i in 0..L64 {
+            self.lane64[i].clock.next = self.clock.val();
             self.lane64[i].a.next = self.in_a.q.val().get_bits::<64>(i * 64);
             self.lane64[i].b.next = self.in_b.q.val().get_bits::<64>(i * 64);
             self.lane64[i].datatype.next = self.in_datatype.q.val();
@@ -376,10 +441,15 @@ impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L6
             self.word_sum64.next = self.sum64[i].val();
         }
 
-        // ---- Delay the non-adder result and the tags to the adders' latency.
+        // ---- Delay the non-adder result (a lane's result comes LANE_LATENCY clocks after its
+        // operands) and the tags to the adders' latency.
+        self.wide_lanes_d.d.next = self.wide_lanes.val();
         self.other[0].d.next = self.word32.val();
-        if self.wide_lanes.val() {
+        if self.wide_lanes_d.q.val() {
             self.other[0].d.next = self.word64.val();
+        }
+        for i in 1..OTHER_DELAY {
+            self.other[i].d.next = self.other[i - 1].q.val();
         }
         self.f64_sum[0].d.next = (self.in_datatype.q.val() == self.dt_f64.val())
             & (self.in_op.q.val() == self.op_sum.val());
@@ -387,14 +457,15 @@ impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L6
             & (self.in_op.q.val() == self.op_sum.val());
         self.valid[0].d.next = self.in_valid.q.val();
         for i in 1..FP_ADD_LATENCY {
-            self.other[i].d.next = self.other[i - 1].q.val();
             self.f64_sum[i].d.next = self.f64_sum[i - 1].q.val();
             self.f32_sum[i].d.next = self.f32_sum[i - 1].q.val();
             self.valid[i].d.next = self.valid[i - 1].q.val();
         }
-        // The last stage (a one-pass loop: rust-hdl evaluates an array index in Verilog).
-        for i in (FP_ADD_LATENCY - 1)..FP_ADD_LATENCY {
+        // The last stages (one-pass loops: rust-hdl evaluates an array index in Verilog).
+        for i in (OTHER_DELAY - 1)..OTHER_DELAY {
             self.result_mux.next = self.other[i].q.val();
+        }
+        for i in (FP_ADD_LATENCY - 1)..FP_ADD_LATENCY {
             if self.f64_sum[i].q.val() {
                 self.result_mux.next = self.word_sum64.val();
             }

@@ -298,16 +298,17 @@ macro_rules! fp_adder {
                 if !self.b.val().get_bits::<$e>($f).any() {
                     self.eb_eff.next = bits::<$e>(1);
                 }
-                // Both differences; the one of the larger operand's side is used (it is ≥ 0).
+                // Both differences; only the larger operand's side is used (it is ≥ 0, so the
+                // other one's wrap-around does not matter).
                 // Each clamped to X (a longer shift leaves only sticky bits), in 7 bits.
                 self.d_ab.next = self.ea_eff.val() - self.eb_eff.val();
                 self.d_ba.next = self.eb_eff.val() - self.ea_eff.val();
                 self.s1_d_ab.d.next = self.d_ab.val().get_bits::<7>(0);
-                if (self.ea_eff.val() < self.eb_eff.val()) | (self.d_ab.val() > self.ext_limit.val()) {
+                if self.d_ab.val() > self.ext_limit.val() {
                     self.s1_d_ab.d.next = self.ext_limit.val().get_bits::<7>(0);
                 }
                 self.s1_d_ba.d.next = self.d_ba.val().get_bits::<7>(0);
-                if (self.eb_eff.val() < self.ea_eff.val()) | (self.d_ba.val() > self.ext_limit.val()) {
+                if self.d_ba.val() > self.ext_limit.val() {
                     self.s1_d_ba.d.next = self.ext_limit.val().get_bits::<7>(0);
                 }
                 self.s1_a.d.next = self.a.val();
