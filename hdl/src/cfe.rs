@@ -144,6 +144,8 @@ pub struct Cfe {
     t_produce: Signal<Local, Bit>,
     t_advance: Signal<Local, Bit>,
     t_retire: Signal<Local, Bit>,
+    /// Compose an entry from this clock's answer source and step.
+    t_compose: Signal<Local, Bit>,
     /// This clock's events, default none.
     ev: Signal<Local, StatEvents>,
     /// The fields an answer is built from: the arrival's (errors, acks) or a stored request's.
@@ -207,6 +209,7 @@ impl Cfe {
             t_produce: Default::default(),
             t_advance: Default::default(),
             t_retire: Default::default(),
+            t_compose: Default::default(),
             ev: Default::default(),
             answer_src: Default::default(),
             route_addr: Default::default(),
@@ -283,6 +286,12 @@ impl Logic for Cfe {
         if self.m_entry_tready.val() {
             self.ent_pend.d.next = false;
         }
+        // The composer's entry, [`crate::entry_composer::COMPOSE_LATENCY`] clocks after it was asked for (the engine
+        // waits for it before it composes another, so `ent` is free).
+        if self.composer.entry_valid.val() {
+            self.ent.d.next = self.composer.entry.val();
+            self.ent_pend.d.next = true;
+        }
         self.requests.write_address.next = (bit_cast::<4, 3>(self.contexts.ctx.val()) << 1)
             | bit_cast::<4, 3>(self.arrival.arr_reg.val() & bits::<3>(1));
         self.requests.write_data.next = self.arr_fields.q.val();
@@ -299,6 +308,7 @@ impl Logic for Cfe {
         self.t_produce.next = false;
         self.t_advance.next = false;
         self.t_retire.next = false;
+        self.t_compose.next = false;
 
         match self.state.q.val() {
             CfeState::Idle => {
@@ -349,8 +359,7 @@ impl Logic for Cfe {
                 }
                 // An error answer or an ack to a request ([`EntryComposer`] builds it).
                 if self.arrival.answer_error.val() | self.arrival.ack.val() {
-                    self.ent.d.next = self.composer.entry.val();
-                    self.ent_pend.d.next = true;
+                    self.t_compose.next = true;
                 }
                 if self.arrival.store.val() {
                     self.ev.next.stored = true;
@@ -371,7 +380,11 @@ impl Logic for Cfe {
                 }
             }
             CfeState::Emit => {
-                if !(self.cmd_pend.q.val() | self.ins_pend.q.val() | self.ent_pend.q.val()) {
+                if !(self.cmd_pend.q.val()
+                    | self.ins_pend.q.val()
+                    | self.ent_pend.q.val()
+                    | self.composer.busy.val())
+                {
                     self.state.d.next = CfeState::Idle;
                 }
             }
@@ -394,8 +407,7 @@ impl Logic for Cfe {
             }
             CfeState::Issue => {
                 // The frame: a partial/result to another board, or an answer to local rank l.
-                self.ent.d.next = self.composer.entry.val();
-                self.ent_pend.d.next = self.step.has_entry.val();
+                self.t_compose.next = self.step.has_entry.val();
                 self.ins.d.next = self.instr_none.val();
                 self.ins.d.next.op = self.composer.reduce_op.val();
                 self.ins.d.next.datatype = self.composer.datatype.val();
@@ -412,7 +424,7 @@ impl Logic for Cfe {
                 self.state.d.next = CfeState::Send;
             }
             CfeState::Send => {
-                if !(self.ins_pend.q.val() | self.ent_pend.q.val()) {
+                if !(self.ins_pend.q.val() | self.ent_pend.q.val() | self.composer.busy.val()) {
                     if self.step.last_sub.val() {
                         self.t_advance.next = true;
                         self.state.d.next = CfeState::Fetch;
@@ -499,6 +511,9 @@ impl Logic for Cfe {
         self.contexts.produce_reg.next = self.step.dst_reg.val();
         self.contexts.advance.next = self.t_advance.val();
         self.contexts.retire.next = self.t_retire.val();
+        self.composer.clock.next = self.clock.val();
+        self.composer.reset.next = self.reset.val();
+        self.composer.start.next = self.t_compose.val();
         self.composer.request.next = self.answer_src.val();
         self.composer.err_answer.next = self.arriving.val() & self.arrival.answer_error.val();
         self.composer.code.next = self.arrival.code.val();

@@ -8,9 +8,14 @@
 //! aborted keys, so late duplicates are dropped instead of opening a context that would never
 //! complete.
 //!
-//! Lookups are combinational: the arrival (`key`, `sig`, `arr_reg`) against every context and the
-//! history; the running context (`cur`) read out; the lowest context with news (`pick`).
-//! Changes are commands, at most one per cycle, taken on the clock edge:
+//! The arrival's lookup is registered: `key`, `sig` and `arr_reg` are compared with every
+//! context and the history, and the verdict (`hit`, `late`, `sig_match`, `present`, `has_free`,
+//! `ctx`) comes out of flip-flops a clock later. The engine holds the arrival for a clock with
+//! no command (its `Lookup` state) and acts on it the next (`Arrive`); `store`, `alloc` and
+//! `cancel` use that registered verdict. (Compares across eight contexts and eight history
+//! keys, then the verdict, then the write enables, were too deep for one clock.) The running
+//! context (`cur`) is read out and the lowest context with news (`pick`) found
+//! combinationally. Changes are commands, at most one per cycle, taken on the clock edge:
 //!
 //! | command   | effect |
 //! |-----------|--------|
@@ -41,7 +46,7 @@ pub struct ContextTable {
     pub key: Signal<In, Bits<48>>,
     pub sig: Signal<In, Bits<88>>,
     pub arr_reg: Signal<In, Bits<3>>,
-    /// A context holds `key`.
+    /// A context holds `key` (this and the next five: the lookup of the last clock's arrival).
     pub hit: Signal<Out, Bit>,
     /// A context is free.
     pub has_free: Signal<Out, Bit>,
@@ -92,6 +97,14 @@ pub struct ContextTable {
     h_valid: [DFF<Bit>; 8],
     h_key: [DFF<Bits<48>>; 8],
     h_ptr: DFF<Bits<3>>,
+    /// The arrival's lookup, registered.
+    r_hit: DFF<Bit>,
+    r_hit_idx: DFF<Bits<3>>,
+    r_has_free: DFF<Bit>,
+    r_late: DFF<Bit>,
+    r_ctx: DFF<Bits<3>>,
+    r_sig_match: DFF<Bit>,
+    r_present: DFF<Bit>,
     hit_idx: Signal<Local, Bits<3>>,
     free_idx: Signal<Local, Bits<3>>,
     cur_key: Signal<Local, Bits<48>>,
@@ -194,6 +207,13 @@ impl Default for ContextTable {
             h_valid: Default::default(),
             h_key: Default::default(),
             h_ptr: Default::default(),
+            r_hit: Default::default(),
+            r_hit_idx: Default::default(),
+            r_has_free: Default::default(),
+            r_late: Default::default(),
+            r_ctx: Default::default(),
+            r_sig_match: Default::default(),
+            r_present: Default::default(),
             hit_idx: Default::default(),
             free_idx: Default::default(),
             cur_key: Default::default(),
@@ -206,7 +226,18 @@ impl Default for ContextTable {
 impl Logic for ContextTable {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, h_ptr);
+        dff_setup!(
+            self,
+            clock,
+            h_ptr,
+            r_hit,
+            r_hit_idx,
+            r_has_free,
+            r_late,
+            r_ctx,
+            r_sig_match,
+            r_present
+        );
         for c in 0..8 {
             self.valid[c].clock.next = self.clock.val();
             self.dirty[c].clock.next = self.clock.val();
@@ -269,6 +300,14 @@ impl Logic for ContextTable {
             }
         }
 
+        self.r_hit.d.next = self.l_hit.val();
+        self.r_hit_idx.d.next = self.hit_idx.val();
+        self.r_has_free.d.next = self.l_has_free.val();
+        self.r_late.d.next = self.l_late.val();
+        self.r_ctx.d.next = self.l_ctx.val();
+        self.r_sig_match.d.next = self.l_sig_match.val();
+        self.r_present.d.next = self.l_present.val();
+
         // ---- The running context, and the lowest context with news.
         self.l_pc.next = bits::<12>(0);
         self.l_end_pc.next = bits::<12>(0);
@@ -301,7 +340,7 @@ impl Logic for ContextTable {
         self.file.next = false;
         self.file_key.next = self.cur_key.val();
         for c in 0..8 {
-            if self.store.val() & (self.l_ctx.val() == self.index[c].val()) {
+            if self.store.val() & (self.r_ctx.q.val() == self.index[c].val()) {
                 self.dirty[c].d.next = true;
                 self.c_present[c].d.next = self.c_present[c].q.val()
                     | (bits::<8>(1) << bit_cast::<8, 3>(self.arr_reg.val()));
@@ -317,7 +356,10 @@ impl Logic for ContextTable {
                     self.c_bytes[c].d.next = self.alloc_len.val();
                 }
             }
-            if self.cancel.val() & self.l_hit.val() & (self.hit_idx.val() == self.index[c].val()) {
+            if self.cancel.val()
+                & self.r_hit.q.val()
+                & (self.r_hit_idx.q.val() == self.index[c].val())
+            {
                 self.valid[c].d.next = false;
                 self.dirty[c].d.next = false;
             }
@@ -338,7 +380,7 @@ impl Logic for ContextTable {
                 }
             }
         }
-        if self.cancel.val() & !self.l_late.val() {
+        if self.cancel.val() & !self.r_late.q.val() {
             self.file.next = true;
             self.file_key.next = self.key.val();
         }
@@ -362,12 +404,12 @@ impl Logic for ContextTable {
                 self.h_valid[c].d.next = false;
             }
         }
-        self.hit.next = self.l_hit.val();
-        self.has_free.next = self.l_has_free.val();
-        self.late.next = self.l_late.val();
-        self.ctx.next = self.l_ctx.val();
-        self.sig_match.next = self.l_sig_match.val();
-        self.present.next = self.l_present.val();
+        self.hit.next = self.r_hit.q.val();
+        self.has_free.next = self.r_has_free.q.val();
+        self.late.next = self.r_late.q.val();
+        self.ctx.next = self.r_ctx.q.val();
+        self.sig_match.next = self.r_sig_match.q.val();
+        self.present.next = self.r_present.q.val();
         self.pc.next = self.l_pc.val();
         self.end_pc.next = self.l_end_pc.val();
         self.present_mask.next = self.l_present_mask.val();

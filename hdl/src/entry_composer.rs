@@ -1,6 +1,10 @@
 //! The CFE's entry composer: the frame-builder entry ([`EntryWord`]) of every frame the engine
 //! sends, from the [`FrameFields`] of the frame it answers (a stored request, or the arrival
-//! itself) and what the state machine decided. Combinational; the CFE latches `entry` when it queues one.
+//! itself) and what the state machine decided. A short pipeline: on `start` it registers the
+//! answered request and the fields it chose for the frame ([`ComposedFields`]); the header
+//! builder registers the placed header; `entry` is valid with `entry_valid`
+//! [`COMPOSE_LATENCY`] clocks after `start`, and the CFE latches it then. The fields the state
+//! machine itself needs (`collective`, `rank`, ...) leave combinationally from `request`.
 //!
 //! Frames, in order of precedence:
 //!
@@ -19,11 +23,38 @@ use collwire_proto::{MessageType, addressing};
 use rust_hdl::prelude::*;
 
 use crate::frame_builder::EntryWord;
-use crate::header_builder::HeaderBuilder;
+use crate::header_builder::{HEADER_LATENCY, HeaderBuilder};
 use crate::header_fields::FrameFields;
+
+/// Clocks from `start` to `entry_valid`.
+pub const COMPOSE_LATENCY: usize = 1 + HEADER_LATENCY;
+
+/// The frame's own fields as the composer chose them: where it goes, what it is, what it carries.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct ComposedFields {
+    pub dst_mac: Bits<48>,
+    pub src_mac: Bits<48>,
+    pub src_ip: Bits<32>,
+    pub dst_ip: Bits<32>,
+    pub src_port: Bits<16>,
+    pub dst_port: Bits<16>,
+    pub payload_bytes: Bits<16>,
+    pub msg_type: Bits<4>,
+    pub rank: Bits<16>,
+    pub elem_count: Bits<16>,
+    pub ports: Bits<8>,
+    pub inline: Bit,
+    pub from_cipe: Bit,
+    pub record: Bits<32>,
+}
 
 #[derive(LogicBlock)]
 pub struct EntryComposer {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous: nothing in flight.
+    pub reset: Signal<In, Bit>,
+    /// Compose an entry from this clock's inputs.
+    pub start: Signal<In, Bit>,
     /// The fields of the frame being answered: a stored request, or the arrival itself.
     pub request: Signal<In, FrameFields>,
     pub err_answer: Signal<In, Bit>,
@@ -40,6 +71,10 @@ pub struct EntryComposer {
     pub my_board: Signal<In, Bits<8>>,
     pub ip_prefix: Signal<In, Bits<32>>,
     pub entry: Signal<Out, EntryWord>,
+    /// `entry` is the one started [`COMPOSE_LATENCY`] clocks ago.
+    pub entry_valid: Signal<Out, Bit>,
+    /// An entry is being composed.
+    pub busy: Signal<Out, Bit>,
     // Fields of the answered frame the engine also needs.
     pub collective: Signal<Out, Bits<4>>,
     pub datatype: Signal<Out, Bits<4>>,
@@ -71,12 +106,23 @@ pub struct EntryComposer {
     f_inline: Signal<Local, Bit>,
     f_from_cipe: Signal<Local, Bit>,
     f_record: Signal<Local, Bits<32>>,
+    /// Stage 1: the answered request and the chosen fields; stage 2: the chosen fields again,
+    /// beside the header builder's register.
+    s1_request: DFF<FrameFields>,
+    s1_fields: DFF<ComposedFields>,
+    s1_valid: DFF<Bit>,
+    s2_fields: DFF<ComposedFields>,
+    s2_valid: DFF<Bit>,
+    chosen: Signal<Local, ComposedFields>,
 }
 
 impl Default for EntryComposer {
     fn default() -> Self {
         let msg = |m: MessageType| Constant::new(bits::<4>(u64::from(m.code())));
         Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            start: Default::default(),
             request: Default::default(),
             err_answer: Default::default(),
             code: Default::default(),
@@ -91,6 +137,8 @@ impl Default for EntryComposer {
             my_board: Default::default(),
             ip_prefix: Default::default(),
             entry: Default::default(),
+            entry_valid: Default::default(),
+            busy: Default::default(),
             collective: Default::default(),
             datatype: Default::default(),
             reduce_op: Default::default(),
@@ -120,6 +168,12 @@ impl Default for EntryComposer {
             f_inline: Default::default(),
             f_from_cipe: Default::default(),
             f_record: Default::default(),
+            s1_request: Default::default(),
+            s1_fields: Default::default(),
+            s1_valid: Default::default(),
+            s2_fields: Default::default(),
+            s2_valid: Default::default(),
+            chosen: Default::default(),
         }
     }
 }
@@ -127,24 +181,28 @@ impl Default for EntryComposer {
 impl Logic for EntryComposer {
     #[hdl_gen]
     fn update(&mut self) {
+        dff_setup!(
+            self, clock, s1_request, s1_fields, s1_valid, s2_fields, s2_valid
+        );
+        self.builder.clock.next = self.clock.val();
         self.collective.next = self.request.val().collective;
         self.datatype.next = self.request.val().datatype;
         self.reduce_op.next = self.request.val().reduce_op;
         self.rank.next = self.request.val().rank;
         self.root.next = self.request.val().root;
         // Fields every frame copies from the answered header.
-        self.builder.op_id.next = self.request.val().op_id;
-        self.builder.collective.next = self.request.val().collective;
-        self.builder.algorithm.next = self.request.val().algorithm;
-        self.builder.datatype.next = self.request.val().datatype;
-        self.builder.reduce_op.next = self.request.val().reduce_op;
-        self.builder.comm_id.next = self.request.val().comm_id;
-        self.builder.comm_size.next = self.request.val().comm_size;
-        self.builder.root.next = self.request.val().root;
-        self.builder.ranks_per_host.next = self.request.val().ranks_per_host;
-        self.builder.attempt.next = self.request.val().attempt;
-        self.builder.seg_index.next = self.request.val().seg_index;
-        self.builder.seg_count.next = self.request.val().seg_count;
+        self.builder.op_id.next = self.s1_request.q.val().op_id;
+        self.builder.collective.next = self.s1_request.q.val().collective;
+        self.builder.algorithm.next = self.s1_request.q.val().algorithm;
+        self.builder.datatype.next = self.s1_request.q.val().datatype;
+        self.builder.reduce_op.next = self.s1_request.q.val().reduce_op;
+        self.builder.comm_id.next = self.s1_request.q.val().comm_id;
+        self.builder.comm_size.next = self.s1_request.q.val().comm_size;
+        self.builder.root.next = self.s1_request.q.val().root;
+        self.builder.ranks_per_host.next = self.s1_request.q.val().ranks_per_host;
+        self.builder.attempt.next = self.s1_request.q.val().attempt;
+        self.builder.seg_index.next = self.s1_request.q.val().seg_index;
+        self.builder.seg_count.next = self.s1_request.q.val().seg_count;
 
         // Default: an answer to the requesting rank (addresses and ports swapped).
         self.f_dst_mac.next = self.request.val().src_mac;
@@ -198,26 +256,54 @@ impl Logic for EntryComposer {
             self.f_ports.next = self.ports.val();
         }
 
-        self.builder.dst_mac.next = self.f_dst_mac.val();
-        self.builder.src_mac.next = self.f_src_mac.val();
-        self.builder.src_ip.next = self.f_src_ip.val();
-        self.builder.dst_ip.next = self.f_dst_ip.val();
-        self.builder.src_port.next = self.f_src_port.val();
-        self.builder.dst_port.next = self.f_dst_port.val();
-        self.builder.payload_bytes.next = self.f_payload_bytes.val();
-        self.builder.msg_type.next = self.f_msg_type.val();
-        self.builder.rank.next = self.f_rank.val();
-        self.builder.elem_count.next = self.f_elem_count.val();
-        self.entry.next.header = self.builder.header.val();
-        self.entry.next.ports = self.f_ports.val();
-        self.entry.next.bytes = self.f_payload_bytes.val();
-        self.entry.next.from_cipe = self.f_from_cipe.val();
-        self.entry.next.inline = self.f_inline.val();
-        // The record: the code as a big-endian u16 (wire byte 1), detail 0.
+        // Stage 1: what was chosen, registered.
         self.f_record.next = bits::<32>(0);
         if self.f_inline.val() {
             self.f_record.next = bit_cast::<32, 8>(self.code.val()) << 8;
         }
-        self.entry.next.record = self.f_record.val();
+        self.chosen.next.dst_mac = self.f_dst_mac.val();
+        self.chosen.next.src_mac = self.f_src_mac.val();
+        self.chosen.next.src_ip = self.f_src_ip.val();
+        self.chosen.next.dst_ip = self.f_dst_ip.val();
+        self.chosen.next.src_port = self.f_src_port.val();
+        self.chosen.next.dst_port = self.f_dst_port.val();
+        self.chosen.next.payload_bytes = self.f_payload_bytes.val();
+        self.chosen.next.msg_type = self.f_msg_type.val();
+        self.chosen.next.rank = self.f_rank.val();
+        self.chosen.next.elem_count = self.f_elem_count.val();
+        self.chosen.next.ports = self.f_ports.val();
+        self.chosen.next.inline = self.f_inline.val();
+        self.chosen.next.from_cipe = self.f_from_cipe.val();
+        // The record: the code as a big-endian u16 (wire byte 1), detail 0.
+        self.chosen.next.record = self.f_record.val();
+        self.s1_request.d.next = self.request.val();
+        self.s1_fields.d.next = self.chosen.val();
+        self.s1_valid.d.next = self.start.val();
+
+        // Stage 2: the header builder places the header (its register); the rest rides along.
+        self.builder.dst_mac.next = self.s1_fields.q.val().dst_mac;
+        self.builder.src_mac.next = self.s1_fields.q.val().src_mac;
+        self.builder.src_ip.next = self.s1_fields.q.val().src_ip;
+        self.builder.dst_ip.next = self.s1_fields.q.val().dst_ip;
+        self.builder.src_port.next = self.s1_fields.q.val().src_port;
+        self.builder.dst_port.next = self.s1_fields.q.val().dst_port;
+        self.builder.payload_bytes.next = self.s1_fields.q.val().payload_bytes;
+        self.builder.msg_type.next = self.s1_fields.q.val().msg_type;
+        self.builder.rank.next = self.s1_fields.q.val().rank;
+        self.builder.elem_count.next = self.s1_fields.q.val().elem_count;
+        self.s2_fields.d.next = self.s1_fields.q.val();
+        self.s2_valid.d.next = self.s1_valid.q.val();
+        self.entry.next.header = self.builder.header.val();
+        self.entry.next.ports = self.s2_fields.q.val().ports;
+        self.entry.next.bytes = self.s2_fields.q.val().payload_bytes;
+        self.entry.next.from_cipe = self.s2_fields.q.val().from_cipe;
+        self.entry.next.inline = self.s2_fields.q.val().inline;
+        self.entry.next.record = self.s2_fields.q.val().record;
+        self.entry_valid.next = self.s2_valid.q.val();
+        self.busy.next = self.s1_valid.q.val() | self.s2_valid.q.val();
+        if self.reset.val() {
+            self.s1_valid.d.next = false;
+            self.s2_valid.d.next = false;
+        }
     }
 }

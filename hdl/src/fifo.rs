@@ -44,6 +44,7 @@ pub struct Fifo<D: Synth, const N: usize, const NP1: usize, const ALMOST: u32> {
     pop: Signal<Local, Bit>,
     push: Signal<Local, Bit>,
     next_read: Signal<Local, Bits<NP1>>,
+    next_read_plus1: Signal<Local, Bits<NP1>>,
     address_mask: Constant<Bits<NP1>>,
     size: Constant<Bits<NP1>>,
     almost_full_level: Constant<Bits<NP1>>,
@@ -76,6 +77,7 @@ impl<D: Synth, const N: usize, const NP1: usize, const ALMOST: u32> Default
             pop: Default::default(),
             push: Default::default(),
             next_read: Default::default(),
+            next_read_plus1: Default::default(),
             address_mask: Constant::new(((1u64 << N) - 1).to_bits()),
             size: Constant::new((1u64 << N).to_bits()),
             almost_full_level: Constant::new(((1u64 << N) - u64::from(ALMOST)).to_bits()),
@@ -92,12 +94,14 @@ impl<D: Synth, const N: usize, const NP1: usize, const ALMOST: u32> Logic
             self,
             clock,
             read_address,
-            read_address_plus1,
             write_address,
             write_address_delayed,
             not_empty,
             almost_full_r
         );
+        // `read_address_plus1` is a block of its own (it starts at 1): its input is assigned
+        // once, from `next_read_plus1`.
+        self.read_address_plus1.clock.next = self.clock.val();
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
         // Full: the write pointer one lap ahead of the read pointer.
@@ -122,8 +126,9 @@ impl<D: Synth, const N: usize, const NP1: usize, const ALMOST: u32> Logic
         self.ram.write_data.next = self.data_in.val();
         self.ram.write_enable.next = self.push.val();
         self.read_address.d.next = self.next_read.val();
+        self.next_read_plus1.next = self.read_address_plus1.q.val();
         if self.pop.val() {
-            self.read_address_plus1.d.next = self.read_address_plus1.q.val() + bits::<NP1>(1);
+            self.next_read_plus1.next = self.read_address_plus1.q.val() + bits::<NP1>(1);
         }
         self.write_address.d.next =
             self.write_address.q.val() + bit_cast::<NP1, 1>(self.push.val().into());
@@ -134,11 +139,12 @@ impl<D: Synth, const N: usize, const NP1: usize, const ALMOST: u32> Logic
             (self.write_address.q.val() - self.next_read.val()) >= self.almost_full_level.val();
         if self.reset.val() {
             self.read_address.d.next = bits::<NP1>(0);
-            self.read_address_plus1.d.next = bits::<NP1>(1);
+            self.next_read_plus1.next = bits::<NP1>(1);
             self.write_address.d.next = bits::<NP1>(0);
             self.write_address_delayed.d.next = bits::<NP1>(0);
             self.not_empty.d.next = false;
             self.almost_full_r.d.next = false;
         }
+        self.read_address_plus1.d.next = self.next_read_plus1.val();
     }
 }

@@ -1,6 +1,9 @@
 //! Builds the 64-byte Ethernet II / IPv4 / UDP / offload header of every frame the engine
 //! sends (results to local ranks, partials and results to other boards, error answers), in
-//! one clock, combinationally.
+//! [`HEADER_LATENCY`] clock: the fields are placed and the checksum's two halves summed into a
+//! register (the lengths and the address words, each at most two carry chains); from there the
+//! checksum is finished (one sum, an end-around carry by carry select, the complement) and put
+//! into its place, combinationally, for the register that takes `header`.
 //!
 //! Each field is written into its place in a [`WireHeader`] (the one hardware definition of
 //! the layout, checked against `collwire_proto`'s field table), which leaves as `header`.
@@ -21,8 +24,13 @@ use crate::header_fields::{
     WireHeader,
 };
 
+/// Clocks from the fields in to `header` out (the register inside; `header` itself leaves
+/// combinationally from it).
+pub const HEADER_LATENCY: usize = 1;
+
 #[derive(LogicBlock)]
 pub struct HeaderBuilder {
+    pub clock: Signal<In, Clock>,
     pub dst_mac: Signal<In, Bits<48>>,
     pub src_mac: Signal<In, Bits<48>>,
     pub src_ip: Signal<In, Bits<32>>,
@@ -55,7 +63,8 @@ pub struct HeaderBuilder {
     protocol_udp: Constant<Bits<8>>,
     /// The checksum's sum of the fixed IPv4 words, each in wire order.
     ip_fixed_sum: Constant<Bits<20>>,
-    /// UDP + offload header bytes; IPv4 header bytes.
+    /// UDP + offload header bytes; the same plus the IPv4 header (each length one add from
+    /// the payload's).
     udp_overhead: Constant<Bits<16>>,
     ip_overhead: Constant<Bits<16>>,
     magic_byte: Constant<Bits<8>>,
@@ -65,14 +74,24 @@ pub struct HeaderBuilder {
     /// The lengths as they lie on the wire (bytes swapped).
     udp_len_wire: Signal<Local, Bits<16>>,
     ip_total_len_wire: Signal<Local, Bits<16>>,
+    /// The checksum's sum in two registered halves: the fixed words and the total length; the
+    /// four address words.
+    part_len: DFF<Bits<20>>,
+    part_addr: DFF<Bits<20>>,
+    addr_src: Signal<Local, Bits<20>>,
+    addr_dst: Signal<Local, Bits<20>>,
     sum: Signal<Local, Bits<20>>,
-    fold: Signal<Local, Bits<20>>,
+    /// The end-around carry, both ways: the low half plus the high bits, and one more.
+    fold: Signal<Local, Bits<17>>,
+    fold_plus1: Signal<Local, Bits<17>>,
     ip_checksum: Signal<Local, Bits<16>>,
     version_type: Signal<Local, NibblePair>,
     coll_alg: Signal<Local, NibblePair>,
     dtype_op: Signal<Local, NibblePair>,
-    /// The header being written, field by field.
+    /// The header being written, field by field (checksum 0); registered; with the checksum.
     w: Signal<Local, WireHeader>,
+    placed: DFF<WireHeader>,
+    done: Signal<Local, WireHeader>,
 }
 
 /// A 16-bit number as it lies on the wire (the two bytes swapped).
@@ -83,6 +102,7 @@ const fn wire16(v: u16) -> u64 {
 impl Default for HeaderBuilder {
     fn default() -> Self {
         Self {
+            clock: Default::default(),
             dst_mac: Default::default(),
             src_mac: Default::default(),
             src_ip: Default::default(),
@@ -117,20 +137,29 @@ impl Default for HeaderBuilder {
                     + wire16(u16::from(IPV4_TTL) << 8 | u16::from(IPV4_PROTOCOL_UDP)),
             )),
             udp_overhead: Constant::new(bits::<16>((UDP_HEADER_LEN + HEADER_LEN) as u64)),
-            ip_overhead: Constant::new(bits::<16>(IPV4_HEADER_LEN as u64)),
+            ip_overhead: Constant::new(bits::<16>(
+                (IPV4_HEADER_LEN + UDP_HEADER_LEN + HEADER_LEN) as u64,
+            )),
             magic_byte: Constant::new(bits::<8>(collwire_proto::MAGIC.into())),
             version: Constant::new(bits::<4>(collwire_proto::VERSION.into())),
             udp_len: Default::default(),
             ip_total_len: Default::default(),
             udp_len_wire: Default::default(),
             ip_total_len_wire: Default::default(),
+            part_len: Default::default(),
+            part_addr: Default::default(),
+            addr_src: Default::default(),
+            addr_dst: Default::default(),
             sum: Default::default(),
             fold: Default::default(),
+            fold_plus1: Default::default(),
             ip_checksum: Default::default(),
             version_type: Default::default(),
             coll_alg: Default::default(),
             dtype_op: Default::default(),
             w: Default::default(),
+            placed: Default::default(),
+            done: Default::default(),
         }
     }
 }
@@ -138,8 +167,9 @@ impl Default for HeaderBuilder {
 impl Logic for HeaderBuilder {
     #[hdl_gen]
     fn update(&mut self) {
+        dff_setup!(self, clock, part_len, part_addr, placed);
         self.udp_len.next = self.payload_bytes.val() + self.udp_overhead.val();
-        self.ip_total_len.next = self.udp_len.val() + self.ip_overhead.val();
+        self.ip_total_len.next = self.payload_bytes.val() + self.ip_overhead.val();
         self.udp_len_wire.next = (self.udp_len.val() << 8) | (self.udp_len.val() >> 8);
         self.ip_total_len_wire.next =
             (self.ip_total_len.val() << 8) | (self.ip_total_len.val() >> 8);
@@ -147,16 +177,25 @@ impl Logic for HeaderBuilder {
         // 0, id 0), folded twice, complemented. The one's-complement sum does not depend on
         // byte order (RFC 1071, 2.(B)), so it is computed on the words as they lie on the
         // wire — each address is two words — and comes out in wire order.
-        self.sum.next = self.ip_fixed_sum.val()
-            + bit_cast::<20, 16>(self.ip_total_len_wire.val())
-            + bit_cast::<20, 16>(self.src_ip.val().get_bits::<16>(0))
-            + bit_cast::<20, 16>(self.src_ip.val().get_bits::<16>(16))
-            + bit_cast::<20, 16>(self.dst_ip.val().get_bits::<16>(0))
+        self.part_len.d.next =
+            self.ip_fixed_sum.val() + bit_cast::<20, 16>(self.ip_total_len_wire.val());
+        self.addr_src.next = bit_cast::<20, 16>(self.src_ip.val().get_bits::<16>(0))
+            + bit_cast::<20, 16>(self.src_ip.val().get_bits::<16>(16));
+        self.addr_dst.next = bit_cast::<20, 16>(self.dst_ip.val().get_bits::<16>(0))
             + bit_cast::<20, 16>(self.dst_ip.val().get_bits::<16>(16));
-        self.fold.next =
-            bit_cast::<20, 16>(bit_cast::<16, 20>(self.sum.val())) + (self.sum.val() >> 16);
-        self.ip_checksum.next =
-            !(bit_cast::<16, 20>(self.fold.val()) + bit_cast::<16, 20>(self.fold.val() >> 16));
+        self.part_addr.d.next = self.addr_src.val() + self.addr_dst.val();
+        // After the register: the sum, folded (a carry out of the first fold adds one more,
+        // which cannot carry again), complemented.
+        self.sum.next = self.part_len.q.val() + self.part_addr.q.val();
+        self.fold.next = bit_cast::<17, 16>(self.sum.val().get_bits::<16>(0))
+            + bit_cast::<17, 4>(self.sum.val().get_bits::<4>(16));
+        self.fold_plus1.next = bit_cast::<17, 16>(self.sum.val().get_bits::<16>(0))
+            + bit_cast::<17, 4>(self.sum.val().get_bits::<4>(16))
+            + bits::<17>(1);
+        self.ip_checksum.next = !self.fold.val().get_bits::<16>(0);
+        if self.fold.val().get_bit(16) {
+            self.ip_checksum.next = !self.fold_plus1.val().get_bits::<16>(0);
+        }
         self.version_type.next.high = self.version.val();
         self.version_type.next.low = self.msg_type.val();
         self.coll_alg.next.high = self.collective.val();
@@ -174,7 +213,7 @@ impl Logic for HeaderBuilder {
         self.w.next.ip_flags_frag = self.dont_fragment.val();
         self.w.next.ip_ttl = self.ttl.val();
         self.w.next.ip_protocol = self.protocol_udp.val();
-        self.w.next.ip_checksum = self.ip_checksum.val();
+        self.w.next.ip_checksum = bits::<16>(0);
         self.w.next.src_ip = self.src_ip.val();
         self.w.next.dst_ip = self.dst_ip.val();
         self.w.next.src_port = (self.src_port.val() << 8) | (self.src_port.val() >> 8);
@@ -195,6 +234,9 @@ impl Logic for HeaderBuilder {
         self.w.next.seg_index = (self.seg_index.val() << 8) | (self.seg_index.val() >> 8);
         self.w.next.seg_count = (self.seg_count.val() << 8) | (self.seg_count.val() >> 8);
         self.w.next.elem_count = (self.elem_count.val() << 8) | (self.elem_count.val() >> 8);
-        self.header.next = self.w.val().into();
+        self.placed.d.next = self.w.val();
+        self.done.next = self.placed.q.val();
+        self.done.next.ip_checksum = self.ip_checksum.val();
+        self.header.next = self.done.val().into();
     }
 }

@@ -1,6 +1,7 @@
 //! The CFE's context table through Verilator against a plain Rust model of the same table:
 //! random commands (one per cycle, as the engine issues them) on a small pool of keys so hits,
-//! the history and a full table all happen; every lookup output is compared every cycle.
+//! the history and a full table all happen; each arrival is looked up for a clock, then its
+//! registered verdict and every other output is compared with the model as the command acts.
 
 use collwire_sim::fpu_check::SplitMix;
 use collwire_sim::models::ContextTable;
@@ -122,6 +123,21 @@ fn table_matches_its_model_under_random_commands() {
         dut.set_sig(&sig_words(sig));
         dut.set_arr_reg(reg);
         dut.set_cur(cur as u64);
+        // The arrival is looked up for a clock with no command (the engine's Lookup state),
+        // then acted on with its registered verdict (Arrive).
+        for c in [
+            ContextTable::set_store,
+            ContextTable::set_alloc,
+            ContextTable::set_cancel,
+            ContextTable::set_park,
+            ContextTable::set_produce,
+            ContextTable::set_advance,
+            ContextTable::set_retire,
+            ContextTable::set_reset,
+        ] {
+            c(&mut dut, 0);
+        }
+        dut.tick();
         dut.set_store(u64::from(command == 1 || command == 2));
         dut.set_alloc(u64::from(command == 2));
         dut.set_alloc_pc(pc);

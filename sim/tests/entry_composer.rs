@@ -2,8 +2,10 @@
 //! `collwire_proto`), every kind of frame the engine sends — a response with or without data,
 //! an error answer, an ack, a partial or result to another board — comes out as the entry
 //! `frame_builder::entry` makes of the frame etherparse builds (`frame::build_frame`) with the
-//! fields the protocol prescribes (UDP checksum 0, as the hardware sends it).
+//! fields the protocol prescribes (UDP checksum 0, as the hardware sends it), COMPOSE_LATENCY
+//! clocks after `start`, whatever the inputs do meanwhile.
 
+use collwire_hdl::entry_composer::COMPOSE_LATENCY;
 use collwire_hdl::frame_builder::entry;
 use collwire_proto::addressing::{BOARD_IP_PREFIX, BOARD_MAC_PREFIX};
 use collwire_proto::frame::{Endpoints, build_frame};
@@ -91,7 +93,52 @@ fn every_frame_kind_is_the_frame_the_protocol_prescribes() {
         dut.set_data(u64::from(data));
         dut.set_my_board(u64::from(my_board));
         dut.set_ip_prefix(prefix);
+        // The fields the engine reads leave combinationally.
         dut.eval();
+        assert_eq!(dut.rank(), u64::from(req.rank));
+        assert_eq!(dut.root(), u64::from(req.root));
+        // Started, then COMPOSE_LATENCY clocks until the entry is valid; what the inputs do
+        // after `start` does not matter (the engine moves on).
+        dut.set_start(1);
+        dut.tick();
+        dut.set_start(0);
+        let mut junk = [0u8; 46];
+        junk.iter_mut().for_each(|b| *b = rng.next_u64() as u8);
+        dut.set_request_bytes(&junk);
+        for v in [
+            EntryComposer::set_err_answer,
+            EntryComposer::set_ack,
+            EntryComposer::set_to_board,
+            EntryComposer::set_result,
+            EntryComposer::set_data,
+        ] {
+            v(&mut dut, rng.next_u64() & 1);
+        }
+        for v in [
+            EntryComposer::set_code,
+            EntryComposer::set_board,
+            EntryComposer::set_tag,
+            EntryComposer::set_ports,
+            EntryComposer::set_bytes,
+            EntryComposer::set_my_board,
+            EntryComposer::set_ip_prefix,
+        ] {
+            v(&mut dut, rng.next_u64());
+        }
+        for clock in 1..COMPOSE_LATENCY {
+            assert_eq!(
+                dut.entry_valid(),
+                0,
+                "case {case}: valid after {clock} clocks"
+            );
+            assert_eq!(dut.busy(), 1);
+            dut.tick();
+        }
+        assert_eq!(
+            dut.entry_valid(),
+            1,
+            "case {case}: not valid after COMPOSE_LATENCY clocks"
+        );
         let back = e.reversed();
         let want = match kind {
             // A response: data only when the step carries it.
@@ -144,8 +191,6 @@ fn every_frame_kind_is_the_frame_the_protocol_prescribes() {
             }
         };
         assert_eq!(dut.entry_bytes(), want, "case {case}, kind {kind}");
-        assert_eq!(dut.rank(), u64::from(req.rank));
-        assert_eq!(dut.root(), u64::from(req.root));
         kinds[kind] += 1;
     }
     assert!(kinds.iter().all(|&n| n > 500), "{kinds:?}");
