@@ -136,6 +136,11 @@ pub struct Cfe {
     ins_pend: DFF<Bit>,
     ent: DFF<EntryWord>,
     ent_pend: DFF<Bit>,
+    /// An answer to the arrival (error or ack) waits to be composed (from `emit`), its kind
+    /// and error code.
+    ans_pend: DFF<Bit>,
+    ans_err: DFF<Bit>,
+    ans_code: DFF<Bits<8>>,
     /// In `Arrive`: the verdict is acted on.
     arriving: Signal<Local, Bit>,
     // Context-table commands, assigned to the table's inputs once at the end of `update` (a
@@ -204,6 +209,9 @@ impl Cfe {
             ins_pend: Default::default(),
             ent: Default::default(),
             ent_pend: Default::default(),
+            ans_pend: Default::default(),
+            ans_err: Default::default(),
+            ans_code: Default::default(),
             arriving: Default::default(),
             t_park: Default::default(),
             t_produce: Default::default(),
@@ -222,7 +230,7 @@ impl Logic for Cfe {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, blocked, arr_fields, arr_len, arr_unsup, cur, sub, cmd, cmd_pend,
-            ins, ins_pend, ent, ent_pend
+            ins, ins_pend, ent, ent_pend, ans_pend, ans_err, ans_code
         );
         self.ev.next = self.no_events.val();
         self.conf.clock.next = self.clock.val();
@@ -266,7 +274,7 @@ impl Logic for Cfe {
         // ---- The fields an answer is built from: the arrival's (errors, acks) or a stored
         // request's.
         self.answer_src.next = self.requests.read_data.val();
-        if self.arriving.val() {
+        if self.arriving.val() | self.ans_pend.q.val() {
             self.answer_src.next = self.arr_fields.q.val();
         }
 
@@ -357,9 +365,12 @@ impl Logic for Cfe {
                 if self.arrival.faulty.val() & self.arrival.is_req.val() {
                     self.ev.next.errors = true;
                 }
-                // An error answer or an ack to a request ([`EntryComposer`] builds it).
+                // An error answer or an ack to a request ([`EntryComposer`] builds it, started
+                // from `emit` with the verdict registered here).
                 if self.arrival.answer_error.val() | self.arrival.ack.val() {
-                    self.t_compose.next = true;
+                    self.ans_pend.d.next = true;
+                    self.ans_err.d.next = self.arrival.answer_error.val();
+                    self.ans_code.d.next = self.arrival.code.val();
                 }
                 if self.arrival.store.val() {
                     self.ev.next.stored = true;
@@ -380,9 +391,14 @@ impl Logic for Cfe {
                 }
             }
             CfeState::Emit => {
+                if self.ans_pend.q.val() {
+                    self.t_compose.next = true;
+                    self.ans_pend.d.next = false;
+                }
                 if !(self.cmd_pend.q.val()
                     | self.ins_pend.q.val()
                     | self.ent_pend.q.val()
+                    | self.ans_pend.q.val()
                     | self.composer.busy.val())
                 {
                     self.state.d.next = CfeState::Idle;
@@ -489,6 +505,7 @@ impl Logic for Cfe {
             self.cmd_pend.d.next = false;
             self.ins_pend.d.next = false;
             self.ent_pend.d.next = false;
+            self.ans_pend.d.next = false;
             self.cur.d.next = bits::<3>(0);
             self.sub.d.next = false;
         }
@@ -515,9 +532,9 @@ impl Logic for Cfe {
         self.composer.reset.next = self.reset.val();
         self.composer.start.next = self.t_compose.val();
         self.composer.request.next = self.answer_src.val();
-        self.composer.err_answer.next = self.arriving.val() & self.arrival.answer_error.val();
-        self.composer.code.next = self.arrival.code.val();
-        self.composer.ack.next = self.arriving.val() & self.arrival.ack.val();
+        self.composer.err_answer.next = self.ans_pend.q.val() & self.ans_err.q.val();
+        self.composer.code.next = self.ans_code.q.val();
+        self.composer.ack.next = self.ans_pend.q.val() & !self.ans_err.q.val();
         self.composer.to_board.next = self.step.sends.val();
         self.composer.board.next = self.step.word.val().board;
         self.composer.tag.next = self.step.word.val().tag;

@@ -224,7 +224,6 @@ pub struct Cipe<
     opcode: Signal<Local, Bits<4>>,
     slot_a: Signal<Local, Bits<7>>,
     slot_b: Signal<Local, Bits<7>>,
-    count: Signal<Local, Bits<12>>,
     needs_input: Signal<Local, Bit>,
     reads_a: Signal<Local, Bit>,
     reads_b: Signal<Local, Bit>,
@@ -241,6 +240,8 @@ pub struct Cipe<
     loaded: DFF<Bit>,
     issue: Signal<Local, Bit>,
     last_word: Signal<Local, Bit>,
+    /// Words of the active instruction after the one at `index`.
+    remaining: DFF<Bits<12>>,
     addr_d: Signal<Local, Bits<AB>>,
     // Operand stage.
     p_valid: DFF<Bit>,
@@ -311,7 +312,6 @@ impl<
             opcode: Default::default(),
             slot_a: Default::default(),
             slot_b: Default::default(),
-            count: Default::default(),
             needs_input: Default::default(),
             reads_a: Default::default(),
             reads_b: Default::default(),
@@ -326,6 +326,7 @@ impl<
             loaded: Default::default(),
             issue: Default::default(),
             last_word: Default::default(),
+            remaining: Default::default(),
             addr_d: Default::default(),
             p_valid: Default::default(),
             p_in: Default::default(),
@@ -367,8 +368,8 @@ impl<
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, active, instr, index, p_valid, p_in, p_addr, p_instr, p_last, hazard_cur,
-            hazard_off, loaded
+            self, clock, active, instr, index, remaining, p_valid, p_in, p_addr, p_instr, p_last,
+            hazard_cur, hazard_off, loaded
         );
         clock!(self, clock, alu, out);
         self.buffer_a.read_clock.next = self.clock.val();
@@ -388,7 +389,6 @@ impl<
         self.opcode.next = self.instr.q.val().opcode;
         self.slot_a.next = self.instr.q.val().slot_a;
         self.slot_b.next = self.instr.q.val().slot_b;
-        self.count.next = self.instr.q.val().count;
         self.needs_input.next = self.opcode.val() < self.op_buffer.val();
         self.reads_a.next = self.opcode.val() != self.op_input.val();
         self.reads_b.next = self.opcode.val() == self.op_pair.val();
@@ -474,7 +474,9 @@ impl<
             & self.needs_input.val()
             & !self.out.almost_full.val()
             & !self.hazard.val();
-        self.last_word.next = (self.index.q.val() + bits::<12>(1)) == self.count.val();
+        // `remaining` counts down beside `index` (words after this one), so the last word is a
+        // zero test on a register, not an add and a compare in front of `issue`.
+        self.last_word.next = self.remaining.q.val() == bits::<12>(0);
         self.buffer_a.read_address.next = (bit_cast::<AB, 7>(self.slot_a.val()) << self.WB.val())
             | bit_cast::<AB, WB>(self.index.q.val().get_bits::<WB>(0));
         self.buffer_b.read_address.next = (bit_cast::<AB, 7>(self.slot_b.val()) << self.WB.val())
@@ -483,6 +485,7 @@ impl<
             | bit_cast::<AB, WB>(self.index.q.val().get_bits::<WB>(0));
         if self.issue.val() {
             self.index.d.next = self.index.q.val() + bits::<12>(1);
+            self.remaining.d.next = self.remaining.q.val() - bits::<12>(1);
             if self.last_word.val() {
                 self.active.d.next = false;
             }
@@ -496,6 +499,7 @@ impl<
             self.loaded.d.next = true;
             self.instr.d.next = self.offered.val();
             self.index.d.next = bits::<12>(0);
+            self.remaining.d.next = self.offered.val().count - bits::<12>(1);
             self.active.d.next = self.offered.val().count != bits::<12>(0);
         }
         self.p_valid.d.next = self.issue.val();
@@ -581,6 +585,7 @@ impl<
             self.active.d.next = false;
             self.instr.d.next = bits::<64>(0).into();
             self.index.d.next = bits::<12>(0);
+            self.remaining.d.next = bits::<12>(0);
             self.p_valid.d.next = false;
             self.loaded.d.next = false;
             self.hazard_cur.d.next = false;

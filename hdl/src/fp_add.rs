@@ -14,8 +14,8 @@
 //! Pipeline, [`FP_ADD_LATENCY`] = 8 stages, each at most one carry chain or a few levels of
 //! multiplexers (so it routes at the boards' clocks; `docs/timing.md`). Widths for binary64:
 //! `X` = 64-bit extended significand (53 significand bits, then 11 guard/sticky bits).
-//! 1. classify specials; order by magnitude (`|a| ≥ |b|`, one compare); both exponent
-//!    differences, each clamped to `X` (7 bits);
+//! 1. classify specials; significands with their hidden bits; order by magnitude
+//!    (`|a| ≥ |b|`, one compare); both exponent differences, each clamped to `X` (7 bits);
 //! 2. swap into `x ≥ y`; align, coarse: `y` right by the multiple-of-8 part of the difference
 //!    in a 2X-bit window;
 //! 3. align, fine: right by the rest (0..7); every bit below the top `X` is sticky;
@@ -75,10 +75,11 @@ macro_rules! fp_adder {
             eb_eff: Signal<Local, Bits<$e>>,
             d_ab: Signal<Local, Bits<$e>>,
             d_ba: Signal<Local, Bits<$e>>,
-            s1_a: DFF<Bits<$w>>,
-            s1_b: DFF<Bits<$w>>,
-            s1_a_normal: DFF<Bit>,
-            s1_b_normal: DFF<Bit>,
+            /// Significands (hidden bit set for normal numbers) and signs.
+            s1_sig_a: DFF<Bits<$m>>,
+            s1_sig_b: DFF<Bits<$m>>,
+            s1_sa: DFF<Bit>,
+            s1_sb: DFF<Bit>,
             s1_ea: DFF<Bits<$e>>,
             s1_eb: DFF<Bits<$e>>,
             s1_d_ab: DFF<Bits<7>>,
@@ -187,10 +188,10 @@ macro_rules! fp_adder {
                     eb_eff: Default::default(),
                     d_ab: Default::default(),
                     d_ba: Default::default(),
-                    s1_a: Default::default(),
-                    s1_b: Default::default(),
-                    s1_a_normal: Default::default(),
-                    s1_b_normal: Default::default(),
+                    s1_sig_a: Default::default(),
+                    s1_sig_b: Default::default(),
+                    s1_sa: Default::default(),
+                    s1_sb: Default::default(),
                     s1_ea: Default::default(),
                     s1_eb: Default::default(),
                     s1_d_ab: Default::default(),
@@ -274,7 +275,7 @@ macro_rules! fp_adder {
             #[hdl_gen]
             fn update(&mut self) {
                 dff_setup!(
-                    self, clock, s1_a, s1_b, s1_a_normal, s1_b_normal, s1_ea, s1_eb, s1_d_ab,
+                    self, clock, s1_sig_a, s1_sig_b, s1_sa, s1_sb, s1_ea, s1_eb, s1_d_ab,
                     s1_d_ba, s1_swap, s1_nan, s1_inf, s1_inf_sign, s1_valid, s2_coarse, s2_fine,
                     s2_sigx, s2_ex, s2_sx, s2_sy, s2_nan, s2_inf, s2_inf_sign, s2_valid, s3_x,
                     s3_y, s3_sticky, s3_ex, s3_sx, s3_sy, s3_nan, s3_inf, s3_inf_sign, s3_valid,
@@ -311,10 +312,16 @@ macro_rules! fp_adder {
                 if self.d_ba.val() > self.ext_limit.val() {
                     self.s1_d_ba.d.next = self.ext_limit.val().get_bits::<7>(0);
                 }
-                self.s1_a.d.next = self.a.val();
-                self.s1_b.d.next = self.b.val();
-                self.s1_a_normal.d.next = self.a.val().get_bits::<$e>($f).any();
-                self.s1_b_normal.d.next = self.b.val().get_bits::<$e>($f).any();
+                self.s1_sig_a.d.next = bit_cast::<$m, $f>(self.a.val().get_bits::<$f>(0));
+                if self.a.val().get_bits::<$e>($f).any() {
+                    self.s1_sig_a.d.next = bit_cast::<$m, $f>(self.a.val().get_bits::<$f>(0)) | self.hidden_bit.val();
+                }
+                self.s1_sig_b.d.next = bit_cast::<$m, $f>(self.b.val().get_bits::<$f>(0));
+                if self.b.val().get_bits::<$e>($f).any() {
+                    self.s1_sig_b.d.next = bit_cast::<$m, $f>(self.b.val().get_bits::<$f>(0)) | self.hidden_bit.val();
+                }
+                self.s1_sa.d.next = self.a.val().get_bit($sgn);
+                self.s1_sb.d.next = self.b.val().get_bit($sgn);
                 self.s1_ea.d.next = self.ea_eff.val();
                 self.s1_eb.d.next = self.eb_eff.val();
                 self.s1_swap.d.next = self.b.val().get_bits::<$sgn>(0) > self.a.val().get_bits::<$sgn>(0);
@@ -329,31 +336,19 @@ macro_rules! fp_adder {
                 self.s1_valid.d.next = self.valid_in.val();
 
                 // ---- Stage 2: x is the larger magnitude; coarse alignment of y.
-                self.sig_x.next = bit_cast::<$m, $f>(self.s1_a.q.val().get_bits::<$f>(0));
-                if self.s1_a_normal.q.val() {
-                    self.sig_x.next = bit_cast::<$m, $f>(self.s1_a.q.val().get_bits::<$f>(0)) | self.hidden_bit.val();
-                }
-                self.sig_y.next = bit_cast::<$m, $f>(self.s1_b.q.val().get_bits::<$f>(0));
-                if self.s1_b_normal.q.val() {
-                    self.sig_y.next = bit_cast::<$m, $f>(self.s1_b.q.val().get_bits::<$f>(0)) | self.hidden_bit.val();
-                }
+                self.sig_x.next = self.s1_sig_a.q.val();
+                self.sig_y.next = self.s1_sig_b.q.val();
                 self.d.next = self.s1_d_ab.q.val();
                 self.s2_ex.d.next = self.s1_ea.q.val();
-                self.s2_sx.d.next = self.s1_a.q.val().get_bit($sgn);
-                self.s2_sy.d.next = self.s1_b.q.val().get_bit($sgn);
+                self.s2_sx.d.next = self.s1_sa.q.val();
+                self.s2_sy.d.next = self.s1_sb.q.val();
                 if self.s1_swap.q.val() {
-                    self.sig_x.next = bit_cast::<$m, $f>(self.s1_b.q.val().get_bits::<$f>(0));
-                    if self.s1_b_normal.q.val() {
-                        self.sig_x.next = bit_cast::<$m, $f>(self.s1_b.q.val().get_bits::<$f>(0)) | self.hidden_bit.val();
-                    }
-                    self.sig_y.next = bit_cast::<$m, $f>(self.s1_a.q.val().get_bits::<$f>(0));
-                    if self.s1_a_normal.q.val() {
-                        self.sig_y.next = bit_cast::<$m, $f>(self.s1_a.q.val().get_bits::<$f>(0)) | self.hidden_bit.val();
-                    }
+                    self.sig_x.next = self.s1_sig_b.q.val();
+                    self.sig_y.next = self.s1_sig_a.q.val();
                     self.d.next = self.s1_d_ba.q.val();
                     self.s2_ex.d.next = self.s1_eb.q.val();
-                    self.s2_sx.d.next = self.s1_b.q.val().get_bit($sgn);
-                    self.s2_sy.d.next = self.s1_a.q.val().get_bit($sgn);
+                    self.s2_sx.d.next = self.s1_sb.q.val();
+                    self.s2_sy.d.next = self.s1_sa.q.val();
                 }
                 self.window.next = bit_cast::<$d2, $m>(self.sig_y.val()) << ($d2 - $m);
                 self.s2_coarse.d.next = self.window.val() >> (self.d.val() & bits::<7>(0x78));
