@@ -1,11 +1,12 @@
 //! Pipelined IEEE 754 adders, binary32 ([`FpAdd32`]) and binary64 ([`FpAdd64`]).
 //!
 //! Both come from one template (`fp_adder!`), the last `macro_rules!` template in `hdl`: its
-//! parameters are a number format (exponent and fraction widths, special values, shifter
-//! stages), not the bus width. rust-hdl emits a const parameter used inside an expression as a
+//! parameters are a number format (exponent, fraction, significand and window widths, special
+//! values), not the bus width. rust-hdl emits a const parameter used inside an expression as a
 //! Verilog identifier; the bus-width blocks solve that with a `localparam` of the same name
-//! (`FrameRouter`'s `W`, `LAST`, `USER`), which would work here too — left for the normalise
-//! stage's rework for timing (issue 15), which rewrites this pipeline anyway.
+//! (`FrameRouter`'s `W`, `LAST`, `USER`), which would work here too (about nine parameters,
+//! each with its mirror). The re-pipelining for timing (issue 15) kept the template: it changed
+//! the stages, not how the two formats share them.
 //! Semantics are `collwire_proto::reduce::{f32,f64}::sum`: round-to-nearest-even, subnormal
 //! inputs and results, ±0 (x + −x = +0, −0 + −0 = −0), ±inf, and the canonical quiet NaN for any
 //! NaN operand or inf − inf. One operation enters per clock (II = 1); the result appears
