@@ -38,6 +38,15 @@ use crate::leading_zeros::LeadingZeros64;
 /// Clocks from operands in to sum out.
 pub const FP_ADD_LATENCY: usize = 8;
 
+/// What the operands make of the result whatever the arithmetic says, decided in stage 1 and
+/// carried to the last: a NaN operand or inf − inf (the canonical NaN), an infinity and its sign.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct Special {
+    pub nan: Bit,
+    pub inf: Bit,
+    pub inf_sign: Bit,
+}
+
 macro_rules! fp_adder {
     (
         $(#[$doc:meta])*
@@ -86,9 +95,7 @@ macro_rules! fp_adder {
             s1_d_ab: DFF<Bits<7>>,
             s1_d_ba: DFF<Bits<7>>,
             s1_swap: DFF<Bit>,
-            s1_nan: DFF<Bit>,
-            s1_inf: DFF<Bit>,
-            s1_inf_sign: DFF<Bit>,
+            s1_special: DFF<Special>,
             s1_valid: DFF<Bit>,
             // Stage 2: swap, coarse alignment.
             sig_x: Signal<Local, Bits<$m>>,
@@ -101,9 +108,7 @@ macro_rules! fp_adder {
             s2_ex: DFF<Bits<$e>>,
             s2_sx: DFF<Bit>,
             s2_sy: DFF<Bit>,
-            s2_nan: DFF<Bit>,
-            s2_inf: DFF<Bit>,
-            s2_inf_sign: DFF<Bit>,
+            s2_special: DFF<Special>,
             s2_valid: DFF<Bit>,
             // Stage 3: fine alignment, sticky.
             fine: Signal<Local, Bits<$d2>>,
@@ -113,9 +118,7 @@ macro_rules! fp_adder {
             s3_ex: DFF<Bits<$e>>,
             s3_sx: DFF<Bit>,
             s3_sy: DFF<Bit>,
-            s3_nan: DFF<Bit>,
-            s3_inf: DFF<Bit>,
-            s3_inf_sign: DFF<Bit>,
+            s3_special: DFF<Special>,
             s3_valid: DFF<Bit>,
             // Stage 4: add / subtract; normalise budget as a sentinel.
             y_sticky: Signal<Local, Bits<$x>>,
@@ -125,9 +128,7 @@ macro_rules! fp_adder {
             s4_ex: DFF<Bits<$e>>,
             s4_sx: DFF<Bit>,
             s4_sy: DFF<Bit>,
-            s4_nan: DFF<Bit>,
-            s4_inf: DFF<Bit>,
-            s4_inf_sign: DFF<Bit>,
+            s4_special: DFF<Special>,
             s4_valid: DFF<Bit>,
             // Stage 5: leading zeros (or the carry's right shift).
             lzc: LeadingZeros64,
@@ -136,27 +137,21 @@ macro_rules! fp_adder {
             s5_carry: DFF<Bit>,
             s5_ex: DFF<Bits<$e>>,
             s5_sign: DFF<Bit>,
-            s5_nan: DFF<Bit>,
-            s5_inf: DFF<Bit>,
-            s5_inf_sign: DFF<Bit>,
+            s5_special: DFF<Special>,
             s5_valid: DFF<Bit>,
             // Stage 6: coarse left shift, exponent.
             s6_v: DFF<Bits<$x>>,
             s6_fine: DFF<Bits<3>>,
             s6_exp: DFF<Bits<$e>>,
             s6_sign: DFF<Bit>,
-            s6_nan: DFF<Bit>,
-            s6_inf: DFF<Bit>,
-            s6_inf_sign: DFF<Bit>,
+            s6_special: DFF<Special>,
             s6_valid: DFF<Bit>,
             // Stage 7: fine left shift; subnormal or normal.
             v7: Signal<Local, Bits<$x>>,
             s7_v: DFF<Bits<$x>>,
             s7_exp: DFF<Bits<$e>>,
             s7_sign: DFF<Bit>,
-            s7_nan: DFF<Bit>,
-            s7_inf: DFF<Bit>,
-            s7_inf_sign: DFF<Bit>,
+            s7_special: DFF<Special>,
             s7_valid: DFF<Bit>,
             // Stage 8: round and pack.
             round_up: Signal<Local, Bit>,
@@ -198,9 +193,7 @@ macro_rules! fp_adder {
                     s1_d_ab: Default::default(),
                     s1_d_ba: Default::default(),
                     s1_swap: Default::default(),
-                    s1_nan: Default::default(),
-                    s1_inf: Default::default(),
-                    s1_inf_sign: Default::default(),
+                    s1_special: Default::default(),
                     s1_valid: Default::default(),
                     sig_x: Default::default(),
                     sig_y: Default::default(),
@@ -212,9 +205,7 @@ macro_rules! fp_adder {
                     s2_ex: Default::default(),
                     s2_sx: Default::default(),
                     s2_sy: Default::default(),
-                    s2_nan: Default::default(),
-                    s2_inf: Default::default(),
-                    s2_inf_sign: Default::default(),
+                    s2_special: Default::default(),
                     s2_valid: Default::default(),
                     fine: Default::default(),
                     s3_x: Default::default(),
@@ -223,9 +214,7 @@ macro_rules! fp_adder {
                     s3_ex: Default::default(),
                     s3_sx: Default::default(),
                     s3_sy: Default::default(),
-                    s3_nan: Default::default(),
-                    s3_inf: Default::default(),
-                    s3_inf_sign: Default::default(),
+                    s3_special: Default::default(),
                     s3_valid: Default::default(),
                     y_sticky: Default::default(),
                     sum_now: Default::default(),
@@ -234,9 +223,7 @@ macro_rules! fp_adder {
                     s4_ex: Default::default(),
                     s4_sx: Default::default(),
                     s4_sy: Default::default(),
-                    s4_nan: Default::default(),
-                    s4_inf: Default::default(),
-                    s4_inf_sign: Default::default(),
+                    s4_special: Default::default(),
                     s4_valid: Default::default(),
                     lzc: Default::default(),
                     s5_v: Default::default(),
@@ -244,25 +231,19 @@ macro_rules! fp_adder {
                     s5_carry: Default::default(),
                     s5_ex: Default::default(),
                     s5_sign: Default::default(),
-                    s5_nan: Default::default(),
-                    s5_inf: Default::default(),
-                    s5_inf_sign: Default::default(),
+                    s5_special: Default::default(),
                     s5_valid: Default::default(),
                     s6_v: Default::default(),
                     s6_fine: Default::default(),
                     s6_exp: Default::default(),
                     s6_sign: Default::default(),
-                    s6_nan: Default::default(),
-                    s6_inf: Default::default(),
-                    s6_inf_sign: Default::default(),
+                    s6_special: Default::default(),
                     s6_valid: Default::default(),
                     v7: Default::default(),
                     s7_v: Default::default(),
                     s7_exp: Default::default(),
                     s7_sign: Default::default(),
-                    s7_nan: Default::default(),
-                    s7_inf: Default::default(),
-                    s7_inf_sign: Default::default(),
+                    s7_special: Default::default(),
                     s7_valid: Default::default(),
                     round_up: Default::default(),
                     packed_word: Default::default(),
@@ -277,13 +258,13 @@ macro_rules! fp_adder {
             fn update(&mut self) {
                 dff_setup!(
                     self, clock, s1_sig_a, s1_sig_b, s1_sa, s1_sb, s1_ea, s1_eb, s1_d_ab,
-                    s1_d_ba, s1_swap, s1_nan, s1_inf, s1_inf_sign, s1_valid, s2_coarse, s2_fine,
-                    s2_sigx, s2_ex, s2_sx, s2_sy, s2_nan, s2_inf, s2_inf_sign, s2_valid, s3_x,
-                    s3_y, s3_sticky, s3_ex, s3_sx, s3_sy, s3_nan, s3_inf, s3_inf_sign, s3_valid,
-                    s4_sum, s4_lz_in, s4_ex, s4_sx, s4_sy, s4_nan, s4_inf, s4_inf_sign, s4_valid,
-                    s5_v, s5_amt, s5_carry, s5_ex, s5_sign, s5_nan, s5_inf, s5_inf_sign,
-                    s5_valid, s6_v, s6_fine, s6_exp, s6_sign, s6_nan, s6_inf, s6_inf_sign,
-                    s6_valid, s7_v, s7_exp, s7_sign, s7_nan, s7_inf, s7_inf_sign, s7_valid, out,
+                    s1_d_ba, s1_swap, s1_special, s1_valid, s2_coarse, s2_fine,
+                    s2_sigx, s2_ex, s2_sx, s2_sy, s2_special, s2_valid, s3_x,
+                    s3_y, s3_sticky, s3_ex, s3_sx, s3_sy, s3_special, s3_valid,
+                    s4_sum, s4_lz_in, s4_ex, s4_sx, s4_sy, s4_special, s4_valid,
+                    s5_v, s5_amt, s5_carry, s5_ex, s5_sign, s5_special,
+                    s5_valid, s6_v, s6_fine, s6_exp, s6_sign, s6_special,
+                    s6_valid, s7_v, s7_exp, s7_sign, s7_special, s7_valid, out,
                     out_valid
                 );
                 // ---- Stage 1: classify, order by magnitude, exponent differences.
@@ -326,13 +307,13 @@ macro_rules! fp_adder {
                 self.s1_ea.d.next = self.ea_eff.val();
                 self.s1_eb.d.next = self.eb_eff.val();
                 self.s1_swap.d.next = self.b.val().get_bits::<$sgn>(0) > self.a.val().get_bits::<$sgn>(0);
-                self.s1_nan.d.next = self.a_nan.val()
+                self.s1_special.d.next.nan = self.a_nan.val()
                     | self.b_nan.val()
                     | (self.a_inf.val() & self.b_inf.val() & (self.a.val().get_bit($sgn) != self.b.val().get_bit($sgn)));
-                self.s1_inf.d.next = self.a_inf.val() | self.b_inf.val();
-                self.s1_inf_sign.d.next = self.b.val().get_bit($sgn);
+                self.s1_special.d.next.inf = self.a_inf.val() | self.b_inf.val();
+                self.s1_special.d.next.inf_sign = self.b.val().get_bit($sgn);
                 if self.a_inf.val() {
-                    self.s1_inf_sign.d.next = self.a.val().get_bit($sgn);
+                    self.s1_special.d.next.inf_sign = self.a.val().get_bit($sgn);
                 }
                 self.s1_valid.d.next = self.valid_in.val();
 
@@ -355,9 +336,7 @@ macro_rules! fp_adder {
                 self.s2_coarse.d.next = self.window.val() >> (self.d.val() & bits::<7>(0x78));
                 self.s2_fine.d.next = self.d.val().get_bits::<3>(0);
                 self.s2_sigx.d.next = self.sig_x.val();
-                self.s2_nan.d.next = self.s1_nan.q.val();
-                self.s2_inf.d.next = self.s1_inf.q.val();
-                self.s2_inf_sign.d.next = self.s1_inf_sign.q.val();
+                self.s2_special.d.next = self.s1_special.q.val();
                 self.s2_valid.d.next = self.s1_valid.q.val();
 
                 // ---- Stage 3: fine alignment; every bit that falls below the top X is sticky
@@ -372,9 +351,7 @@ macro_rules! fp_adder {
                 self.s3_ex.d.next = self.s2_ex.q.val();
                 self.s3_sx.d.next = self.s2_sx.q.val();
                 self.s3_sy.d.next = self.s2_sy.q.val();
-                self.s3_nan.d.next = self.s2_nan.q.val();
-                self.s3_inf.d.next = self.s2_inf.q.val();
-                self.s3_inf_sign.d.next = self.s2_inf_sign.q.val();
+                self.s3_special.d.next = self.s2_special.q.val();
                 self.s3_valid.d.next = self.s2_valid.q.val();
 
                 // ---- Stage 4: add or subtract magnitudes; the normalise budget (the exponent
@@ -390,9 +367,7 @@ macro_rules! fp_adder {
                 self.s4_ex.d.next = self.s3_ex.q.val();
                 self.s4_sx.d.next = self.s3_sx.q.val();
                 self.s4_sy.d.next = self.s3_sy.q.val();
-                self.s4_nan.d.next = self.s3_nan.q.val();
-                self.s4_inf.d.next = self.s3_inf.q.val();
-                self.s4_inf_sign.d.next = self.s3_inf_sign.q.val();
+                self.s4_special.d.next = self.s3_special.q.val();
                 self.s4_valid.d.next = self.s3_valid.q.val();
 
                 // ---- Stage 5: how far left (the sentinel caps it); a carry moves right by one.
@@ -413,9 +388,7 @@ macro_rules! fp_adder {
                     // Exact zero: +0 unless both operands were negative (RNE rule).
                     self.s5_sign.d.next = self.s4_sx.q.val() & self.s4_sy.q.val();
                 }
-                self.s5_nan.d.next = self.s4_nan.q.val();
-                self.s5_inf.d.next = self.s4_inf.q.val();
-                self.s5_inf_sign.d.next = self.s4_inf_sign.q.val();
+                self.s5_special.d.next = self.s4_special.q.val();
                 self.s5_valid.d.next = self.s4_valid.q.val();
 
                 // ---- Stage 6: normalise, coarse; the exponent of a normal result.
@@ -426,9 +399,7 @@ macro_rules! fp_adder {
                     self.s6_exp.d.next = self.s5_ex.q.val() + bits::<$e>(1);
                 }
                 self.s6_sign.d.next = self.s5_sign.q.val();
-                self.s6_nan.d.next = self.s5_nan.q.val();
-                self.s6_inf.d.next = self.s5_inf.q.val();
-                self.s6_inf_sign.d.next = self.s5_inf_sign.q.val();
+                self.s6_special.d.next = self.s5_special.q.val();
                 self.s6_valid.d.next = self.s5_valid.q.val();
 
                 // ---- Stage 7: normalise, fine; no leading one at the top means subnormal.
@@ -439,9 +410,7 @@ macro_rules! fp_adder {
                     self.s7_exp.d.next = self.s6_exp.q.val();
                 }
                 self.s7_sign.d.next = self.s6_sign.q.val();
-                self.s7_nan.d.next = self.s6_nan.q.val();
-                self.s7_inf.d.next = self.s6_inf.q.val();
-                self.s7_inf_sign.d.next = self.s6_inf_sign.q.val();
+                self.s7_special.d.next = self.s6_special.q.val();
                 self.s7_valid.d.next = self.s6_valid.q.val();
 
                 // ---- Stage 8: round to nearest even, pack, specials.
@@ -453,10 +422,10 @@ macro_rules! fp_adder {
                 if self.s7_exp.q.val().all() {
                     self.out.d.next = self.inf_pos.val().replace_bit($sgn, self.s7_sign.q.val());
                 }
-                if self.s7_inf.q.val() {
-                    self.out.d.next = self.inf_pos.val().replace_bit($sgn, self.s7_inf_sign.q.val());
+                if self.s7_special.q.val().inf {
+                    self.out.d.next = self.inf_pos.val().replace_bit($sgn, self.s7_special.q.val().inf_sign);
                 }
-                if self.s7_nan.q.val() {
+                if self.s7_special.q.val().nan {
                     self.out.d.next = self.canonical_nan.val();
                 }
                 self.out_valid.d.next = self.s7_valid.q.val();
