@@ -91,21 +91,6 @@ pub struct EntryComposer {
     offload_port: Constant<Bits<16>>,
     board_mac_prefix: Constant<Bits<48>>,
     builder: HeaderBuilder,
-    /// The fields of the frame, assigned to the header builder's inputs once.
-    f_dst_mac: Signal<Local, Bits<48>>,
-    f_src_mac: Signal<Local, Bits<48>>,
-    f_src_ip: Signal<Local, Bits<32>>,
-    f_dst_ip: Signal<Local, Bits<32>>,
-    f_src_port: Signal<Local, Bits<16>>,
-    f_dst_port: Signal<Local, Bits<16>>,
-    f_payload_bytes: Signal<Local, Bits<16>>,
-    f_msg_type: Signal<Local, Bits<4>>,
-    f_rank: Signal<Local, Bits<16>>,
-    f_elem_count: Signal<Local, Bits<16>>,
-    f_ports: Signal<Local, Bits<8>>,
-    f_inline: Signal<Local, Bit>,
-    f_from_cipe: Signal<Local, Bit>,
-    f_record: Signal<Local, Bits<32>>,
     /// Stage 1: the answered request and the chosen fields; stage 2: the chosen fields again,
     /// beside the header builder's register.
     s1_request: DFF<FrameFields>,
@@ -113,6 +98,8 @@ pub struct EntryComposer {
     s1_valid: DFF<Bit>,
     s2_fields: DFF<ComposedFields>,
     s2_valid: DFF<Bit>,
+    /// The frame's fields, chosen field by field (answer by default; error, ack or board frame
+    /// override), assigned to `s1_fields` once.
     chosen: Signal<Local, ComposedFields>,
 }
 
@@ -154,20 +141,6 @@ impl Default for EntryComposer {
             offload_port: Constant::new(bits::<16>(u64::from(collwire_proto::OFFLOAD_UDP_PORT))),
             board_mac_prefix: Constant::new(bits::<48>(addressing::BOARD_MAC_PREFIX_BITS)),
             builder: Default::default(),
-            f_dst_mac: Default::default(),
-            f_src_mac: Default::default(),
-            f_src_ip: Default::default(),
-            f_dst_ip: Default::default(),
-            f_src_port: Default::default(),
-            f_dst_port: Default::default(),
-            f_payload_bytes: Default::default(),
-            f_msg_type: Default::default(),
-            f_rank: Default::default(),
-            f_elem_count: Default::default(),
-            f_ports: Default::default(),
-            f_inline: Default::default(),
-            f_from_cipe: Default::default(),
-            f_record: Default::default(),
             s1_request: Default::default(),
             s1_fields: Default::default(),
             s1_valid: Default::default(),
@@ -205,77 +178,65 @@ impl Logic for EntryComposer {
         self.builder.seg_count.next = self.s1_request.q.val().seg_count;
 
         // Default: an answer to the requesting rank (addresses and ports swapped).
-        self.f_dst_mac.next = self.request.val().src_mac;
-        self.f_src_mac.next = self.request.val().dst_mac;
-        self.f_src_ip.next = self.request.val().dst_ip;
-        self.f_dst_ip.next = self.request.val().src_ip;
-        self.f_src_port.next = self.request.val().dst_port;
-        self.f_dst_port.next = self.request.val().src_port;
-        self.f_rank.next = self.request.val().rank;
-        self.f_msg_type.next = self.msg_response.val();
-        self.f_ports.next = self.host_ports.val();
-        self.f_inline.next = false;
-        self.f_from_cipe.next = self.data.val();
-        self.f_payload_bytes.next = bits::<16>(0);
-        self.f_elem_count.next = bits::<16>(0);
+        self.chosen.next.dst_mac = self.request.val().src_mac;
+        self.chosen.next.src_mac = self.request.val().dst_mac;
+        self.chosen.next.src_ip = self.request.val().dst_ip;
+        self.chosen.next.dst_ip = self.request.val().src_ip;
+        self.chosen.next.src_port = self.request.val().dst_port;
+        self.chosen.next.dst_port = self.request.val().src_port;
+        self.chosen.next.rank = self.request.val().rank;
+        self.chosen.next.msg_type = self.msg_response.val();
+        self.chosen.next.ports = self.host_ports.val();
+        self.chosen.next.inline = false;
+        self.chosen.next.from_cipe = self.data.val();
+        self.chosen.next.payload_bytes = bits::<16>(0);
+        self.chosen.next.elem_count = bits::<16>(0);
         if self.data.val() {
-            self.f_payload_bytes.next = self.bytes.val();
-            self.f_elem_count.next = self.request.val().elem_count;
+            self.chosen.next.payload_bytes = self.bytes.val();
+            self.chosen.next.elem_count = self.request.val().elem_count;
         }
         if self.err_answer.val() {
-            self.f_msg_type.next = self.msg_error.val();
-            self.f_payload_bytes.next = self.error_bytes.val();
-            self.f_elem_count.next = bits::<16>(0);
-            self.f_inline.next = true;
-            self.f_from_cipe.next = false;
+            self.chosen.next.msg_type = self.msg_error.val();
+            self.chosen.next.payload_bytes = self.error_bytes.val();
+            self.chosen.next.elem_count = bits::<16>(0);
+            self.chosen.next.inline = true;
+            self.chosen.next.from_cipe = false;
         } else if self.ack.val() {
-            self.f_msg_type.next = self.msg_ack.val();
-            self.f_payload_bytes.next = bits::<16>(0);
-            self.f_elem_count.next = bits::<16>(0);
-            self.f_from_cipe.next = false;
+            self.chosen.next.msg_type = self.msg_ack.val();
+            self.chosen.next.payload_bytes = bits::<16>(0);
+            self.chosen.next.elem_count = bits::<16>(0);
+            self.chosen.next.from_cipe = false;
         } else if self.to_board.val() {
-            self.f_dst_mac.next =
+            self.chosen.next.dst_mac =
                 self.board_mac_prefix.val() | (bit_cast::<48, 8>(self.board.val()) << 40);
-            self.f_src_mac.next =
+            self.chosen.next.src_mac =
                 self.board_mac_prefix.val() | (bit_cast::<48, 8>(self.my_board.val()) << 40);
-            self.f_src_ip.next =
+            self.chosen.next.src_ip =
                 self.ip_prefix.val() | (bit_cast::<32, 8>(self.my_board.val()) << 24);
-            self.f_dst_ip.next = self.ip_prefix.val() | (bit_cast::<32, 8>(self.board.val()) << 24);
-            self.f_src_port.next = self.offload_port.val();
-            self.f_dst_port.next = self.offload_port.val();
-            self.f_msg_type.next = self.msg_partial.val();
+            self.chosen.next.dst_ip =
+                self.ip_prefix.val() | (bit_cast::<32, 8>(self.board.val()) << 24);
+            self.chosen.next.src_port = self.offload_port.val();
+            self.chosen.next.dst_port = self.offload_port.val();
+            self.chosen.next.msg_type = self.msg_partial.val();
             if self.result.val() {
-                self.f_msg_type.next = self.msg_result.val();
+                self.chosen.next.msg_type = self.msg_result.val();
             }
             // A board frame's rank: the receiver's register in the high byte, the sending
             // board in the low byte.
-            self.f_rank.next =
+            self.chosen.next.rank =
                 (bit_cast::<16, 4>(self.tag.val()) << 8) | bit_cast::<16, 8>(self.my_board.val());
-            self.f_payload_bytes.next = self.bytes.val();
-            self.f_elem_count.next = self.request.val().elem_count;
-            self.f_ports.next = self.ports.val();
+            self.chosen.next.payload_bytes = self.bytes.val();
+            self.chosen.next.elem_count = self.request.val().elem_count;
+            self.chosen.next.ports = self.ports.val();
+        }
+
+        // The record: the code as a big-endian u16 (wire byte 1), detail 0.
+        self.chosen.next.record = bits::<32>(0);
+        if self.chosen.val().inline {
+            self.chosen.next.record = bit_cast::<32, 8>(self.code.val()) << 8;
         }
 
         // Stage 1: what was chosen, registered.
-        self.f_record.next = bits::<32>(0);
-        if self.f_inline.val() {
-            self.f_record.next = bit_cast::<32, 8>(self.code.val()) << 8;
-        }
-        self.chosen.next.dst_mac = self.f_dst_mac.val();
-        self.chosen.next.src_mac = self.f_src_mac.val();
-        self.chosen.next.src_ip = self.f_src_ip.val();
-        self.chosen.next.dst_ip = self.f_dst_ip.val();
-        self.chosen.next.src_port = self.f_src_port.val();
-        self.chosen.next.dst_port = self.f_dst_port.val();
-        self.chosen.next.payload_bytes = self.f_payload_bytes.val();
-        self.chosen.next.msg_type = self.f_msg_type.val();
-        self.chosen.next.rank = self.f_rank.val();
-        self.chosen.next.elem_count = self.f_elem_count.val();
-        self.chosen.next.ports = self.f_ports.val();
-        self.chosen.next.inline = self.f_inline.val();
-        self.chosen.next.from_cipe = self.f_from_cipe.val();
-        // The record: the code as a big-endian u16 (wire byte 1), detail 0.
-        self.chosen.next.record = self.f_record.val();
         self.s1_request.d.next = self.request.val();
         self.s1_fields.d.next = self.chosen.val();
         self.s1_valid.d.next = self.start.val();
