@@ -38,6 +38,47 @@ fn ports(verilog: &str, module: &str) -> Vec<Port> {
     out
 }
 
+/// The simulation-only copy of a board's Verilog: every storage element reports, through the
+/// C++ flag `collwire_activity`, that a rising edge changes it: a register whose `d` differs
+/// from its `q`, a block-RAM read register about to load a different word, a memory write.
+/// When an edge changes nothing, the board is at rest: the next edges with the same inputs
+/// change nothing either, so the cluster simulator need not evaluate it until an input
+/// changes (`BoardModel::rise`). The emitted design (`VERILOG`, Icarus, synthesis) is never
+/// instrumented. Every `always @(posedge …)` block must be one of rust-hdl's three storage
+/// forms; anything else stops the build, so a new kind of storage cannot go unreported.
+fn instrument_activity(verilog: &str) -> String {
+    const FLAG: &str = "$c(\"collwire_activity = 1;\");";
+    let mut out = String::with_capacity(verilog.len() + verilog.len() / 8);
+    let mut lines = verilog.lines();
+    let (mut edges, mut sites) = (0, 0);
+    while let Some(line) = lines.next() {
+        out.push_str(line);
+        out.push('\n');
+        if !line.trim_start().starts_with("always @(posedge") {
+            continue;
+        }
+        edges += 1;
+        let body = lines.next().expect("a clocked block has a body");
+        let indent = &body[..body.len() - body.trim_start().len()];
+        let check = match body.trim() {
+            "q <= d;" => "if (q != d) ",
+            "read_data <= mem[read_address];" => "if (read_data != mem[read_address]) ",
+            "if (write_enable) begin" => {
+                out.push_str(body);
+                out.push('\n');
+                out.push_str(&format!("{indent}   {FLAG}\n"));
+                sites += 1;
+                continue;
+            }
+            other => panic!("unknown clocked block body `{other}`: teach instrument_activity"),
+        };
+        out.push_str(&format!("{indent}{check}{FLAG}\n{body}\n"));
+        sites += 1;
+    }
+    assert_eq!(edges, sites);
+    out
+}
+
 fn run(cmd: &mut Command) {
     let status = cmd.status().unwrap_or_else(|e| {
         panic!("cannot run {cmd:?}: {e} (run scripts/setup to install Verilator)")
@@ -198,14 +239,44 @@ fn main() {
     let mut rust = String::from("use std::ffi::c_void;\n\n");
     let mut shims = Vec::new();
     let mut archives = Vec::new();
+    // The flag the instrumented boards set, thread-local: boards may be clocked on several
+    // threads, each edge's flag read on the thread that evaluated it.
+    let activity_h = out.join("collwire_activity.h");
+    fs::write(
+        &activity_h,
+        "#pragma once\nextern thread_local unsigned char collwire_activity;\n",
+    )
+    .unwrap();
+    let activity_cpp = out.join("collwire_activity.cpp");
+    fs::write(
+        &activity_cpp,
+        "thread_local unsigned char collwire_activity = 0;\n\
+         extern \"C\" unsigned char collwire_activity_take() {\n\
+         \x20   unsigned char a = collwire_activity;\n    collwire_activity = 0;\n    return a;\n}\n",
+    )
+    .unwrap();
+    shims.push((activity_cpp, out.clone()));
+    rust += "unsafe extern \"C\" {\n    fn collwire_activity_take() -> u8;\n}\n\n\
+             /// Whether an instrumented board (`collwire_board*`) changed a register or memory\n\
+             /// at a rising edge evaluated on this thread since the last call; clears the flag.\n\
+             pub fn take_activity() -> bool {\n    unsafe { collwire_activity_take() != 0 }\n}\n\n";
     for design in collwire_hdl::emit::designs() {
         let name = design.name;
         let dir = out.join(name);
         fs::create_dir_all(&dir).unwrap();
         let vfile = dir.join(format!("{name}.v"));
-        let changed = fs::read_to_string(&vfile).ok().as_deref() != Some(design.verilog.as_str());
+        // Boards are verilated from their instrumented copy (see `instrument_activity`).
+        let sim_verilog = if name.starts_with("collwire_board") {
+            instrument_activity(&design.verilog)
+        } else {
+            design.verilog.clone()
+        };
+        let sim_vfile = dir.join(format!("{name}_sim.v"));
+        let changed = fs::read_to_string(&sim_vfile).ok().as_deref() != Some(sim_verilog.as_str())
+            || fs::read_to_string(&vfile).ok().as_deref() != Some(design.verilog.as_str());
         if changed {
             fs::write(&vfile, &design.verilog).unwrap();
+            fs::write(&sim_vfile, &sim_verilog).unwrap();
         }
         let archive = dir.join(format!("V{name}__ALL.a"));
         if changed || !archive.exists() {
@@ -229,9 +300,13 @@ fn main() {
                     "--prefix",
                     &format!("V{name}"),
                 ])
-                .args(["-CFLAGS", "-fPIC -O2", "-Mdir"])
+                .args([
+                    "-CFLAGS",
+                    &format!("-fPIC -O2 -include {}", activity_h.display()),
+                ])
+                .arg("-Mdir")
                 .arg(&dir)
-                .arg(&vfile));
+                .arg(&sim_vfile));
         }
         let p = ports(&design.verilog, name);
         let shim_file = dir.join(format!("{name}_shim.cpp"));

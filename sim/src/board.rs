@@ -77,8 +77,10 @@ pub trait BoardModel: Send {
     fn settle(&mut self);
     fn input_ready(&self, port: usize) -> bool;
     fn output(&self, port: usize) -> Option<Beat>;
-    /// Rising clock edge.
-    fn rise(&mut self);
+    /// Rising clock edge. Returns false if the edge changed no register and no memory: the
+    /// board is at rest, and further edges with the same inputs change nothing either (the
+    /// cluster then skips it until an input changes). A model that cannot tell returns true.
+    fn rise(&mut self) -> bool;
     fn set_reset(&mut self, on: bool);
     fn set_cfg(&mut self, we: bool, addr: u16, data: u32);
     /// The CFE state code ([`collwire_hdl::cfe::STATE_NAMES`]).
@@ -139,9 +141,11 @@ macro_rules! board_model {
                     user: 0,
                 })
             }
-            fn rise(&mut self) {
+            fn rise(&mut self) -> bool {
                 self.set_clock(1);
+                crate::models::take_activity();
                 self.eval();
+                crate::models::take_activity()
             }
             fn set_reset(&mut self, on: bool) {
                 <$ty>::set_reset(self, u64::from(on));

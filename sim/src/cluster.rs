@@ -164,6 +164,15 @@ pub struct Cluster {
     /// Beats sent out of unconnected ports (lost).
     pub unconnected_beats: u64,
     trace: Option<Trace>,
+    /// `resting[b]`: board `b`'s last evaluated clock had no input beat, no output beat and
+    /// changed no register or memory ([`BoardModel::rise`]), so while no beat waits at its
+    /// inputs, its next clocks would change nothing: they are skipped (exact, not an
+    /// approximation; [`Cluster::set_skip_resting`] turns it off to compare).
+    resting: Vec<bool>,
+    skip_resting: bool,
+    /// Board-clocks evaluated and board-clocks skipped at rest, since the cluster was built.
+    pub board_clocks_evaluated: u64,
+    pub board_clocks_skipped: u64,
 }
 
 impl Cluster {
@@ -215,6 +224,10 @@ impl Cluster {
             last_activity: 0,
             unconnected_beats: 0,
             trace: None,
+            resting: vec![false; n],
+            skip_resting: true,
+            board_clocks_evaluated: 0,
+            board_clocks_skipped: 0,
         })
     }
 
@@ -223,6 +236,7 @@ impl Cluster {
     /// or not yet taken at the host adapters are discarded. Like configuration, these clocks
     /// are not counted in `cycle`. Reconfigure ([`Cluster::reconfigure`]) before new traffic.
     pub fn reset_boards(&mut self, cycles: u64) {
+        self.resting.fill(false);
         self.inputs.iter_mut().flatten().for_each(VecDeque::clear);
         self.host_partial.iter_mut().for_each(Vec::clear);
         self.host_rx.iter_mut().for_each(Vec::clear);
@@ -251,8 +265,22 @@ impl Cluster {
     /// Writes every board's whole configuration again (identity, prefix, routes, directory,
     /// programs), then a reset pulse: what [`Cluster::new`] does.
     pub fn reconfigure(&mut self) {
+        self.resting.fill(false);
         let cables = cabling(self.config.boards, self.config.topology);
         configure_all(&mut self.boards, &routes(self.config.boards, &cables));
+    }
+
+    /// Whether boards at rest are skipped (default: yes). Skipping is exact; turning it off
+    /// evaluates every board on every clock, for comparison.
+    pub fn set_skip_resting(&mut self, on: bool) {
+        self.skip_resting = on;
+        self.resting.fill(false);
+    }
+
+    /// Whether every board is at rest and no beat waits at any input or on any cable:
+    /// nothing will happen until a frame is injected (or the configuration changes).
+    pub fn at_rest(&self) -> bool {
+        self.resting.iter().all(|r| *r) && self.inputs.iter().flatten().all(VecDeque::is_empty)
     }
 
     /// Bytes per beat.
@@ -285,6 +313,7 @@ impl Cluster {
     /// Drives board `b`'s configuration port (held until changed); with `we` low, the next
     /// clocks read `addr` on `cfg_rdata`.
     pub fn set_cfg(&mut self, b: usize, we: bool, addr: u16, data: u32) {
+        self.resting[b] = false;
         self.boards[b].set_cfg(we, addr, data);
     }
 
@@ -354,6 +383,18 @@ impl Cluster {
         let mut deliveries: Vec<(PortId, Beat)> = Vec::new();
         for b in 0..self.boards.len() {
             let ports = self.boards[b].ports();
+            if self.resting[b]
+                && !tracing
+                && self.skip_resting
+                && self.inputs[b]
+                    .iter()
+                    .all(|q| q.front().is_none_or(|(t, _)| *t > now))
+            {
+                self.board_clocks_skipped += 1;
+                continue;
+            }
+            self.board_clocks_evaluated += 1;
+            let mut beat_out = false;
             let offered: Vec<bool> = (0..ports)
                 .map(|p| {
                     let head = self.inputs[b][p]
@@ -378,6 +419,7 @@ impl Cluster {
                     self.in_frame_in[b][p] = !beat.last;
                 }
                 if let Some(beat) = self.boards[b].output(p) {
+                    beat_out = true;
                     self.last_activity = now;
                     if !self.in_frame_out[b][p] {
                         self.first_out[b][p].push(now);
@@ -410,7 +452,8 @@ impl Cluster {
                     changes.push((t.in_valid[b][p], Change::Bit(offered)));
                 }
             }
-            self.boards[b].rise();
+            let changed = self.boards[b].rise();
+            self.resting[b] = !changed && !beat_out && !offered.iter().any(|o| *o);
             if tracing {
                 let state = self.boards[b].cfe_state();
                 let counters = self.boards[b].counters();

@@ -142,7 +142,7 @@ impl BoardModel for Recording {
     fn output(&self, port: usize) -> Option<Beat> {
         self.inner.output(port)
     }
-    fn rise(&mut self) {
+    fn rise(&mut self) -> bool {
         // The outputs of exactly the inputs logged (settled again only if a caller changed an
         // input after its last settle).
         if !self.settled {
@@ -155,6 +155,8 @@ impl BoardModel for Recording {
             outputs,
         });
         self.inner.rise();
+        // Every cycle is logged for the replay: never let the cluster skip this board.
+        true
     }
     fn set_reset(&mut self, on: bool) {
         self.settled = false;

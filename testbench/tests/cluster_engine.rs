@@ -3,7 +3,7 @@
 //! waiting request acked, a request for a completed segment answered `stale`, and a waveform
 //! with the CFE state by name; the host engine's timers run on the simulated clock (a
 //! deadline aborts on the board, which then serves the next operation) and a run is the same
-//! cycle for cycle every time.
+//! cycle for cycle every time, and skipping boards at rest changes nothing.
 
 use std::time::Duration;
 
@@ -415,4 +415,147 @@ fn the_host_engine_runs_the_same_cycle_for_cycle() {
         (cycles, bytes, c.cycle)
     };
     assert_eq!(run(), run());
+}
+
+/// Everything a cluster run shows from outside, per board: frames to the host outside the
+/// jobs (the jobs' own are checked against the golden model) with their cycle, the cycle every
+/// frame entered and left every port, the statistics counters; and the final cycle.
+type Observed = (
+    Vec<Vec<(u64, Vec<u8>)>>,
+    Vec<Vec<Vec<u64>>>,
+    Vec<Vec<Vec<u64>>>,
+    Vec<Vec<(&'static str, u64)>>,
+    u64,
+);
+
+/// Offload jobs (multi-segment, several collectives at once), a plain frame, a transit
+/// partial, a runt and idle stretches in between, on a cluster of `width` bits.
+fn mixed_traffic(width: usize, skip: bool) -> (Observed, u64) {
+    let mut c = cluster(4, width);
+    c.set_skip_resting(skip);
+    let mut host: Vec<Vec<(u64, Vec<u8>)>> = vec![Vec::new(); 4];
+    let drain = |c: &mut Cluster, host: &mut Vec<Vec<(u64, Vec<u8>)>>| {
+        for (b, frames) in host.iter_mut().enumerate() {
+            frames.extend(c.host_take(b).into_iter().map(|r| (r.cycle, r.frame)));
+        }
+    };
+    let jobs = [
+        job(
+            (
+                Collective::Allreduce,
+                Algorithm::Ring,
+                Datatype::F64,
+                ReduceOp::Sum,
+            ),
+            400,
+            1,
+            4,
+            1,
+        ),
+        job(
+            (
+                Collective::Scan,
+                Algorithm::Tree,
+                Datatype::Int32,
+                ReduceOp::Max,
+            ),
+            30,
+            2,
+            4,
+            1,
+        ),
+    ];
+    let r = run_jobs(&mut c, &jobs, 1500, 1_000_000).unwrap();
+    for (j, got) in jobs.iter().zip(&r) {
+        for (rank, o) in got.outcomes.iter().enumerate() {
+            assert_eq!(o.as_ref().unwrap(), &golden(j)[rank], "rank {rank}");
+        }
+    }
+    drain(&mut c, &mut host);
+    for _ in 0..300 {
+        c.step();
+    }
+    // A plain frame from the network to a host, a runt, and a partial for another board.
+    let ends = rank_endpoints(3, 0);
+    let plain = build_frame(
+        &collwire_proto::frame::Endpoints {
+            dst_port: 53,
+            ..ends
+        },
+        &[7u8; 100],
+    )
+    .unwrap();
+    c.inject(1, 2, &plain);
+    c.inject(2, 1, &plain[..30]);
+    let mut partial = request(0, 4, 1, ReduceOp::Sum, 40);
+    partial.msg_type = MessageType::Partial;
+    partial.rank = 3 << 8;
+    let to_3 = build_frame(
+        &collwire_proto::frame::Endpoints {
+            src_mac: collwire_sim::cluster::board_mac(1),
+            dst_mac: collwire_sim::cluster::board_mac(3),
+            src_ip: collwire_sim::cluster::board_ip(1),
+            dst_ip: collwire_sim::cluster::board_ip(3),
+            src_port: collwire_proto::OFFLOAD_UDP_PORT,
+            dst_port: collwire_proto::OFFLOAD_UDP_PORT,
+        },
+        &partial.to_datagram(&[1, 0, 0, 0, 2, 0, 0, 0]).unwrap(),
+    )
+    .unwrap();
+    c.inject(1, 2, &to_3);
+    for _ in 0..2_000 {
+        c.step();
+    }
+    drain(&mut c, &mut host);
+    let again = job(
+        (
+            Collective::Allreduce,
+            Algorithm::RecursiveDoubling,
+            Datatype::F32,
+            ReduceOp::Min,
+        ),
+        300,
+        3,
+        4,
+        1,
+    );
+    let r = run_jobs(&mut c, std::slice::from_ref(&again), 1500, 1_000_000).unwrap();
+    for (rank, o) in r[0].outcomes.iter().enumerate() {
+        assert_eq!(o.as_ref().unwrap(), &golden(&again)[rank], "rank {rank}");
+    }
+    drain(&mut c, &mut host);
+    let counters = (0..4).map(|b| c.counters(b).iter().collect()).collect();
+    (
+        (
+            host,
+            c.first_in_log.clone(),
+            c.first_out.clone(),
+            counters,
+            c.cycle,
+        ),
+        c.board_clocks_skipped,
+    )
+}
+
+/// Skipping boards at rest is exact: every frame, every port's first-beat cycles and every
+/// counter are the same as with every board evaluated on every clock, at both widths; and
+/// the skip does happen.
+#[test]
+fn skipping_boards_at_rest_changes_nothing() {
+    for width in [64, 256] {
+        let (every_clock, none_skipped) = mixed_traffic(width, false);
+        let (skipping, skipped) = mixed_traffic(width, true);
+        assert_eq!(none_skipped, 0);
+        assert!(
+            skipped > every_clock.4,
+            "{width}-bit: only {skipped} board-clocks skipped in {} cycles",
+            every_clock.4
+        );
+        assert!(!every_clock.0[1].is_empty(), "{width}-bit: the plain frame");
+        assert_eq!(every_clock.0, skipping.0, "{width}-bit: host frames");
+        assert_eq!(every_clock.1, skipping.1, "{width}-bit: first beat in");
+        assert_eq!(every_clock.2, skipping.2, "{width}-bit: first beat out");
+        assert_eq!(every_clock.3, skipping.3, "{width}-bit: counters");
+        assert_eq!(every_clock.4, skipping.4, "{width}-bit: cycles");
+    }
 }

@@ -1,7 +1,9 @@
 //! Cluster benchmark: prints (never asserts) per-hop latencies (first word in → first word
 //! out) at 64 and 256 bits for 8-byte and 1440-byte payloads, in cycles and in ns at the
 //! target's clock (125 / 200 MHz), the cycles from the first request to the last response of an
-//! f64 SUM allreduce of 8 and 1440 bytes at P = 2 … 64 for every algorithm, and the simulator's speed.
+//! f64 SUM allreduce of 8 and 1440 bytes at P = 2 … 64 for every algorithm, and the simulator's
+//! speed: board-cycles per CPU-second on 8 64-bit boards for every algorithm and both sizes,
+//! skipping boards at rest (the default) and clocking every board every cycle.
 //! `--json FILE` writes the numbers for plotting.
 
 use std::time::Instant;
@@ -64,12 +66,75 @@ struct Allreduce {
     board_cycles_per_second: f64,
 }
 
+/// The simulator's speed on 8 64-bit boards: repeated allreduces of one algorithm and size,
+/// configuration excluded, measured in process CPU time.
+#[derive(Serialize)]
+struct SimSpeed {
+    algorithm: String,
+    payload_bytes: usize,
+    boards: usize,
+    /// Whether boards at rest were skipped (the default) or every board clocked every cycle.
+    skip_resting: bool,
+    /// Simulated cycles × boards.
+    board_cycles: u64,
+    /// Of those, the fraction skipped at rest.
+    skipped_fraction: f64,
+    cpu_seconds: f64,
+    board_cycles_per_cpu_second: f64,
+}
+
 #[derive(Serialize)]
 struct Report {
     link_latency: u64,
     cabling: &'static str,
     hops: Vec<Hop>,
     allreduce_f64_sum: Vec<Allreduce>,
+    simulator_speed: Vec<SimSpeed>,
+}
+
+const ALGORITHMS: [Algorithm; 4] = [
+    Algorithm::Ring,
+    Algorithm::RecursiveDoubling,
+    Algorithm::Tree,
+    Algorithm::Torus2d,
+];
+
+/// Board-cycles per CPU-second of `ops` allreduces on 8 64-bit boards.
+fn sim_speed(
+    algorithm: Algorithm,
+    payload: usize,
+    skip: bool,
+    ops: u16,
+    link_latency: u64,
+) -> anyhow::Result<SimSpeed> {
+    const BOARDS: usize = 8;
+    let mut c = cluster(BOARDS, 64, link_latency);
+    c.set_skip_resting(skip);
+    let (c0, e0, s0) = (c.cycle, c.board_clocks_evaluated, c.board_clocks_skipped);
+    let start = cpu_time::ProcessTime::now();
+    for op in 1..=ops {
+        run_jobs(
+            &mut c,
+            &[allreduce_job(algorithm, BOARDS, payload / 8, op)],
+            1500,
+            10_000_000,
+        )?;
+    }
+    let cpu = start.elapsed().as_secs_f64();
+    let board_cycles = (c.cycle - c0) * BOARDS as u64;
+    let evaluated = c.board_clocks_evaluated - e0;
+    let skipped = c.board_clocks_skipped - s0;
+    debug_assert_eq!(evaluated + skipped, board_cycles);
+    Ok(SimSpeed {
+        algorithm: algorithm.name().to_string(),
+        payload_bytes: payload,
+        boards: BOARDS,
+        skip_resting: skip,
+        board_cycles,
+        skipped_fraction: skipped as f64 / board_cycles as f64,
+        cpu_seconds: cpu,
+        board_cycles_per_cpu_second: board_cycles as f64 / cpu,
+    })
 }
 
 fn cluster(boards: usize, width: usize, link_latency: u64) -> Cluster {
@@ -208,15 +273,7 @@ fn main() -> anyhow::Result<()> {
         let mut p = 2;
         while p <= args.max_boards {
             let mut c = cluster(p, 64, args.link_latency);
-            for (i, alg) in [
-                Algorithm::Ring,
-                Algorithm::RecursiveDoubling,
-                Algorithm::Tree,
-                Algorithm::Torus2d,
-            ]
-            .into_iter()
-            .enumerate()
-            {
+            for (i, alg) in ALGORITHMS.into_iter().enumerate() {
                 let start = Instant::now();
                 let c0 = c.cycle;
                 let r = run_jobs(
@@ -245,11 +302,33 @@ fn main() -> anyhow::Result<()> {
             p *= 2;
         }
     }
+    let mut speeds = Vec::new();
+    for payload in HOP_PAYLOADS {
+        for alg in ALGORITHMS {
+            for skip in [true, false] {
+                let ops = if payload == 8 { 40 } else { 4 };
+                let s = sim_speed(alg, payload, skip, ops, args.link_latency)?;
+                println!(
+                    "simulator, 8 64-bit boards, {payload:>4} B {:<20} {}: {:>9.0} board-cycles per CPU-second ({:.0} % skipped at rest)",
+                    s.algorithm,
+                    if skip {
+                        "skipping boards at rest"
+                    } else {
+                        "every board every clock"
+                    },
+                    s.board_cycles_per_cpu_second,
+                    100.0 * s.skipped_fraction
+                );
+                speeds.push(s);
+            }
+        }
+    }
     let report = Report {
         link_latency: args.link_latency,
         cabling: "ring (port 1 → next board), routes by shortest path",
         hops,
         allreduce_f64_sum: runs,
+        simulator_speed: speeds,
     };
     if let Some(path) = args.json {
         std::fs::write(path, serde_json::to_string_pretty(&report)?)?;
