@@ -90,7 +90,6 @@ pub enum BuilderState {
 
 /// Builds frames from header entries and result words: `W`-bit beats (`K = W / 8` keep bits,
 /// `W = 2^WL`, `K = 2^KL`), a 64-byte header of `HB` beats.
-#[allow(non_snake_case)] // `WL`: a localparam named as the parameter
 #[derive(LogicBlock)]
 pub struct FrameBuilder<
     const W: usize,
@@ -117,7 +116,9 @@ pub struct FrameBuilder<
     all_keep: Constant<Bits<K>>,
     last_header_beat: Constant<Bits<4>>,
     head: Signal<Local, EntryWord>,
-    shifted: Signal<Local, Bits<512>>,
+    header: Signal<Local, Bits<512>>,
+    /// Header beat `beat` (a mux over the beats, not a shift of the 512-bit header).
+    header_beat: Signal<Local, Bits<W>>,
     tail: Signal<Local, Bits<KL>>,
     /// `BYTES − tail`, modulo BYTES (a signal of its own so Verilog keeps its width).
     empty_lanes: Signal<Local, Bits<KL>>,
@@ -135,8 +136,8 @@ pub struct FrameBuilder<
     out_s_tready: Signal<Local, Bit>,
     /// Drives `entries.read`, assigned once at the end of `update`.
     pop_entry: Signal<Local, Bit>,
-    /// The shift from a beat number to its bit offset in the header.
-    WL: Constant<Bits<16>>,
+    /// Bit offset of header beat `i`: `i · W`.
+    beat_at: [Constant<Bits<16>>; HB],
 }
 
 impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL: usize> Default
@@ -161,7 +162,8 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
             all_keep: Constant::new(Bits::<K>::mask()),
             last_header_beat: Constant::new(bits::<4>(HB as u64 - 1)),
             head: Default::default(),
-            shifted: Default::default(),
+            header: Default::default(),
+            header_beat: Default::default(),
             tail: Default::default(),
             empty_lanes: Default::default(),
             last_keep: Default::default(),
@@ -172,7 +174,7 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
             out_tvalid: Default::default(),
             out_s_tready: Default::default(),
             pop_entry: Default::default(),
-            WL: Constant::new(bits::<16>(WL as u64)),
+            beat_at: std::array::from_fn(|i| Constant::new(bits::<16>((i * W) as u64))),
         }
     }
 }
@@ -188,14 +190,22 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
         self.entries.write.next = self.s_entry_tvalid.val() & !self.entries.full.val();
         self.s_entry_tready.next = !self.entries.full.val();
         self.head.next = self.entries.data_out.val().into();
-        self.shifted.next =
-            self.head.val().header >> (bit_cast::<512, 4>(self.beat.q.val()) << self.WL.val());
+        self.header.next = self.head.val().header;
+        self.header_beat.next = bits::<W>(0);
+        for i in 0..HB {
+            if self.beat.q.val().index() == i {
+                self.header_beat.next = self
+                    .header
+                    .val()
+                    .get_bits::<W>(self.beat_at[i].val().index());
+            }
+        }
         // Bytes in the last payload beat (0 = a full beat).
         self.tail.next = bit_cast::<KL, 16>(self.head.val().bytes);
         self.empty_lanes.next = !self.tail.val() + bits::<KL>(1);
         self.last_keep.next = self.all_keep.val() >> bit_cast::<K, KL>(self.empty_lanes.val());
         self.m_axis.tuser.next = bit_cast::<16, 8>(self.head.val().ports) << 8;
-        self.out_tdata.next = self.shifted.val().get_bits::<W>(0);
+        self.out_tdata.next = self.header_beat.val();
         self.out_tkeep.next = self.all_keep.val();
         self.out_tlast.next = false;
         self.out_tvalid.next = false;

@@ -26,8 +26,30 @@ impl<const W: usize, const LW: usize> Place<W, LW> {
 }
 
 impl<const W: usize, const LW: usize> Logic for Place<W, LW> {
-    #[hdl_gen]
     fn update(&mut self) {
         self.word.next = bit_cast::<W, LW>(self.lane.val()) << self.at.val();
+    }
+
+    fn connect(&mut self) {
+        self.word.connect();
+    }
+
+    /// A concatenation (zeros, the lane, zeros) rather than a shift: the same bits, and a
+    /// simulator copies words instead of shifting a `W`-bit vector on every evaluation.
+    fn hdl(&self) -> Verilog {
+        let at = self.at.val().index();
+        let above = W - at - LW;
+        let mut parts = Vec::new();
+        if above > 0 {
+            parts.push(format!("{above}'b0"));
+        }
+        parts.push("lane".to_string());
+        if at > 0 {
+            parts.push(format!("{at}'b0"));
+        }
+        Verilog::Custom(format!(
+            "always @(*) begin\n    word = {{{}}};\nend\n",
+            parts.join(", ")
+        ))
     }
 }

@@ -159,8 +159,6 @@ pub struct Cluster {
     pub first_out: Vec<Vec<Vec<u64>>>,
     in_frame_out: Vec<Vec<bool>>,
     pub cycle: u64,
-    /// The last cycle a beat waited at, entered or left any board port.
-    pub last_activity: u64,
     /// Beats sent out of unconnected ports (lost).
     pub unconnected_beats: u64,
     trace: Option<Trace>,
@@ -221,7 +219,6 @@ impl Cluster {
             boards,
             peer,
             cycle: 0,
-            last_activity: 0,
             unconnected_beats: 0,
             trace: None,
             resting: vec![false; n],
@@ -278,7 +275,8 @@ impl Cluster {
     }
 
     /// Whether every board is at rest and no beat waits at any input or on any cable:
-    /// nothing will happen until a frame is injected (or the configuration changes).
+    /// nothing will happen until a frame is injected (or the configuration changes). Exact:
+    /// the boards hold no timers, so a cluster at rest changes only when a host sends.
     pub fn at_rest(&self) -> bool {
         self.resting.iter().all(|r| *r) && self.inputs.iter().flatten().all(VecDeque::is_empty)
     }
@@ -406,9 +404,6 @@ impl Cluster {
                     head.is_some()
                 })
                 .collect();
-            if offered.iter().any(|o| *o) {
-                self.last_activity = now;
-            }
             self.boards[b].settle();
             for (p, &offered) in offered.iter().enumerate() {
                 if offered && self.boards[b].input_ready(p) {
@@ -420,7 +415,6 @@ impl Cluster {
                 }
                 if let Some(beat) = self.boards[b].output(p) {
                     beat_out = true;
-                    self.last_activity = now;
                     if !self.in_frame_out[b][p] {
                         self.first_out[b][p].push(now);
                     }
@@ -489,14 +483,6 @@ impl Cluster {
             }
         }
         self.cycle += 1;
-    }
-
-    /// Whether nothing has moved for `cycles` cycles and nothing is waiting at any input (cable
-    /// beats in flight wait at their input queue, so they count as activity). The boards hold
-    /// no timers, so a quiet cluster changes only when a host sends.
-    pub fn is_quiet(&self, cycles: u64) -> bool {
-        self.cycle.saturating_sub(self.last_activity) >= cycles
-            && self.inputs.iter().flatten().all(VecDeque::is_empty)
     }
 
     /// Steps until `done(self)` holds, at most `max_cycles` more cycles.

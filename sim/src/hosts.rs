@@ -43,12 +43,9 @@ pub fn udp_datagram(frame: &[u8]) -> Option<(u16, &[u8])> {
 
 /// Cycles one waiting rank clocks the cluster before it looks at its inbox again.
 pub const STEP_CYCLES: u64 = 64;
-/// Cycles without a beat moving after which the cluster counts as quiet. Longer than any
-/// board's internal latency from its last input beat to its first output beat (a full 64-bit
-/// frame through router, CIPE and frame builder is a few hundred cycles).
-pub const QUIET_CYCLES: u64 = 2048;
-/// How long a waiting rank sleeps when the cluster is quiet: nothing can happen until some
-/// rank sends, so it lets the other ranks' threads take the cluster.
+/// How long a waiting rank sleeps when the cluster is at rest ([`Cluster::at_rest`]):
+/// nothing can happen until some rank sends, so it lets the other ranks' threads take the
+/// cluster.
 pub const QUIET_NAP: Duration = Duration::from_micros(50);
 
 /// A UDP datagram a board sent to its host.
@@ -178,7 +175,7 @@ impl Transport for ClusterTransport {
             if let Some(d) = hosts.inbox.get_mut(&key).and_then(VecDeque::pop_front) {
                 return Ok(Some(d));
             }
-            let quiet = hosts.cluster.is_quiet(QUIET_CYCLES);
+            let quiet = hosts.cluster.at_rest();
             hosts.advance(STEP_CYCLES);
             if let Some(d) = hosts.inbox.get_mut(&key).and_then(VecDeque::pop_front) {
                 return Ok(Some(d));
@@ -188,7 +185,8 @@ impl Transport for ClusterTransport {
                 return Ok(None);
             }
             if quiet {
-                // Still clocked (slowly) so a misjudged quiet can only slow a test down.
+                // Still clocked (boards at rest cost next to nothing), so the simulated clock
+                // keeps moving while every rank waits.
                 std::thread::sleep(QUIET_NAP.min(deadline - Instant::now()));
             }
         }

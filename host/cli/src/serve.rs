@@ -15,8 +15,9 @@
 //!   not parse, or a rank that does not belong to the board, is logged and counted by kind.
 //! * **Nothing the board cannot take is forwarded**: a datagram longer than a board takes
 //!   ([`limits::MAX_DATAGRAM`]) is answered with a `too-large` error datagram by `serve` itself.
-//! * **Event-driven**: the boards are clocked while something is in flight; a quiet cluster
-//!   sleeps in the sockets at no cost until a datagram arrives.
+//! * **Event-driven**: the boards are clocked while something is in flight (a board at rest
+//!   is skipped, [`Cluster::at_rest`]); a cluster at rest sleeps in the sockets at no cost
+//!   until a datagram arrives.
 //! * **Faults on demand**: `--loss-in` / `--loss-out` drop host → board / board → host
 //!   datagrams with a seeded probability, to test recovery.
 //!
@@ -35,7 +36,7 @@ use collwire_driver::BoardMap;
 use collwire_proto::wire::ErrorRecord;
 use collwire_proto::{Algorithm, ErrorCode, Layout, MessageType, OffloadRepr, limits};
 use collwire_sim::cluster::Cluster;
-use collwire_sim::hosts::{QUIET_CYCLES, advance, rank_frame_from};
+use collwire_sim::hosts::{advance, rank_frame_from};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -342,13 +343,13 @@ pub fn run(args: &Args) -> Result<()> {
     let started = Instant::now();
     let mut busy = Duration::ZERO;
     while !stop.load(Ordering::Relaxed) {
-        // Event-driven: a quiet cluster (no beat moved for QUIET_CYCLES, longer than any
-        // board's latency from its last input beat to its first output beat, and nothing
-        // waiting at an input) changes only when a host sends, so it sleeps in the channel
-        // (the readers wake it) instead of clocking idle boards. The boards hold no timers
+        // Event-driven: a cluster at rest (every board's last clock moved no beat and changed
+        // no register or memory, and no beat waits at an input or on a cable) changes only
+        // when a host sends, so it sleeps in the channel (the readers wake it) instead of
+        // clocking idle boards. The boards hold no timers
         // yet; when they do, a time-base tick counted by the boards can keep simulated time
         // tied to wall time without clocking them.
-        let first = if cluster.is_quiet(QUIET_CYCLES) {
+        let first = if cluster.at_rest() {
             match rx.recv_timeout(READER_WAKE) {
                 Ok(incoming) => Some(incoming),
                 Err(RecvTimeoutError::Timeout) => continue,
@@ -361,7 +362,7 @@ pub fn run(args: &Args) -> Result<()> {
         for incoming in first.into_iter().chain(rx.try_iter()) {
             service.accept(&mut cluster, incoming);
         }
-        if !cluster.is_quiet(QUIET_CYCLES) {
+        if !cluster.at_rest() {
             let deliveries = advance(
                 &mut cluster,
                 SERVE_STEP,
