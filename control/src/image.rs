@@ -3,12 +3,16 @@
 //! program memory.
 
 use collwire_hdl::cfe_config::cfg;
+use collwire_hdl::time_base::RECLAIM_DEFAULT_TICKS;
 
 use crate::program;
 
 /// The configuration writes of board `board` in a cluster of `boards`: identity, address
-/// prefix, route table (`routes[dst]` = output port mask, from [`crate::topology::routes`]),
-/// directory and programs.
+/// prefix, context reclaim after [`RECLAIM_DEFAULT_TICKS`] time-base ticks with the
+/// prescaler off (ticks come from the `age_tick` pin, which the simulator and `collwire serve`
+/// drive; on hardware write `cfg::TICK_PERIOD` = `time_base::prescaler_period(MHz)`), route
+/// table (`routes[dst]` = output port mask, from [`crate::topology::routes`]), directory and
+/// programs.
 pub fn config_writes(
     board: usize,
     boards: usize,
@@ -22,6 +26,8 @@ pub fn config_writes(
             cfg::IP_PREFIX,
             u32::from(ip_prefix[0]) | u32::from(ip_prefix[1]) << 8 | u32::from(ip_prefix[2]) << 16,
         ),
+        (cfg::RECLAIM, RECLAIM_DEFAULT_TICKS),
+        (cfg::TICK_PERIOD, 0),
     ];
     // Every directory and route entry is written, absent ones as 0 (no program, no port): no
     // behaviour depends on what a never-written RAM word reads (0 in Verilator and on an FPGA,

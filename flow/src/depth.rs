@@ -36,6 +36,7 @@ pub const BUDGET: &[(&str, usize)] = &[
     ("collwire_arrival_verdict", 15),
     ("collwire_entry_composer", 13),
     ("collwire_statistics", 9),
+    ("collwire_time_base", 13),
     ("collwire_cfe", 17),
     ("collwire_cipe_alu64", 19),
     ("collwire_header_capture64", 12),

@@ -72,6 +72,9 @@ pub struct Board<
     pub cfg_we: Signal<In, Bit>,
     pub cfg_addr: Signal<In, Bits<16>>,
     pub cfg_data: Signal<In, Bits<32>>,
+    /// Time-base pin: open contexts age on its ticks ([`crate::time_base`]; or configure the
+    /// prescaler, `cfg::TICK_PERIOD`).
+    pub age_tick: Signal<In, Bit>,
     /// The CFE's state ([`crate::cfe::STATE_NAMES`]).
     pub cfe_state: Signal<Out, Bits<4>>,
     /// Configuration read port: the word at `cfg_addr` (the statistics counters,
@@ -122,6 +125,7 @@ impl<
             cfg_we: Default::default(),
             cfg_addr: Default::default(),
             cfg_data: Default::default(),
+            age_tick: Default::default(),
             cfe_state: Default::default(),
             cfg_rdata: Default::default(),
             arbiter: Default::default(),
@@ -201,6 +205,7 @@ impl<
         self.cfe.cfg_we.next = self.cfg_we.val();
         self.cfe.cfg_addr.next = self.cfg_addr.val();
         self.cfe.cfg_data.next = self.cfg_data.val();
+        self.cfe.age_tick.next = self.age_tick.val();
         AxisSource::<W, K>::join(&mut self.router.m_offload_axis, &mut self.splitter.s_axis);
         self.splitter.s_cmd_tdata.next = self.cfe.m_cmd_tdata.val();
         self.splitter.s_cmd_tvalid.next = self.cfe.m_cmd_tvalid.val();

@@ -37,6 +37,9 @@
 //! `Decide` (operands present? program done?) → `Read` (request fields and route RAM) →
 //! `Issue` (one CIPE pass and/or one header entry) → `Send` → `Read` or `Fetch`; a finished
 //! program goes `Retire` (context freed, its key into the history of completed segments).
+//! In `Idle`, with no arrival to take, a context that made no progress for
+//! [`cfg::RECLAIM`] time-base ticks is reclaimed (freed, its key into the history, counted
+//! `reclaimed`): a job killed mid-collective leaks no context.
 //! Arrivals go first; a frame that finds no free context waits at the input (`blocked`) while
 //! the programs run, until a context retires.
 
@@ -53,6 +56,7 @@ pub use crate::frame_builder::EntryWord;
 use crate::header_fields::FrameFields;
 pub use crate::offload_splitter::{SPLIT_DRAIN, SPLIT_STREAM, SPLIT_TRANSIT, SplitCommand};
 use crate::statistics::StatEvents;
+use crate::time_base::TimeBase;
 use crate::uop_decode::UopDecode;
 
 /// Where the engine is; the cluster simulator shows these names in its waveforms.
@@ -97,6 +101,8 @@ pub struct Cfe {
     pub cfg_we: Signal<In, Bit>,
     pub cfg_addr: Signal<In, Bits<16>>,
     pub cfg_data: Signal<In, Bits<32>>,
+    /// The time-base pin ([`crate::time_base`]): open contexts age on its ticks.
+    pub age_tick: Signal<In, Bit>,
     /// [`CfeState`] as a number ([`STATE_NAMES`]).
     pub state_code: Signal<Out, Bits<4>>,
     /// This clock's countable events ([`crate::statistics`]): stored, duplicates, errors,
@@ -112,6 +118,7 @@ pub struct Cfe {
     // Blocks.
     conf: CfeConfig,
     contexts: ContextTable,
+    time_base: TimeBase,
     /// The verdict on the latched arrival.
     arrival: ArrivalVerdict,
     /// One step of the running context's micro-op.
@@ -151,6 +158,8 @@ pub struct Cfe {
     t_retire: Signal<Local, Bit>,
     /// Compose an entry from this clock's answer source and step.
     t_compose: Signal<Local, Bit>,
+    /// Reclaim the expired context (from `Idle`).
+    t_reclaim: Signal<Local, Bit>,
     /// This clock's events, default none.
     ev: Signal<Local, StatEvents>,
     /// The fields an answer is built from: the arrival's (errors, acks) or a stored request's.
@@ -182,6 +191,7 @@ impl Cfe {
             cfg_we: Default::default(),
             cfg_addr: Default::default(),
             cfg_data: Default::default(),
+            age_tick: Default::default(),
             state_code: Default::default(),
             events: Default::default(),
             no_events: Constant::new(StatEvents::default()),
@@ -192,6 +202,7 @@ impl Cfe {
             instr_none: Constant::new(InstrWord::default()),
             conf: Default::default(),
             contexts: Default::default(),
+            time_base: Default::default(),
             arrival: ArrivalVerdict::new(word_bytes),
             step: Default::default(),
             composer: Default::default(),
@@ -218,6 +229,7 @@ impl Cfe {
             t_advance: Default::default(),
             t_retire: Default::default(),
             t_compose: Default::default(),
+            t_reclaim: Default::default(),
             ev: Default::default(),
             answer_src: Default::default(),
             route_addr: Default::default(),
@@ -317,6 +329,7 @@ impl Logic for Cfe {
         self.t_advance.next = false;
         self.t_retire.next = false;
         self.t_compose.next = false;
+        self.t_reclaim.next = false;
 
         match self.state.q.val() {
             CfeState::Idle => {
@@ -325,6 +338,12 @@ impl Logic for Cfe {
                     self.arr_len.d.next = self.frame_payload_len.val();
                     self.arr_unsup.d.next = self.frame_unsupported.val();
                     self.state.d.next = CfeState::Lookup;
+                } else if self.contexts.expired.val() {
+                    // A segment without progress for the configured time: freed as if its
+                    // ranks had aborted; a frame waiting for a context may try again.
+                    self.t_reclaim.next = true;
+                    self.blocked.d.next = false;
+                    self.ev.next.reclaimed = true;
                 } else if self.contexts.pick_found.val() {
                     self.cur.d.next = self.contexts.pick.val();
                     self.state.d.next = CfeState::Fetch;
@@ -528,6 +547,14 @@ impl Logic for Cfe {
         self.contexts.produce_reg.next = self.step.dst_reg.val();
         self.contexts.advance.next = self.t_advance.val();
         self.contexts.retire.next = self.t_retire.val();
+        self.contexts.touch.next = self.arriving.val();
+        self.contexts.reclaim.next = self.t_reclaim.val();
+        self.contexts.age_tick.next = self.time_base.age_tick.val();
+        self.contexts.age_limit.next = self.conf.reclaim_ticks.val();
+        self.time_base.clock.next = self.clock.val();
+        self.time_base.reset.next = self.reset.val();
+        self.time_base.period.next = self.conf.tick_period.val();
+        self.time_base.pin.next = self.age_tick.val();
         self.composer.clock.next = self.clock.val();
         self.composer.reset.next = self.reset.val();
         self.composer.start.next = self.t_compose.val();

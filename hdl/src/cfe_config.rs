@@ -45,6 +45,12 @@ pub mod cfg {
     pub const BOARD: u16 = 0x1300;
     /// The first three IPv4 address bytes, wire order (`[7:0]` is the first byte).
     pub const IP_PREFIX: u16 = 0x1301;
+    /// Time-base ticks an open segment may go without progress before the engine reclaims
+    /// its context (`[15:0]`; 0: never). See [`crate::context_table`].
+    pub const RECLAIM: u16 = 0x1302;
+    /// Clocks per time-base tick from the prescaler (0: ticks only from the board's `tick`
+    /// pin). See [`crate::time_base`].
+    pub const TICK_PERIOD: u16 = 0x1303;
     /// `0x1400..0x1420`, read only (`cfg_rdata`): the statistics counters, by
     /// [`crate::statistics::stat_index`].
     pub const STATS: u16 = 0x1400;
@@ -122,6 +128,9 @@ pub struct CfeConfig {
     pub my_board: Signal<Out, Bits<8>>,
     /// IPv4 prefix, wire order, last byte 0.
     pub ip_prefix: Signal<Out, Bits<32>>,
+    /// [`cfg::RECLAIM`] and [`cfg::TICK_PERIOD`].
+    pub reclaim_ticks: Signal<Out, Bits<16>>,
+    pub tick_period: Signal<Out, Bits<32>>,
     program_tag: Constant<Bits<16>>,
     directory_tag: Constant<Bits<16>>,
     route_tag: Constant<Bits<16>>,
@@ -131,11 +140,15 @@ pub struct CfeConfig {
     board_addr: Constant<Bits<16>>,
     prefix_addr: Constant<Bits<16>>,
     prefix_mask: Constant<Bits<32>>,
+    reclaim_addr: Constant<Bits<16>>,
+    tick_period_addr: Constant<Bits<16>>,
     microcode: RAM<Bits<32>, 12>,
     directory: RAM<DirectoryWord, 9>,
     route: RAM<Bits<8>, 6>,
     board: DFF<Bits<8>>,
     prefix: DFF<Bits<32>>,
+    reclaim: DFF<Bits<16>>,
+    period: DFF<Bits<32>>,
 }
 
 impl Default for CfeConfig {
@@ -156,6 +169,8 @@ impl Default for CfeConfig {
             route_ports: Default::default(),
             my_board: Default::default(),
             ip_prefix: Default::default(),
+            reclaim_ticks: Default::default(),
+            tick_period: Default::default(),
             program_tag: Constant::new(bits(cfg::region_tag(cfg::PROGRAM, cfg::PROGRAM_WORDS))),
             directory_tag: Constant::new(bits(cfg::region_tag(
                 cfg::DIRECTORY,
@@ -168,11 +183,15 @@ impl Default for CfeConfig {
             board_addr: Constant::new(bits(u64::from(cfg::BOARD))),
             prefix_addr: Constant::new(bits(u64::from(cfg::IP_PREFIX))),
             prefix_mask: Constant::new(bits(0xFF_FFFF)),
+            reclaim_addr: Constant::new(bits(u64::from(cfg::RECLAIM))),
+            tick_period_addr: Constant::new(bits(u64::from(cfg::TICK_PERIOD))),
             microcode: Default::default(),
             directory: Default::default(),
             route: Default::default(),
             board: Default::default(),
             prefix: Default::default(),
+            reclaim: Default::default(),
+            period: Default::default(),
         }
     }
 }
@@ -180,7 +199,7 @@ impl Default for CfeConfig {
 impl Logic for CfeConfig {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, board, prefix);
+        dff_setup!(self, clock, board, prefix, reclaim, period);
         self.microcode.read_clock.next = self.clock.val();
         self.microcode.write_clock.next = self.clock.val();
         self.directory.read_clock.next = self.clock.val();
@@ -207,6 +226,12 @@ impl Logic for CfeConfig {
         if self.cfg_we.val() & (self.cfg_addr.val() == self.prefix_addr.val()) {
             self.prefix.d.next = self.cfg_data.val() & self.prefix_mask.val();
         }
+        if self.cfg_we.val() & (self.cfg_addr.val() == self.reclaim_addr.val()) {
+            self.reclaim.d.next = bit_cast::<16, 32>(self.cfg_data.val());
+        }
+        if self.cfg_we.val() & (self.cfg_addr.val() == self.tick_period_addr.val()) {
+            self.period.d.next = self.cfg_data.val();
+        }
         // Reads.
         self.microcode.read_address.next = self.uop_addr.val();
         self.uop.next = self.microcode.read_data.val();
@@ -216,6 +241,8 @@ impl Logic for CfeConfig {
         self.route_ports.next = self.route.read_data.val();
         self.my_board.next = self.board.q.val();
         self.ip_prefix.next = self.prefix.q.val();
+        self.reclaim_ticks.next = self.reclaim.q.val();
+        self.tick_period.next = self.period.q.val();
     }
 }
 

@@ -25,8 +25,17 @@
 //! | `produce` | register `produce_reg` of `cur` present (a stored result) |
 //! | `advance` | `cur`'s program counter + 1 |
 //! | `retire`  | `cur` freed, its key filed in the history |
+//! | `touch`   | the hit context's age back to 0 (any arrival for it: a retransmission shows its ranks are alive) |
+//! | `reclaim` | the `expired` context freed, its key filed in the history |
 //!
-//! `reset` frees every context and forgets the history.
+//! **Ageing** (self-reclaiming contexts): every open context counts the time-base ticks (`age_tick`)
+//! since it last made progress (a store, a touch, a produced result, an advanced program);
+//! once its age reaches `age_limit` (0: never) it is `expired`, and the engine reclaims it,
+//! as if its ranks had aborted: a job killed mid-collective cannot leak it. `expired`
+//! (the lowest such context, `expired_ctx`) is registered, and low for a clock after any
+//! command, so a reclaim acts on a context exactly as it was when found expired.
+//!
+//! `reset` frees every context, zeroes the ages and forgets the history.
 
 use collwire_proto::limits;
 use rust_hdl::prelude::*;
@@ -37,6 +46,8 @@ pub const CONTEXTS: usize = limits::CONTEXTS;
 pub const REGS: usize = 8;
 /// Completed segment keys remembered, so late duplicates are dropped and not re-run.
 pub const HISTORY: usize = 8;
+/// Bits of a context's age in time-base ticks (it saturates).
+pub const AGE_BITS: usize = 16;
 
 #[derive(LogicBlock)]
 pub struct ContextTable {
@@ -83,7 +94,24 @@ pub struct ContextTable {
     pub produce_reg: Signal<In, Bits<3>>,
     pub advance: Signal<In, Bit>,
     pub retire: Signal<In, Bit>,
+    pub touch: Signal<In, Bit>,
+    pub reclaim: Signal<In, Bit>,
+    /// The time base: every open context ages by one on each clock this is high.
+    pub age_tick: Signal<In, Bit>,
+    /// Ticks without progress after which a context expires; 0: never.
+    pub age_limit: Signal<In, Bits<AGE_BITS>>,
+    /// A context has expired (registered; see the module doc), the lowest is `expired_ctx`.
+    pub expired: Signal<Out, Bit>,
+    pub expired_ctx: Signal<Out, Bits<3>>,
     index: [Constant<Bits<3>>; 8],
+    age_max: Constant<Bits<AGE_BITS>>,
+    c_age: [DFF<Bits<AGE_BITS>>; 8],
+    r_expired: DFF<Bit>,
+    r_exp_idx: DFF<Bits<3>>,
+    exp_found: Signal<Local, Bit>,
+    exp_idx: Signal<Local, Bits<3>>,
+    /// Some command changes the table this clock.
+    any_command: Signal<Local, Bit>,
     valid: [DFF<Bit>; 8],
     dirty: [DFF<Bit>; 8],
     c_key: [DFF<Bits<48>>; 8],
@@ -193,7 +221,20 @@ impl Default for ContextTable {
             produce_reg: Default::default(),
             advance: Default::default(),
             retire: Default::default(),
+            touch: Default::default(),
+            reclaim: Default::default(),
+            age_tick: Default::default(),
+            age_limit: Default::default(),
+            expired: Default::default(),
+            expired_ctx: Default::default(),
             index: std::array::from_fn(|i| Constant::new(bits::<3>(i as u64))),
+            age_max: Constant::new(Bits::<AGE_BITS>::mask()),
+            c_age: Default::default(),
+            r_expired: Default::default(),
+            r_exp_idx: Default::default(),
+            exp_found: Default::default(),
+            exp_idx: Default::default(),
+            any_command: Default::default(),
             valid: Default::default(),
             dirty: Default::default(),
             c_key: Default::default(),
@@ -236,7 +277,9 @@ impl Logic for ContextTable {
             r_late,
             r_ctx,
             r_sig_match,
-            r_present
+            r_present,
+            r_expired,
+            r_exp_idx
         );
         for c in 0..8 {
             self.valid[c].clock.next = self.clock.val();
@@ -251,6 +294,7 @@ impl Logic for ContextTable {
             self.c_bytes[c].clock.next = self.clock.val();
             self.h_valid[c].clock.next = self.clock.val();
             self.h_key[c].clock.next = self.clock.val();
+            self.c_age[c].clock.next = self.clock.val();
             self.valid[c].d.next = self.valid[c].q.val();
             self.dirty[c].d.next = self.dirty[c].q.val();
             self.c_key[c].d.next = self.c_key[c].q.val();
@@ -263,6 +307,13 @@ impl Logic for ContextTable {
             self.c_bytes[c].d.next = self.c_bytes[c].q.val();
             self.h_valid[c].d.next = self.h_valid[c].q.val();
             self.h_key[c].d.next = self.h_key[c].q.val();
+            self.c_age[c].d.next = self.c_age[c].q.val();
+            if self.age_tick.val()
+                & self.valid[c].q.val()
+                & (self.c_age[c].q.val() != self.age_max.val())
+            {
+                self.c_age[c].d.next = self.c_age[c].q.val() + bits::<AGE_BITS>(1);
+            }
         }
 
         // ---- The arrival: its context, a free one, the history.
@@ -336,11 +387,37 @@ impl Logic for ContextTable {
             }
         }
 
+        // ---- Expiry: the lowest open context whose age reached the limit.
+        self.exp_found.next = false;
+        self.exp_idx.next = bits::<3>(0);
+        for c in 0..8 {
+            if self.valid[c].q.val()
+                & (self.age_limit.val() != bits::<AGE_BITS>(0))
+                & (self.c_age[c].q.val() >= self.age_limit.val())
+                & !self.exp_found.val()
+            {
+                self.exp_found.next = true;
+                self.exp_idx.next = self.index[c].val();
+            }
+        }
+        self.any_command.next = self.store.val()
+            | self.cancel.val()
+            | self.park.val()
+            | self.produce.val()
+            | self.advance.val()
+            | self.retire.val()
+            | self.touch.val()
+            | self.reclaim.val()
+            | self.reset.val();
+        self.r_expired.d.next = self.exp_found.val() & !self.any_command.val();
+        self.r_exp_idx.d.next = self.exp_idx.val();
+
         // ---- Commands.
         self.file.next = false;
         self.file_key.next = self.cur_key.val();
         for c in 0..8 {
             if self.store.val() & (self.r_ctx.q.val() == self.index[c].val()) {
+                self.c_age[c].d.next = bits::<AGE_BITS>(0);
                 self.dirty[c].d.next = true;
                 self.c_present[c].d.next = self.c_present[c].q.val()
                     | (bits::<8>(1) << bit_cast::<8, 3>(self.arr_reg.val()));
@@ -363,9 +440,26 @@ impl Logic for ContextTable {
                 self.valid[c].d.next = false;
                 self.dirty[c].d.next = false;
             }
+            if self.touch.val()
+                & self.r_hit.q.val()
+                & (self.r_hit_idx.q.val() == self.index[c].val())
+            {
+                self.c_age[c].d.next = bits::<AGE_BITS>(0);
+            }
+            if self.reclaim.val()
+                & self.r_expired.q.val()
+                & (self.r_exp_idx.q.val() == self.index[c].val())
+            {
+                self.valid[c].d.next = false;
+                self.dirty[c].d.next = false;
+                self.file_key.next = self.c_key[c].q.val();
+            }
             if self.cur.val() == self.index[c].val() {
                 if self.park.val() {
                     self.dirty[c].d.next = false;
+                }
+                if self.advance.val() | self.produce.val() {
+                    self.c_age[c].d.next = bits::<AGE_BITS>(0);
                 }
                 if self.produce.val() {
                     self.c_present[c].d.next = self.c_present[c].q.val()
@@ -384,7 +478,7 @@ impl Logic for ContextTable {
             self.file.next = true;
             self.file_key.next = self.key.val();
         }
-        if self.retire.val() {
+        if self.retire.val() | (self.reclaim.val() & self.r_expired.q.val()) {
             self.file.next = true;
         }
         if self.file.val() {
@@ -402,6 +496,7 @@ impl Logic for ContextTable {
                 self.valid[c].d.next = false;
                 self.dirty[c].d.next = false;
                 self.h_valid[c].d.next = false;
+                self.c_age[c].d.next = bits::<AGE_BITS>(0);
             }
         }
         self.hit.next = self.r_hit.q.val();
@@ -418,5 +513,7 @@ impl Logic for ContextTable {
         self.bytes.next = self.l_bytes.val();
         self.pick.next = self.l_pick.val();
         self.pick_found.next = self.l_pick_found.val();
+        self.expired.next = self.r_expired.q.val();
+        self.expired_ctx.next = self.r_exp_idx.q.val();
     }
 }

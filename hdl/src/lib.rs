@@ -22,6 +22,7 @@
 //! * [`fifo`]: synchronous FIFO (block RAM + pointers) with a reset.
 //! * [`fp_add`]: pipelined IEEE 754 binary32/binary64 adders for the CIPE's floating-point SUM.
 //! * [`leading_zeros`]: a 64-bit leading-zero count as a shallow tree (the adders' normaliser).
+//! * [`time_base`]: the tick that ages open contexts (a pin, or a prescaler of the clock).
 //! * [`emit`]: Verilog with meaningful module names, and the list of designs.
 
 pub mod arrival_verdict;
@@ -49,4 +50,5 @@ pub mod offload_splitter;
 pub mod output_queues;
 pub mod place;
 pub mod statistics;
+pub mod time_base;
 pub mod uop_decode;

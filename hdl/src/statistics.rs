@@ -40,6 +40,8 @@ pub struct StatEvents {
     pub malformed_drops: Bit,
     /// Frames dropped because their output queue had no room.
     pub queue_drops: Bit,
+    /// Contexts reclaimed after [`crate::cfe::cfg::RECLAIM`] ticks without progress.
+    pub reclaimed: Bit,
 }
 
 /// Number of counters.
@@ -119,7 +121,7 @@ mod tests {
         let names = stat_names();
         assert_eq!(names.len(), STATS);
         assert_eq!(names[0], "stored");
-        assert_eq!(stat_index("queue_drops"), Some(STATS - 1));
+        assert_eq!(stat_index("reclaimed"), Some(STATS - 1));
         assert_eq!(stat_index("nonsense"), None);
         // The event bit of a field is its index.
         let e = StatEvents {

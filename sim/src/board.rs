@@ -82,6 +82,8 @@ pub trait BoardModel: Send {
     /// cluster then skips it until an input changes). A model that cannot tell returns true.
     fn rise(&mut self) -> bool;
     fn set_reset(&mut self, on: bool);
+    /// The time-base pin (`age_tick`): open contexts age one tick per clock it is high.
+    fn set_age_tick(&mut self, on: bool);
     fn set_cfg(&mut self, we: bool, addr: u16, data: u32);
     /// The CFE state code ([`collwire_hdl::cfe::STATE_NAMES`]).
     fn cfe_state(&self) -> u8;
@@ -149,6 +151,9 @@ macro_rules! board_model {
             }
             fn set_reset(&mut self, on: bool) {
                 <$ty>::set_reset(self, u64::from(on));
+            }
+            fn set_age_tick(&mut self, on: bool) {
+                <$ty>::set_age_tick(self, u64::from(on));
             }
             fn set_cfg(&mut self, we: bool, addr: u16, data: u32) {
                 self.set_cfg_we(u64::from(we));

@@ -17,6 +17,9 @@ use collwire_control::image::config_writes;
 pub use collwire_control::topology::{PortId, Topology, cabling, routes};
 use serde::{Deserialize, Serialize};
 
+use collwire_hdl::emit::BusWidth;
+use collwire_hdl::time_base::TICK_MS;
+
 use crate::axis::{Beat, beats};
 use crate::board::{BoardCounters, BoardModel, configure, new_board, stat_names};
 
@@ -122,6 +125,13 @@ impl Trace {
     }
 }
 
+/// Clocks of one time-base tick ([`TICK_MS`]) at the target clock of `width` (125 MHz at 64
+/// bits, 200 MHz at 256).
+pub fn tick_cycles(width: usize) -> u64 {
+    let mhz = BusWidth::from_bits(width).map_or(125, BusWidth::target_mhz);
+    u64::from(mhz) * 1000 * TICK_MS
+}
+
 /// Configures every board of a cluster, on two threads (the machine has two cores).
 fn configure_all(boards: &mut [Box<dyn BoardModel>], routes: &[Vec<u8>]) {
     let n = boards.len();
@@ -168,6 +178,11 @@ pub struct Cluster {
     /// approximation; [`Cluster::set_skip_resting`] turns it off to compare).
     resting: Vec<bool>,
     skip_resting: bool,
+    /// Clocks between two ticks of every board's time base (`age_tick` pin); 0: none.
+    age_tick_every: u64,
+    /// Ticks still to deliver, one per clock, and the pin's level now.
+    pending_ticks: u64,
+    tick_level: bool,
     /// Board-clocks evaluated and board-clocks skipped at rest, since the cluster was built.
     pub board_clocks_evaluated: u64,
     pub board_clocks_skipped: u64,
@@ -207,6 +222,7 @@ impl Cluster {
         }
         configure_all(&mut boards, &routes(config.boards, &cables));
         let n = config.boards;
+        let width = config.width;
         Ok(Cluster {
             inputs: vec![vec![VecDeque::new(); ports]; n],
             host_partial: vec![Vec::new(); n],
@@ -223,6 +239,9 @@ impl Cluster {
             trace: None,
             resting: vec![false; n],
             skip_resting: true,
+            age_tick_every: tick_cycles(width),
+            pending_ticks: 0,
+            tick_level: false,
             board_clocks_evaluated: 0,
             board_clocks_skipped: 0,
         })
@@ -274,11 +293,39 @@ impl Cluster {
         self.resting.fill(false);
     }
 
-    /// Whether every board is at rest and no beat waits at any input or on any cable:
-    /// nothing will happen until a frame is injected (or the configuration changes). Exact:
-    /// the boards hold no timers, so a cluster at rest changes only when a host sends.
+    /// Whether every board is at rest, no beat waits at any input or on any cable and no
+    /// time-base tick is due: nothing will happen until a frame is injected or a tick comes
+    /// (the periodic one, or [`Cluster::queue_age_ticks`]). Exact: the boards' only timers
+    /// are the context ages, which move on ticks alone.
     pub fn at_rest(&self) -> bool {
-        self.resting.iter().all(|r| *r) && self.inputs.iter().flatten().all(VecDeque::is_empty)
+        self.resting.iter().all(|r| *r)
+            && self.inputs.iter().flatten().all(VecDeque::is_empty)
+            && self.pending_ticks == 0
+            && !self.tick_level
+    }
+
+    /// Clocks between two time-base ticks (default: one tick, [`TICK_MS`], at the target's
+    /// clock); 0 stops the periodic ticks.
+    pub fn set_age_tick_every(&mut self, cycles: u64) {
+        self.age_tick_every = cycles;
+    }
+
+    /// Queues `n` time-base ticks, delivered one per clock from the next (how `collwire
+    /// serve` keeps the boards' time tied to wall time).
+    pub fn queue_age_ticks(&mut self, n: u64) {
+        self.pending_ticks += n;
+    }
+
+    /// Writes one configuration word on every board (a clock each, not counted in `cycle`,
+    /// like configuration), e.g. `cfg::RECLAIM`.
+    pub fn write_cfg_all(&mut self, addr: u16, data: u32) {
+        self.resting.fill(false);
+        for board in &mut self.boards {
+            board.set_cfg(true, addr, data);
+            board.settle();
+            board.rise();
+            board.set_cfg(false, 0, 0);
+        }
     }
 
     /// Bytes per beat.
@@ -379,6 +426,20 @@ impl Cluster {
             .is_some_and(|t| (t.start..t.end).contains(&now));
         let mut changes: Vec<(vcd::IdCode, Change)> = Vec::new();
         let mut deliveries: Vec<(PortId, Beat)> = Vec::new();
+        // The time base: a tick is the pin high for one clock; a change of the pin is an input
+        // change, so every board is evaluated on it.
+        if self.age_tick_every > 0 && now > 0 && now.is_multiple_of(self.age_tick_every) {
+            self.pending_ticks += 1;
+        }
+        let tick = self.pending_ticks > 0;
+        self.pending_ticks -= u64::from(tick);
+        if tick != self.tick_level {
+            self.tick_level = tick;
+            self.resting.fill(false);
+            for board in &mut self.boards {
+                board.set_age_tick(tick);
+            }
+        }
         for b in 0..self.boards.len() {
             let ports = self.boards[b].ports();
             if self.resting[b]

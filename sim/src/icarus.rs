@@ -39,6 +39,7 @@ pub struct Inputs {
     pub cfg_we: bool,
     pub cfg_addr: u16,
     pub cfg_data: u32,
+    pub age_tick: bool,
     pub ports: Vec<PortIn>,
 }
 
@@ -163,6 +164,11 @@ impl BoardModel for Recording {
         self.now.reset = on;
         self.inner.set_reset(on);
     }
+    fn set_age_tick(&mut self, on: bool) {
+        self.settled = false;
+        self.now.age_tick = on;
+        self.inner.set_age_tick(on);
+    }
     fn set_cfg(&mut self, we: bool, addr: u16, data: u32) {
         self.settled = false;
         self.now.cfg_we = we;
@@ -253,7 +259,7 @@ pub fn testbench(
     );
     let _ = writeln!(
         t,
-        "    reg clock = 0;\n    reg reset = 0;\n    reg cfg_we = 0;\n    reg [15:0] cfg_addr = 0;\n    reg [31:0] cfg_data = 0;"
+        "    reg clock = 0;\n    reg reset = 0;\n    reg cfg_we = 0;\n    reg [15:0] cfg_addr = 0;\n    reg [31:0] cfg_data = 0;\n    reg age_tick = 0;"
     );
     let _ = writeln!(t, "    wire [3:0] cfe_state;");
     let _ = writeln!(t, "    wire [31:0] cfg_rdata;");
@@ -277,6 +283,7 @@ pub fn testbench(
         ".cfg_we(cfg_we)".into(),
         ".cfg_addr(cfg_addr)".into(),
         ".cfg_data(cfg_data)".into(),
+        ".age_tick(age_tick)".into(),
         ".cfe_state(cfe_state)".into(),
     ];
     conns.push(".cfg_rdata(cfg_rdata)".into());
@@ -301,8 +308,8 @@ pub fn testbench(
         "    {module} dut(\n        {}\n    );",
         conns.join(",\n        ")
     );
-    let mut scan_fmt = String::from("%h %h %h %h");
-    let mut scan_args = vec!["reset", "cfg_we", "cfg_addr", "cfg_data"]
+    let mut scan_fmt = String::from("%h %h %h %h %h");
+    let mut scan_args = vec!["reset", "cfg_we", "cfg_addr", "cfg_data", "age_tick"]
         .into_iter()
         .map(String::from)
         .collect::<Vec<_>>();
@@ -337,11 +344,12 @@ pub fn testbench(
 
 fn input_line(i: &Inputs) -> String {
     let mut s = format!(
-        "{:x} {:x} {:x} {:x}",
+        "{:x} {:x} {:x} {:x} {:x}",
         u8::from(i.reset),
         u8::from(i.cfg_we),
         i.cfg_addr,
-        i.cfg_data
+        i.cfg_data,
+        u8::from(i.age_tick)
     );
     for p in &i.ports {
         let _ = write!(
@@ -594,6 +602,7 @@ mod tests {
             cfg_we: false,
             cfg_addr: 0x1300,
             cfg_data: 0xdead_beef,
+            age_tick: true,
             ports: vec![PortIn {
                 tvalid: true,
                 tlast: false,
@@ -604,10 +613,10 @@ mod tests {
         };
         assert_eq!(
             input_line(&i),
-            "1 0 1300 deadbeef 1 0 ff 0807060504030201 1"
+            "1 0 1300 deadbeef 1 1 0 ff 0807060504030201 1"
         );
         let tb = testbench("m", 1, 8, Path::new("in"), Path::new("out"));
-        assert!(tb.contains("%h %h %h %h %h %h %h %h %h"), "{tb}");
-        assert!(tb.contains("while (n == 9)"), "{tb}");
+        assert!(tb.contains("%h %h %h %h %h %h %h %h %h %h"), "{tb}");
+        assert!(tb.contains("while (n == 10)"), "{tb}");
     }
 }

@@ -2,6 +2,8 @@
 //! random commands (one per cycle, as the engine issues them) on a small pool of keys so hits,
 //! the history and a full table all happen; each arrival is looked up for a clock, then its
 //! registered verdict and every other output is compared with the model as the command acts.
+//! Time-base ticks come at random on both clocks, so contexts age, expire and are reclaimed
+//! (or touched back to life) as the engine would.
 
 use collwire_sim::fpu_check::SplitMix;
 use collwire_sim::models::ContextTable;
@@ -18,6 +20,7 @@ struct Ctx {
     rph2: bool,
     words: u64,
     bytes: u64,
+    age: u64,
 }
 
 #[derive(Default)]
@@ -25,6 +28,8 @@ struct Model {
     c: [Ctx; 8],
     h: [Option<u64>; 8],
     h_ptr: usize,
+    /// The registered expiry (the lowest expired context a clock ago).
+    expired: Option<usize>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -37,6 +42,7 @@ struct Lookup {
     ctx: u64,
     cur: (u64, u64, u64, bool, u64, u64),
     pick: Option<u64>,
+    expired: Option<u64>,
 }
 
 impl Model {
@@ -61,7 +67,24 @@ impl Model {
             pick: (0..8)
                 .find(|&i| self.c[i].valid && self.c[i].dirty)
                 .map(|i| i as u64),
+            expired: self.expired.map(|i| i as u64),
         }
+    }
+    /// The lowest open context whose age reached `limit` (0: none expires).
+    fn expiring(&self, limit: u64) -> Option<usize> {
+        (0..8).find(|&i| limit != 0 && self.c[i].valid && self.c[i].age >= limit)
+    }
+    /// The clock edge's ageing and expiry register; `refreshed` contexts go back to 0.
+    fn age(&mut self, tick: bool, limit: u64, command: bool, refreshed: Option<usize>) {
+        let exp = self.expiring(limit);
+        for (i, c) in self.c.iter_mut().enumerate() {
+            if refreshed == Some(i) {
+                c.age = 0;
+            } else if tick && c.valid && c.age != 0xffff {
+                c.age += 1;
+            }
+        }
+        self.expired = exp.filter(|_| !command);
     }
     fn file(&mut self, key: u64) {
         self.h[self.h_ptr] = Some(key);
@@ -86,6 +109,7 @@ fn observe(dut: &ContextTable) -> Lookup {
             dut.bytes(),
         ),
         pick: (dut.pick_found() == 1).then(|| dut.pick()),
+        expired: (dut.expired() == 1).then(|| dut.expired_ctx()),
     }
 }
 
@@ -100,8 +124,15 @@ fn table_matches_its_model_under_random_commands() {
     let mut m = Model::default();
     let keys: Vec<u64> = (0..12).map(|_| rng.next_u64() & 0xffff_ffff_ffff).collect();
     let sigs: Vec<u64> = (0..3).map(|_| rng.next_u64()).collect();
-    let mut seen = [0usize; 9];
+    let mut seen = [0usize; 11];
+    let mut reclaimed = 0;
     for cycle in 0..40_000 {
+        // Mostly a short limit (contexts expire all the time), sometimes none.
+        let limit = if cycle % 10_000 < 8_000 { 3 } else { 0 };
+        let ticks = [
+            rng.next_u64().is_multiple_of(3),
+            rng.next_u64().is_multiple_of(3),
+        ];
         let key = keys[rng.next_u64() as usize % keys.len()];
         let sig = sigs[rng.next_u64() as usize % sigs.len()];
         let reg = rng.next_u64() % 8;
@@ -109,7 +140,7 @@ fn table_matches_its_model_under_random_commands() {
         let command = if cycle % 5000 == 4999 {
             8
         } else {
-            rng.next_u64() % 8
+            [0, 1, 2, 3, 4, 5, 6, 7, 9, 10][rng.next_u64() as usize % 10]
         };
         let (pc, end, rph2, words, bytes, preg) = (
             rng.next_u64() & 0xfff,
@@ -123,6 +154,7 @@ fn table_matches_its_model_under_random_commands() {
         dut.set_sig(&sig_words(sig));
         dut.set_arr_reg(reg);
         dut.set_cur(cur as u64);
+        dut.set_age_limit(limit);
         // The arrival is looked up for a clock with no command (the engine's Lookup state),
         // then acted on with its registered verdict (Arrive).
         for c in [
@@ -134,10 +166,14 @@ fn table_matches_its_model_under_random_commands() {
             ContextTable::set_advance,
             ContextTable::set_retire,
             ContextTable::set_reset,
+            ContextTable::set_touch,
+            ContextTable::set_reclaim,
         ] {
             c(&mut dut, 0);
         }
+        dut.set_age_tick(u64::from(ticks[0]));
         dut.tick();
+        m.age(ticks[0], limit, false, None);
         dut.set_store(u64::from(command == 1 || command == 2));
         dut.set_alloc(u64::from(command == 2));
         dut.set_alloc_pc(pc);
@@ -152,6 +188,9 @@ fn table_matches_its_model_under_random_commands() {
         dut.set_advance(u64::from(command == 6));
         dut.set_retire(u64::from(command == 7));
         dut.set_reset(u64::from(command == 8));
+        dut.set_touch(u64::from(command == 9));
+        dut.set_reclaim(u64::from(command == 10));
+        dut.set_age_tick(u64::from(ticks[1]));
         dut.eval();
         let want = m.lookup(key, sig, reg, cur);
         assert_eq!(observe(&dut), want, "cycle {cycle}, command {command}");
@@ -160,6 +199,14 @@ fn table_matches_its_model_under_random_commands() {
 
         let hit = m.hit_idx(key);
         let ctx = want.ctx as usize;
+        let refreshed = match command {
+            1 | 2 => Some(ctx),
+            5 | 6 => Some(cur),
+            9 => hit,
+            _ => None,
+        };
+        let expired = m.expired;
+        m.age(ticks[1], limit, command != 0, refreshed);
         match command {
             1 | 2 => {
                 let c = &mut m.c[ctx];
@@ -177,6 +224,7 @@ fn table_matches_its_model_under_random_commands() {
                         rph2,
                         words,
                         bytes,
+                        age: 0,
                     };
                 }
             }
@@ -202,9 +250,19 @@ fn table_matches_its_model_under_random_commands() {
                 for c in &mut m.c {
                     c.valid = false;
                     c.dirty = false;
+                    c.age = 0;
                 }
                 m.h = [None; 8];
                 m.h_ptr = 0;
+            }
+            10 => {
+                if let Some(e) = expired {
+                    m.c[e].valid = false;
+                    m.c[e].dirty = false;
+                    let k = m.c[e].key;
+                    m.file(k);
+                    reclaimed += 1;
+                }
             }
             _ => {}
         }
@@ -213,4 +271,5 @@ fn table_matches_its_model_under_random_commands() {
         seen.iter().all(|&n| n > 0),
         "every command was exercised: {seen:?}"
     );
+    assert!(reclaimed > 100, "contexts were reclaimed: {reclaimed}");
 }

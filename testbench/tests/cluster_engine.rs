@@ -3,7 +3,8 @@
 //! waiting request acked, a request for a completed segment answered `stale`, and a waveform
 //! with the CFE state by name; the host engine's timers run on the simulated clock (a
 //! deadline aborts on the board, which then serves the next operation) and a run is the same
-//! cycle for cycle every time, and skipping boards at rest changes nothing.
+//! cycle for cycle every time, skipping boards at rest changes nothing, and contexts of jobs
+//! killed mid-collective are reclaimed by the boards themselves.
 
 use std::time::Duration;
 
@@ -558,4 +559,65 @@ fn skipping_boards_at_rest_changes_nothing() {
         assert_eq!(every_clock.3, skipping.3, "{width}-bit: counters");
         assert_eq!(every_clock.4, skipping.4, "{width}-bit: cycles");
     }
+}
+
+/// 20 jobs killed mid-collective: 3 of their 4 ranks posted, no abort ever comes. Their
+/// contexts fill every board (later requests wait for a free context); with reclaim on, the
+/// boards free them after `RECLAIM` ticks without progress and a new job runs; with reclaim
+/// off (0), the same new job finds every board full and never completes.
+fn after_twenty_killed_jobs(
+    reclaim_ticks: u32,
+) -> (
+    Result<Vec<collwire_sim::collective::JobResult>, collwire_sim::cluster::ClusterError>,
+    u64,
+) {
+    let mut c = cluster(4, 64);
+    c.write_cfg_all(collwire_hdl::cfe::cfg::RECLAIM, reclaim_ticks);
+    c.set_age_tick_every(1_000);
+    for op_id in 100..120 {
+        for rank in 0..3u16 {
+            let repr = request(rank, 4, 1, ReduceOp::Sum, op_id);
+            let frame = build_frame(
+                &rank_endpoints(usize::from(rank), 0),
+                &repr.to_datagram(&[1, 0, 0, 0, 2, 0, 0, 0]).unwrap(),
+            )
+            .unwrap();
+            c.host_send(usize::from(rank), &frame);
+        }
+    }
+    for _ in 0..40_000 {
+        c.step();
+    }
+    let fresh = job(
+        (
+            Collective::Allreduce,
+            Algorithm::Ring,
+            Datatype::F64,
+            ReduceOp::Sum,
+        ),
+        40,
+        7,
+        4,
+        1,
+    );
+    let r = run_jobs(&mut c, std::slice::from_ref(&fresh), 1500, 200_000);
+    if let Ok(r) = &r {
+        for (rank, o) in r[0].outcomes.iter().enumerate() {
+            assert_eq!(o.as_ref().unwrap(), &golden(&fresh)[rank], "rank {rank}");
+        }
+    }
+    let reclaimed = (0..4).map(|b| c.counters(b).get("reclaimed")).sum();
+    (r, reclaimed)
+}
+
+#[test]
+fn contexts_of_killed_jobs_are_reclaimed_without_aborts() {
+    let (r, reclaimed) = after_twenty_killed_jobs(3);
+    assert!(r.is_ok(), "{r:?}");
+    // Every board held contexts of the killed jobs (3 posted ranks; the partials reach the
+    // 4th board too).
+    assert!(reclaimed >= 4 * 8, "only {reclaimed} contexts reclaimed");
+    let (r, reclaimed) = after_twenty_killed_jobs(0);
+    assert!(r.is_err(), "with reclaim off the boards stay full");
+    assert_eq!(reclaimed, 0);
 }

@@ -33,6 +33,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use collwire_driver::BoardMap;
+use collwire_hdl::cfe::cfg;
+use collwire_hdl::time_base::{RECLAIM_DEFAULT_TICKS, TICK_MS};
 use collwire_proto::wire::ErrorRecord;
 use collwire_proto::{Algorithm, ErrorCode, Layout, MessageType, OffloadRepr, limits};
 use collwire_sim::cluster::Cluster;
@@ -80,6 +82,26 @@ pub struct Args {
     /// Seed of the fault injection.
     #[arg(long, default_value_t = 1)]
     pub fault_seed: u64,
+    /// Seconds a segment may go without progress before its board reclaims the context (a job
+    /// killed mid-collective leaks none); 0: never. Waiting ranks retransmit at least every
+    /// 2 s, which counts as progress, so at least 3.
+    #[arg(long, default_value_t = RECLAIM_DEFAULT_S, value_parser = reclaim_seconds)]
+    pub reclaim_s: u64,
+}
+
+/// The boards' default: [`RECLAIM_DEFAULT_TICKS`] ticks of [`TICK_MS`].
+const RECLAIM_DEFAULT_S: u64 = RECLAIM_DEFAULT_TICKS as u64 * TICK_MS / 1000;
+
+fn reclaim_seconds(s: &str) -> Result<u64, String> {
+    let v: u64 = s.parse().map_err(|e| format!("{e}"))?;
+    let max = u64::from(u16::MAX) * TICK_MS / 1000;
+    if v == 0 || (3..=max).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!(
+            "{v} s: 0 (never) or 3 ..= {max} s (above the driver's largest retransmission interval, 2 s; the boards count {TICK_MS} ms ticks in 16 bits)"
+        ))
+    }
 }
 
 fn probability(s: &str) -> Result<f64, String> {
@@ -244,6 +266,9 @@ pub fn run(args: &Args) -> Result<()> {
     let width = config.width;
     check_limits(args, boards).context("collwire serve: the boards cannot run this")?;
     let mut cluster = Cluster::new(config).context("building the simulated cluster")?;
+    // The boards' time base follows wall time: one tick per TICK_MS, queued by the loop.
+    cluster.set_age_tick_every(0);
+    cluster.write_cfg_all(cfg::RECLAIM, (args.reclaim_s * 1000 / TICK_MS) as u32);
     let mut sockets = Vec::with_capacity(boards);
     for b in 0..boards {
         let port = if args.base_port == 0 {
@@ -342,15 +367,24 @@ pub fn run(args: &Args) -> Result<()> {
     };
     let started = Instant::now();
     let mut busy = Duration::ZERO;
+    let tick = Duration::from_millis(TICK_MS);
+    let mut next_tick = started + tick;
     while !stop.load(Ordering::Relaxed) {
+        let now = Instant::now();
+        if now >= next_tick {
+            let due = 1 + (now - next_tick).as_millis() as u64 / TICK_MS;
+            cluster.queue_age_ticks(due);
+            next_tick += tick * due as u32;
+        }
         // Event-driven: a cluster at rest (every board's last clock moved no beat and changed
         // no register or memory, and no beat waits at an input or on a cable) changes only
         // when a host sends, so it sleeps in the channel (the readers wake it) instead of
-        // clocking idle boards. The boards hold no timers
-        // yet; when they do, a time-base tick counted by the boards can keep simulated time
-        // tied to wall time without clocking them.
+        // clocking idle boards. It wakes for the next time-base tick: the boards' only timers
+        // (context ages) count ticks, queued above from wall time, so the boards' time follows
+        // wall time without clocking idle boards at full rate.
         let first = if cluster.at_rest() {
-            match rx.recv_timeout(READER_WAKE) {
+            let wake = next_tick.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(wake.min(READER_WAKE)) {
                 Ok(incoming) => Some(incoming),
                 Err(RecvTimeoutError::Timeout) => continue,
                 Err(RecvTimeoutError::Disconnected) => break,

@@ -8,6 +8,8 @@
 //!   collective works;
 //! * 10 incomplete operations (a missing rank, fail-fast deadline) abort their segments through
 //!   serve, and a full job works afterwards (every board hosts a rank that aborts);
+//! * the contexts of 10 jobs killed mid-collective (no abort) are reclaimed by the boards
+//!   (`--reclaim-s`), and a full job works afterwards;
 //! * with default settings a rank 15 s late completes, and so does a 20,000-element allreduce;
 //! * a request lost on serve's host side (`--loss-in`) is recovered by retransmission;
 //! * serve refuses to start with parameters the boards cannot run, naming the limit.
@@ -326,6 +328,41 @@ fn incomplete_operations_abort_through_serve_and_a_full_job_works_after() {
 }
 
 #[test]
+fn contexts_of_jobs_killed_mid_collective_are_reclaimed_and_a_full_job_works_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = serve(dir.path(), &["--boards", "4", "--reclaim-s", "3"]);
+    // 10 jobs of 4 ranks whose rank 3 never comes; ranks 0..2 (separate processes, MPI-like
+    // waiting: no deadline, so no abort is ever sent) post and are killed. More jobs than a
+    // board has contexts: without reclaim the boards would stay full for good.
+    const KILLED: usize = 10;
+    let mut children: Vec<Child> = (0..KILLED)
+        .flat_map(|j| {
+            let map = &service.map;
+            (0..3).map(move |r| rank_process(map, r, 4, 600 + j as u16, &input(j, r, 8)))
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(1500));
+    for c in &mut children {
+        c.kill().unwrap();
+        c.wait().unwrap();
+    }
+    // Past the reclaim time (3 s, counted in 100 ms ticks) with no retransmission refreshing
+    // the segments, the boards free them by themselves.
+    std::thread::sleep(Duration::from_millis(4500));
+    let inputs: Vec<Vec<f64>> = (0..4).map(|r| input(7, r, 300)).collect();
+    let want = golden(&inputs, 1);
+    let got = ranks(&service.map, 4, 700, false, |r, c| {
+        allreduce(c, &inputs[r]).unwrap()
+    });
+    assert_eq!(got, want);
+    let (status, stdout, stderr) = service.stop();
+    assert!(status.success(), "{stderr}");
+    assert_eq!(counter(&stdout, "aborts in"), 0, "{stdout}");
+    let reclaimed: u64 = counters_named(&stdout, "reclaimed").iter().sum();
+    assert!(reclaimed >= 8, "{stdout}");
+}
+
+#[test]
 fn with_default_settings_a_rank_15_s_late_completes() {
     let dir = tempfile::tempdir().unwrap();
     let service = serve(dir.path(), &["--boards", "4"]);
@@ -398,6 +435,8 @@ fn serve_refuses_what_the_boards_cannot_run_and_names_the_limit() {
         (&["--ranks-per-host", "4"][..], "ranks per host 4"),
         (&["--mtu", "9000"][..], "MTU 9000"),
         (&["--boards", "65"][..], "boards"),
+        (&["--reclaim-s", "1"][..], "retransmission interval"),
+        (&["--reclaim-s", "7000"][..], "16 bits"),
     ] {
         let out = Command::new(exe())
             .arg("serve")
