@@ -37,7 +37,7 @@
 //! `Decide` (operands present? program done?) → `Read` (request fields and route RAM) →
 //! `Issue` (one CIPE pass and/or one header entry) → `Send` → `Read` or `Fetch`; a finished
 //! program goes `Retire` (context freed, its key into the history of completed segments).
-//! In `Idle`, with no arrival to take, a context that made no progress for
+//! In `Idle`, with no arrival to take and no context with news, a context that made no progress for
 //! [`cfg::RECLAIM`] time-base ticks is reclaimed (freed, its key into the history, counted
 //! `reclaimed`): a job killed mid-collective leaks no context.
 //! Arrivals go first; a frame that finds no free context waits at the input (`blocked`) while
@@ -338,15 +338,15 @@ impl Logic for Cfe {
                     self.arr_len.d.next = self.frame_payload_len.val();
                     self.arr_unsup.d.next = self.frame_unsupported.val();
                     self.state.d.next = CfeState::Lookup;
+                } else if self.contexts.pick_found.val() {
+                    self.cur.d.next = self.contexts.pick.val();
+                    self.state.d.next = CfeState::Fetch;
                 } else if self.contexts.expired.val() {
                     // A segment without progress for the configured time: freed as if its
                     // ranks had aborted; a frame waiting for a context may try again.
                     self.t_reclaim.next = true;
                     self.blocked.d.next = false;
                     self.ev.next.reclaimed = true;
-                } else if self.contexts.pick_found.val() {
-                    self.cur.d.next = self.contexts.pick.val();
-                    self.state.d.next = CfeState::Fetch;
                 }
             }
             CfeState::Lookup => {

@@ -32,8 +32,9 @@
 //! since it last made progress (a store, a touch, a produced result, an advanced program);
 //! once its age reaches `age_limit` (0: never) it is `expired`, and the engine reclaims it,
 //! as if its ranks had aborted: a job killed mid-collective cannot leak it. `expired`
-//! (the lowest such context, `expired_ctx`) is registered, and low for a clock after any
-//! command, so a reclaim acts on a context exactly as it was when found expired.
+//! (the lowest such context, `expired_ctx`) comes out of two register stages (which contexts
+//! expired; the lowest and its key) and is low unless neither of those clocks had a command,
+//! so a reclaim acts on a context exactly as it was when found expired.
 //!
 //! `reset` frees every context, zeroes the ages and forgets the history.
 
@@ -106,10 +107,16 @@ pub struct ContextTable {
     index: [Constant<Bits<3>>; 8],
     age_max: Constant<Bits<AGE_BITS>>,
     c_age: [DFF<Bits<AGE_BITS>>; 8],
+    /// Expiry, stage 1: which contexts have expired, and no command this clock.
+    r_exp_vec: [DFF<Bit>; 8],
+    r_quiet: DFF<Bit>,
+    /// Stage 2: the lowest expired context and its key (no command in either clock).
     r_expired: DFF<Bit>,
     r_exp_idx: DFF<Bits<3>>,
+    r_exp_key: DFF<Bits<48>>,
     exp_found: Signal<Local, Bit>,
     exp_idx: Signal<Local, Bits<3>>,
+    exp_key: Signal<Local, Bits<48>>,
     /// Some command changes the table this clock.
     any_command: Signal<Local, Bit>,
     valid: [DFF<Bit>; 8],
@@ -230,10 +237,14 @@ impl Default for ContextTable {
             index: std::array::from_fn(|i| Constant::new(bits::<3>(i as u64))),
             age_max: Constant::new(Bits::<AGE_BITS>::mask()),
             c_age: Default::default(),
+            r_exp_vec: Default::default(),
+            r_quiet: Default::default(),
             r_expired: Default::default(),
             r_exp_idx: Default::default(),
+            r_exp_key: Default::default(),
             exp_found: Default::default(),
             exp_idx: Default::default(),
+            exp_key: Default::default(),
             any_command: Default::default(),
             valid: Default::default(),
             dirty: Default::default(),
@@ -278,8 +289,10 @@ impl Logic for ContextTable {
             r_ctx,
             r_sig_match,
             r_present,
+            r_quiet,
             r_expired,
-            r_exp_idx
+            r_exp_idx,
+            r_exp_key
         );
         for c in 0..8 {
             self.valid[c].clock.next = self.clock.val();
@@ -295,6 +308,7 @@ impl Logic for ContextTable {
             self.h_valid[c].clock.next = self.clock.val();
             self.h_key[c].clock.next = self.clock.val();
             self.c_age[c].clock.next = self.clock.val();
+            self.r_exp_vec[c].clock.next = self.clock.val();
             self.valid[c].d.next = self.valid[c].q.val();
             self.dirty[c].d.next = self.dirty[c].q.val();
             self.c_key[c].d.next = self.c_key[c].q.val();
@@ -387,17 +401,19 @@ impl Logic for ContextTable {
             }
         }
 
-        // ---- Expiry: the lowest open context whose age reached the limit.
+        // ---- Expiry, in two registered stages: which open contexts reached the age limit;
+        // then the lowest of them and its key.
         self.exp_found.next = false;
         self.exp_idx.next = bits::<3>(0);
+        self.exp_key.next = bits::<48>(0);
         for c in 0..8 {
-            if self.valid[c].q.val()
+            self.r_exp_vec[c].d.next = self.valid[c].q.val()
                 & (self.age_limit.val() != bits::<AGE_BITS>(0))
-                & (self.c_age[c].q.val() >= self.age_limit.val())
-                & !self.exp_found.val()
-            {
+                & (self.c_age[c].q.val() >= self.age_limit.val());
+            if self.r_exp_vec[c].q.val() & !self.exp_found.val() {
                 self.exp_found.next = true;
                 self.exp_idx.next = self.index[c].val();
+                self.exp_key.next = self.c_key[c].q.val();
             }
         }
         self.any_command.next = self.store.val()
@@ -409,8 +425,11 @@ impl Logic for ContextTable {
             | self.touch.val()
             | self.reclaim.val()
             | self.reset.val();
-        self.r_expired.d.next = self.exp_found.val() & !self.any_command.val();
+        self.r_quiet.d.next = !self.any_command.val();
+        self.r_expired.d.next =
+            self.exp_found.val() & self.r_quiet.q.val() & !self.any_command.val();
         self.r_exp_idx.d.next = self.exp_idx.val();
+        self.r_exp_key.d.next = self.exp_key.val();
 
         // ---- Commands.
         self.file.next = false;
@@ -452,7 +471,6 @@ impl Logic for ContextTable {
             {
                 self.valid[c].d.next = false;
                 self.dirty[c].d.next = false;
-                self.file_key.next = self.c_key[c].q.val();
             }
             if self.cur.val() == self.index[c].val() {
                 if self.park.val() {
@@ -474,11 +492,17 @@ impl Logic for ContextTable {
                 }
             }
         }
+        // (Cancel, reclaim and retire never come together; the arrival's key, the latest
+        // signal, goes through the last mux.)
+        if self.reclaim.val() & self.r_expired.q.val() {
+            self.file.next = true;
+            self.file_key.next = self.r_exp_key.q.val();
+        }
         if self.cancel.val() & !self.r_late.q.val() {
             self.file.next = true;
             self.file_key.next = self.key.val();
         }
-        if self.retire.val() | (self.reclaim.val() & self.r_expired.q.val()) {
+        if self.retire.val() {
             self.file.next = true;
         }
         if self.file.val() {

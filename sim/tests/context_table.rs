@@ -28,7 +28,10 @@ struct Model {
     c: [Ctx; 8],
     h: [Option<u64>; 8],
     h_ptr: usize,
-    /// The registered expiry (the lowest expired context a clock ago).
+    /// Expiry stage 1: which contexts had expired a clock ago, and no command then.
+    exp_vec: [bool; 8],
+    quiet: bool,
+    /// Stage 2: the lowest of them (no command in either clock).
     expired: Option<usize>,
 }
 
@@ -70,13 +73,13 @@ impl Model {
             expired: self.expired.map(|i| i as u64),
         }
     }
-    /// The lowest open context whose age reached `limit` (0: none expires).
-    fn expiring(&self, limit: u64) -> Option<usize> {
-        (0..8).find(|&i| limit != 0 && self.c[i].valid && self.c[i].age >= limit)
-    }
-    /// The clock edge's ageing and expiry register; `refreshed` contexts go back to 0.
+    /// The clock edge's ageing and expiry registers; `refreshed` contexts go back to 0.
     fn age(&mut self, tick: bool, limit: u64, command: bool, refreshed: Option<usize>) {
-        let exp = self.expiring(limit);
+        let lowest = (0..8).find(|&i| self.exp_vec[i]);
+        self.expired = lowest.filter(|_| self.quiet && !command);
+        self.quiet = !command;
+        self.exp_vec =
+            std::array::from_fn(|i| limit != 0 && self.c[i].valid && self.c[i].age >= limit);
         for (i, c) in self.c.iter_mut().enumerate() {
             if refreshed == Some(i) {
                 c.age = 0;
@@ -84,7 +87,6 @@ impl Model {
                 c.age += 1;
             }
         }
-        self.expired = exp.filter(|_| !command);
     }
     fn file(&mut self, key: u64) {
         self.h[self.h_ptr] = Some(key);
