@@ -31,8 +31,9 @@
 //!
 //! ## One state machine
 //!
-//! `Idle` → `Lookup` (directory and route RAM read) → `Arrive` (classify: transit, store,
-//! allocate a context, duplicate, error) → `Emit` (splitter command, CIPE input instruction,
+//! `Idle` → `Lookup` (directory and route RAM read, context-table lookup) → `Judge` (the
+//! verdict: transit, store, allocate a context, duplicate, error; registered) → `Arrive` (act
+//! on it) → `Emit` (splitter command, CIPE input instruction,
 //! error entry) → `Idle`; or, for a context with news (`dirty`), `Fetch` (program RAM) →
 //! `Decide` (operands present? program done?) → `Read` (request fields and route RAM) →
 //! `Issue` (one CIPE pass and/or one header entry) → `Send` → `Read` or `Fetch`; a finished
@@ -64,6 +65,7 @@ use crate::uop_decode::UopDecode;
 pub enum CfeState {
     Idle,
     Lookup,
+    Judge,
     Arrive,
     Emit,
     Fetch,
@@ -75,9 +77,29 @@ pub enum CfeState {
 }
 
 /// `state_code` values, in [`CfeState`] order.
-pub const STATE_NAMES: [&str; 10] = [
-    "idle", "lookup", "arrive", "emit", "fetch", "decide", "read", "issue", "send", "retire",
+pub const STATE_NAMES: [&str; 11] = [
+    "idle", "lookup", "judge", "arrive", "emit", "fetch", "decide", "read", "issue", "send",
+    "retire",
 ];
+
+/// The arrival verdict ([`crate::arrival_verdict`]), registered in `Judge`: what `Arrive`
+/// does. (Deciding and acting in one clock was the board's longest path: latched fields →
+/// verdict → context-table write enables.)
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct Verdict {
+    pub cancel: Bit,
+    pub drop: Bit,
+    pub transit: Bit,
+    pub dup: Bit,
+    pub ack: Bit,
+    pub store: Bit,
+    pub alloc: Bit,
+    pub stall: Bit,
+    pub faulty: Bit,
+    pub answer_error: Bit,
+    pub is_req: Bit,
+    pub code: Bits<8>,
+}
 
 #[derive(LogicBlock)]
 pub struct Cfe {
@@ -115,6 +137,7 @@ pub struct Cfe {
     split_transit: Constant<Bits<2>>,
     op_input: Constant<Bits<4>>,
     instr_none: Constant<InstrWord>,
+    no_verdict: Constant<Verdict>,
     // Blocks.
     conf: CfeConfig,
     contexts: ContextTable,
@@ -129,6 +152,7 @@ pub struct Cfe {
     requests: RAM<FrameFields, 4>,
     state: DFF<CfeState>,
     blocked: DFF<Bit>,
+    verdict: DFF<Verdict>,
     // The arrival being handled.
     arr_fields: DFF<FrameFields>,
     arr_len: DFF<Bits<16>>,
@@ -200,6 +224,7 @@ impl Cfe {
             split_transit: split(SPLIT_TRANSIT),
             op_input: Constant::new(bits::<4>(Opcode::Input as u64)),
             instr_none: Constant::new(InstrWord::default()),
+            no_verdict: Constant::new(Verdict::default()),
             conf: Default::default(),
             contexts: Default::default(),
             time_base: Default::default(),
@@ -209,6 +234,7 @@ impl Cfe {
             requests: Default::default(),
             state: Default::default(),
             blocked: Default::default(),
+            verdict: Default::default(),
             arr_fields: Default::default(),
             arr_len: Default::default(),
             arr_unsup: Default::default(),
@@ -241,8 +267,8 @@ impl Logic for Cfe {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, blocked, arr_fields, arr_len, arr_unsup, cur, sub, cmd, cmd_pend,
-            ins, ins_pend, ent, ent_pend, ans_pend, ans_err, ans_code
+            self, clock, state, blocked, verdict, arr_fields, arr_len, arr_unsup, cur, sub, cmd,
+            cmd_pend, ins, ins_pend, ent, ent_pend, ans_pend, ans_err, ans_code
         );
         self.ev.next = self.no_events.val();
         self.conf.clock.next = self.clock.val();
@@ -350,6 +376,21 @@ impl Logic for Cfe {
                 }
             }
             CfeState::Lookup => {
+                self.state.d.next = CfeState::Judge;
+            }
+            CfeState::Judge => {
+                self.verdict.d.next.cancel = self.arrival.cancel.val();
+                self.verdict.d.next.drop = self.arrival.drop.val();
+                self.verdict.d.next.transit = self.arrival.transit.val();
+                self.verdict.d.next.dup = self.arrival.dup.val();
+                self.verdict.d.next.ack = self.arrival.ack.val();
+                self.verdict.d.next.store = self.arrival.store.val();
+                self.verdict.d.next.alloc = self.arrival.alloc.val();
+                self.verdict.d.next.stall = self.arrival.stall.val();
+                self.verdict.d.next.faulty = self.arrival.faulty.val();
+                self.verdict.d.next.answer_error = self.arrival.answer_error.val();
+                self.verdict.d.next.is_req = self.arrival.is_req.val();
+                self.verdict.d.next.code = self.arrival.code.val();
                 self.state.d.next = CfeState::Arrive;
             }
             CfeState::Arrive => {
@@ -359,39 +400,39 @@ impl Logic for Cfe {
                 self.cmd.d.next.ports = bits::<8>(0);
                 self.cmd_pend.d.next = true;
                 self.state.d.next = CfeState::Emit;
-                if self.arrival.stall.val() {
+                if self.verdict.q.val().stall {
                     // No context free: the frame waits at the input, programs run on.
                     self.cmd_pend.d.next = false;
                     self.blocked.d.next = true;
                     self.state.d.next = CfeState::Idle;
                 }
-                if self.arrival.transit.val() {
+                if self.verdict.q.val().transit {
                     self.cmd.d.next.action = self.split_transit.val();
                     self.cmd.d.next.ports = self.conf.route_ports.val();
                     self.ev.next.transits = true;
                 }
-                if self.arrival.cancel.val() {
+                if self.verdict.q.val().cancel {
                     self.ev.next.aborted = true;
                 }
-                if self.arrival.dup.val() {
+                if self.verdict.q.val().dup {
                     self.ev.next.duplicates = true;
                 }
-                if self.arrival.drop.val()
-                    | (self.arrival.faulty.val() & !self.arrival.is_req.val())
+                if self.verdict.q.val().drop
+                    | (self.verdict.q.val().faulty & !self.verdict.q.val().is_req)
                 {
                     self.ev.next.engine_drops = true;
                 }
-                if self.arrival.faulty.val() & self.arrival.is_req.val() {
+                if self.verdict.q.val().faulty & self.verdict.q.val().is_req {
                     self.ev.next.errors = true;
                 }
                 // An error answer or an ack to a request ([`EntryComposer`] builds it, started
                 // from `emit` with the verdict registered here).
-                if self.arrival.answer_error.val() | self.arrival.ack.val() {
+                if self.verdict.q.val().answer_error | self.verdict.q.val().ack {
                     self.ans_pend.d.next = true;
-                    self.ans_err.d.next = self.arrival.answer_error.val();
-                    self.ans_code.d.next = self.arrival.code.val();
+                    self.ans_err.d.next = self.verdict.q.val().answer_error;
+                    self.ans_code.d.next = self.verdict.q.val().code;
                 }
-                if self.arrival.store.val() {
+                if self.verdict.q.val().store {
                     self.ev.next.stored = true;
                     if self.arrival.words.val() != bits::<12>(0) {
                         self.cmd.d.next.action = self.split_stream.val();
@@ -486,29 +527,32 @@ impl Logic for Cfe {
             CfeState::Lookup => {
                 self.state_code.next = bits::<4>(1);
             }
-            CfeState::Arrive => {
+            CfeState::Judge => {
                 self.state_code.next = bits::<4>(2);
             }
-            CfeState::Emit => {
+            CfeState::Arrive => {
                 self.state_code.next = bits::<4>(3);
             }
-            CfeState::Fetch => {
+            CfeState::Emit => {
                 self.state_code.next = bits::<4>(4);
             }
-            CfeState::Decide => {
+            CfeState::Fetch => {
                 self.state_code.next = bits::<4>(5);
             }
-            CfeState::Read => {
+            CfeState::Decide => {
                 self.state_code.next = bits::<4>(6);
             }
-            CfeState::Issue => {
+            CfeState::Read => {
                 self.state_code.next = bits::<4>(7);
             }
-            CfeState::Send => {
+            CfeState::Issue => {
                 self.state_code.next = bits::<4>(8);
             }
-            CfeState::Retire => {
+            CfeState::Send => {
                 self.state_code.next = bits::<4>(9);
+            }
+            CfeState::Retire => {
+                self.state_code.next = bits::<4>(10);
             }
             _ => {
                 self.state_code.next = bits::<4>(0);
@@ -521,6 +565,7 @@ impl Logic for Cfe {
         if self.reset.val() {
             self.state.d.next = CfeState::Idle;
             self.blocked.d.next = false;
+            self.verdict.d.next = self.no_verdict.val();
             self.cmd_pend.d.next = false;
             self.ins_pend.d.next = false;
             self.ent_pend.d.next = false;
@@ -532,16 +577,16 @@ impl Logic for Cfe {
         // Children's inputs decided above, each assigned once.
         self.conf.route_addr.next = self.route_addr.val();
         self.requests.write_enable.next =
-            self.arriving.val() & self.arrival.store.val() & self.arrival.is_req.val();
+            self.arriving.val() & self.verdict.q.val().store & self.verdict.q.val().is_req;
         self.contexts.reset.next = self.reset.val();
-        self.contexts.store.next = self.arriving.val() & self.arrival.store.val();
-        self.contexts.alloc.next = self.arriving.val() & self.arrival.alloc.val();
+        self.contexts.store.next = self.arriving.val() & self.verdict.q.val().store;
+        self.contexts.alloc.next = self.arriving.val() & self.verdict.q.val().alloc;
         self.contexts.alloc_pc.next = self.conf.dir_word.val().start;
         self.contexts.alloc_end.next = self.conf.dir_word.val().end;
         self.contexts.alloc_rph2.next = self.arrival.rph2.val();
         self.contexts.alloc_words.next = self.arrival.words.val();
         self.contexts.alloc_len.next = self.arr_len.q.val();
-        self.contexts.cancel.next = self.arriving.val() & self.arrival.cancel.val();
+        self.contexts.cancel.next = self.arriving.val() & self.verdict.q.val().cancel;
         self.contexts.park.next = self.t_park.val();
         self.contexts.produce.next = self.t_produce.val();
         self.contexts.produce_reg.next = self.step.dst_reg.val();

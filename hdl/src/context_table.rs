@@ -29,7 +29,8 @@
 //! | `reclaim` | the `expired` context freed, its key filed in the history |
 //!
 //! **Ageing** (self-reclaiming contexts): every open context counts the time-base ticks (`age_tick`)
-//! since it last made progress (a store, a touch, a produced result, an advanced program);
+//! since it last made progress (a store or a touch: data or a retransmission arrived; a program
+//! runs only on arrived data, for microseconds, so its steps need not count);
 //! once its age reaches `age_limit` (0: never) it is `expired`, and the engine reclaims it,
 //! as if its ranks had aborted: a job killed mid-collective cannot leak it. `expired`
 //! (the lowest such context, `expired_ctx`) comes out of two register stages (which contexts
@@ -475,9 +476,6 @@ impl Logic for ContextTable {
             if self.cur.val() == self.index[c].val() {
                 if self.park.val() {
                     self.dirty[c].d.next = false;
-                }
-                if self.advance.val() | self.produce.val() {
-                    self.c_age[c].d.next = bits::<AGE_BITS>(0);
                 }
                 if self.produce.val() {
                     self.c_present[c].d.next = self.c_present[c].q.val()

@@ -203,7 +203,6 @@ fn table_matches_its_model_under_random_commands() {
         let ctx = want.ctx as usize;
         let refreshed = match command {
             1 | 2 => Some(ctx),
-            5 | 6 => Some(cur),
             9 => hit,
             _ => None,
         };
