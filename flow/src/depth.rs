@@ -27,7 +27,7 @@ pub const TARGET_200MHZ: usize = 7;
 pub const BUDGET: &[(&str, usize)] = &[
     ("collwire_fp_add64", 19),
     ("collwire_fp_add32", 11),
-    ("collwire_offload_classifier", 19),
+    ("collwire_offload_classifier", 16),
     ("collwire_header_builder", 13),
     ("collwire_header_fields", 0),
     ("collwire_cfe_config", 2),
@@ -41,7 +41,7 @@ pub const BUDGET: &[(&str, usize)] = &[
     ("collwire_cipe_alu64", 19),
     ("collwire_header_capture64", 12),
     ("collwire_axis_arbiter64", 7),
-    ("collwire_frame_router64", 19),
+    ("collwire_frame_router64", 13),
     ("collwire_output_queues64", 11),
     ("collwire_cipe64", 20),
     ("collwire_frame_builder64", 9),

@@ -167,6 +167,9 @@ pub struct OffloadClassifier {
     s0_fields: DFF<FrameFields>,
     s0_len: DFF<Bits<16>>,
     s0_payload: DFF<Bits<16>>,
+    /// The divisibility-test constants of the frame's ranks per host, read in stage 0 (a
+    /// synchronous ROM read: on an FPGA the block RAM's own output register).
+    s0_div: DFF<Divisor>,
     // Stages 1 and 2: is comm size a multiple of ranks per host?
     /// Per ranks-per-host value: the constants of its divisibility test ([`Divisor`]).
     divisors: ROM<Divisor, 8>,
@@ -272,6 +275,7 @@ impl Default for OffloadClassifier {
             s0_fields: Default::default(),
             s0_len: Default::default(),
             s0_payload: Default::default(),
+            s0_div: Default::default(),
             divisors: (0..256).map(Divisor::of).into(),
             product: Default::default(),
             divisible: Default::default(),
@@ -307,6 +311,7 @@ impl Logic for OffloadClassifier {
             s0_fields,
             s0_len,
             s0_payload,
+            s0_div,
             s1_valid,
             s1_candidate,
             s1_ok,
@@ -339,10 +344,14 @@ impl Logic for OffloadClassifier {
 
         // Lengths, as etherparse slices them: IPv4 total length within the frame, UDP length 0
         // (whole IP payload) or 8..=IP payload, room for the offload header.
+        // Each length straight from the header fields, side by side (the same values, modulo
+        // 2^20, as one from the other, without a chain of subtractions).
         self.ip_payload.next = self.total_len.val() - bits::<20>(20);
         self.datagram.next = self.udp_len.val() - bits::<20>(8);
+        self.payload.next = self.udp_len.val() - bits::<20>(30);
         if self.udp_len.val() == bits::<20>(0) {
-            self.datagram.next = self.ip_payload.val() - bits::<20>(8);
+            self.datagram.next = self.total_len.val() - bits::<20>(28);
+            self.payload.next = self.total_len.val() - bits::<20>(50);
         }
         self.lengths_ok.next = (self.total_len.val() >= bits::<20>(20))
             & (self.len.val() >= self.total_len.val() + bits::<20>(14))
@@ -351,7 +360,6 @@ impl Logic for OffloadClassifier {
                 | ((self.udp_len.val() >= bits::<20>(8))
                     & (self.udp_len.val() <= self.ip_payload.val())))
             & (self.datagram.val() >= bits::<20>(22));
-        self.payload.next = self.datagram.val() - bits::<20>(22);
 
         self.op_mask.next = bits::<16>(0);
         self.size_shift.next = bits::<4>(0);
@@ -420,10 +428,13 @@ impl Logic for OffloadClassifier {
         self.s0_fields.d.next = self.fin.fields.val();
         self.s0_len.d.next = self.frame_len.val();
         self.s0_payload.d.next = self.payload.val().get_bits::<16>(0);
+        self.divisors.address.next = self.fin.ranks_per_host.val();
+        self.s0_div.d.next = self.divisors.data.val();
 
-        // Stage 1: the divisibility-test constants of this ranks per host.
-        self.divisors.address.next = self.s0_fields.q.val().ranks_per_host;
-        self.s1_div.d.next = self.divisors.data.val();
+        // Stage 1: the divisibility-test constants of this ranks per host (read in stage 0).
+        // (Copied from the ROM's register into a fabric one: the multiply of stage 2 never
+        // starts at a block RAM's slow clock-to-output.)
+        self.s1_div.d.next = self.s0_div.q.val();
         self.s1_valid.d.next = self.s0_valid.q.val();
         self.s1_candidate.d.next = self.s0_candidate.q.val();
         self.s1_ok.d.next = self.s0_ok.q.val();
