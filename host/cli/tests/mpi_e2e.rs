@@ -214,6 +214,14 @@ fn mpirun_cmd(
         env.push((k.to_string(), v.to_string()));
     }
     if mpi == "openmpi" {
+        // A session directory of its own per launch: two `mpirun`s started at once race to
+        // create the shared `/tmp/ompi.<host>.<uid>` ("mkdir ... File exists", Open MPI 4.1).
+        static LAUNCH: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = LAUNCH.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let session = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("ompi-session-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&session).unwrap();
+        cmd.env("TMPDIR", &session);
         cmd.args(["--allow-run-as-root", "--oversubscribe", "-np", "4"]);
         for (k, v) in &env {
             cmd.arg("-x").arg(format!("{k}={v}"));
