@@ -46,7 +46,7 @@ pub const BUDGET: &[(&str, usize)] = &[
     ("collwire_cipe64", 20),
     ("collwire_frame_builder64", 9),
     ("collwire_offload_splitter64", 8),
-    ("collwire_cipe_alu256", 37),
+    ("collwire_cipe_alu256", 19),
     ("collwire_header_capture256", 18),
     ("collwire_axis_arbiter256", 8),
     ("collwire_frame_router256", 18),
