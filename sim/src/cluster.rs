@@ -18,7 +18,7 @@ pub use collwire_control::topology::{PortId, Topology, cabling, routes};
 use serde::{Deserialize, Serialize};
 
 use collwire_hdl::emit::BusWidth;
-use collwire_hdl::time_base::TICK_MS;
+use collwire_hdl::time_base::prescaler_period;
 
 use crate::axis::{Beat, beats};
 use crate::board::{BoardCounters, BoardModel, configure, new_board, stat_names};
@@ -125,11 +125,11 @@ impl Trace {
     }
 }
 
-/// Clocks of one time-base tick ([`TICK_MS`]) at the target clock of `width` (125 MHz at 64
-/// bits, 200 MHz at 256).
+/// Clocks of one time-base tick (`time_base::TICK_MS`) at the target clock of `width`
+/// (125 MHz at 64 bits, 200 MHz at 256): what the board's prescaler would count.
 pub fn tick_cycles(width: usize) -> u64 {
     let mhz = BusWidth::from_bits(width).map_or(125, BusWidth::target_mhz);
-    u64::from(mhz) * 1000 * TICK_MS
+    u64::from(prescaler_period(mhz))
 }
 
 /// Configures every board of a cluster, on two threads (the machine has two cores).
@@ -304,8 +304,8 @@ impl Cluster {
             && !self.tick_level
     }
 
-    /// Clocks between two time-base ticks (default: one tick, [`TICK_MS`], at the target's
-    /// clock); 0 stops the periodic ticks.
+    /// Clocks between two time-base ticks (default: [`tick_cycles`], one `TICK_MS` at the
+    /// target's clock); 0 stops the periodic ticks.
     pub fn set_age_tick_every(&mut self, cycles: u64) {
         self.age_tick_every = cycles;
     }
