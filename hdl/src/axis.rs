@@ -6,7 +6,7 @@
 //! | `tdata` | 64 or 256 | frame bytes; byte `i` of a beat is `tdata[8i+7:8i]` |
 //! | `tkeep` | 8 or 32 | byte enables, contiguous from lane 0; only the `tlast` beat may be partial |
 //! | `tlast` | 1 | last beat of the frame |
-//! | `tuser` | 16 | `[7:0]` source port (one-hot), `[15:8]` destination port mask |
+//! | `tuser` | 16 | `[6:0]` source port (one-hot), `[7]` bad frame (on the `tlast` beat), `[15:8]` destination port mask |
 //! | `tvalid`/`tready` | 1 | a beat moves on a clock where both are high |
 //!
 //! Ports are numbered as on the board: port 0 is the host (DMA) port, ports 1.. are the network
@@ -14,6 +14,12 @@
 //! and the 3 ports of its Ethernet FMC; the NetFPGA SUME build (256 bits) the host and 4 SFP+.
 //! The source mask is stamped by the input arbiter; the destination mask is decided by the router
 //! (pass-through) or by the collective engine (offload results, multicast when several bits are set).
+//!
+//! **Bad frames** (the MAC convention, as verilog-ethernet's `tuser` on `tlast`): a frame whose
+//! `tlast` beat has the bad bit set must never be delivered as good. A MAC sets it on a frame it
+//! received with a bad FCS (the board's `s_axis_*_tuser`); the router sets it on a runt, on the
+//! beat that cuts off a giant and on a frame the MAC marked; a frame FIFO in frame mode
+//! ([`crate::axis_fifo::AxisFifo`]) drops such a frame instead of storing it.
 //!
 //! Frame byte `n` is in beat `n / BYTES`, lane `n % BYTES`. The offload header ends at byte 64
 //! ([`collwire_proto::PAYLOAD_FRAME_OFFSET`]), a beat boundary at both widths, so a payload is a
@@ -28,8 +34,12 @@ pub const HOST_PORT: usize = 0;
 /// Port number of the uplink (where a plain NIC sends host traffic).
 pub const UPLINK_PORT: usize = 1;
 
-/// First bit of the destination mask in `tuser` (the source mask is bits 7:0).
+/// First bit of the destination mask in `tuser` (the source mask is bits 6:0).
 pub const TUSER_DST_AT: usize = 8;
+/// The bad-frame bit of `tuser`, meaningful on a `tlast` beat.
+pub const TUSER_BAD_AT: usize = 7;
+/// Ports a source mask can name (below the bad bit).
+pub const MAX_PORTS: usize = TUSER_BAD_AT;
 
 /// `tuser` with source port `src` and destination mask `dst_mask`.
 pub const fn tuser(src: usize, dst_mask: u8) -> u16 {
@@ -77,24 +87,29 @@ pub struct AxisSource<const W: usize, const K: usize> {
     pub tready: Signal<In, Bit>,
 }
 
-/// A MAC's receive stream into the board (`s_axis_*`): no `tuser`, the board stamps the port.
+/// A MAC's receive stream into the board (`s_axis_*`): `tuser` is one bit, high on the `tlast`
+/// beat of a frame the MAC received bad (FCS or PHY error); the board stamps the port.
 #[derive(LogicInterface, Default)]
 #[join = "MacSource"]
 pub struct MacSink<const W: usize, const K: usize> {
     pub tdata: Signal<In, Bits<W>>,
     pub tkeep: Signal<In, Bits<K>>,
     pub tlast: Signal<In, Bit>,
+    pub tuser: Signal<In, Bit>,
     pub tvalid: Signal<In, Bit>,
     pub tready: Signal<Out, Bit>,
 }
 
-/// The board's transmit stream to a MAC (`m_axis_*`): no `tuser`.
+/// The board's transmit stream to a MAC (`m_axis_*`): `tuser` high on a `tlast` beat tells
+/// the MAC to abort the frame (send it with a bad FCS). The output queues store whole frames and
+/// drop bad ones, so today it is always low; it is the port a cut-through queue will use.
 #[derive(LogicInterface, Default)]
 #[join = "MacSink"]
 pub struct MacSource<const W: usize, const K: usize> {
     pub tdata: Signal<Out, Bits<W>>,
     pub tkeep: Signal<Out, Bits<K>>,
     pub tlast: Signal<Out, Bit>,
+    pub tuser: Signal<Out, Bit>,
     pub tvalid: Signal<Out, Bit>,
     pub tready: Signal<In, Bit>,
 }

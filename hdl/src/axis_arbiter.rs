@@ -1,14 +1,15 @@
 //! Input arbiter: merges the ports' `s_axis` streams into one `m_axis` stream, a whole frame at a
 //! time, round-robin so no port starves (after a frame from port `i` the search starts at
 //! `i + 1`). Zero-bubble: the next frame's first beat can follow the previous `tlast` on the next
-//! clock. `tuser[7:0]` leaves as the one-hot number of the port the frame came from.
+//! clock. `tuser[6:0]` leaves as the one-hot number of the port the frame came from; the bad bit
+//! and the destination mask pass unchanged.
 //!
 //! One block for both builds, generic in the bus (`W` data bits, `K = W / 8` keep bits) and the
 //! number of ports `N`: [`AxisArbiter64`] (host + 3 ports) and [`AxisArbiter256`] (host + 4).
 
 use rust_hdl::prelude::*;
 
-use crate::axis::{AxisSink, AxisSource, check_widths};
+use crate::axis::{AxisSink, AxisSource, MAX_PORTS, TUSER_BAD_AT, check_widths};
 
 /// Round-robin merge of `N` frame streams.
 #[derive(LogicBlock)]
@@ -28,6 +29,7 @@ pub struct AxisArbiter<const W: usize, const K: usize, const N: usize> {
     bit: [Constant<Bits<8>>; N],
     /// Ports numbered above `i` (where the search starts after granting `i`).
     above: [Constant<Bits<8>>; N],
+    /// The `tuser` bits that pass: the destination mask and the bad bit.
     dst_mask: Constant<Bits<16>>,
     requests: Signal<Local, Bits<8>>,
     after_last: Signal<Local, Bits<8>>,
@@ -51,6 +53,7 @@ pub struct AxisArbiter<const W: usize, const K: usize, const N: usize> {
 impl<const W: usize, const K: usize, const N: usize> Default for AxisArbiter<W, K, N> {
     fn default() -> Self {
         check_widths(W, K);
+        assert!(N <= MAX_PORTS, "tuser: a source mask below the bad bit");
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -60,7 +63,7 @@ impl<const W: usize, const K: usize, const N: usize> Default for AxisArbiter<W, 
             one_hot: std::array::from_fn(|i| Constant::new(bits::<16>(1 << i))),
             bit: std::array::from_fn(|i| Constant::new(bits::<8>(1 << i))),
             above: std::array::from_fn(|i| Constant::new(bits::<8>(0xff & !((2u64 << i) - 1)))),
-            dst_mask: Constant::new(bits::<16>(0xff00)),
+            dst_mask: Constant::new(bits::<16>(0xff00 | 1 << TUSER_BAD_AT)),
             requests: Default::default(),
             after_last: Default::default(),
             pick: Default::default(),

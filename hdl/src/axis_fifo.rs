@@ -1,16 +1,22 @@
-//! An AXI-Stream FIFO, as verilog-ethernet's `axis_fifo` without frame mode: beats enter on
-//! `s_axis` while `s_axis_tready` (not full), leave on `m_axis` in order while `m_axis_tvalid`
-//! (not empty), 2^`DL` beats of block RAM ([`crate::fifo`]); `reset` empties it.
+//! An AXI-Stream FIFO, as verilog-ethernet's `axis_fifo`: beats enter on `s_axis` while
+//! `s_axis_tready` (not full), leave on `m_axis` in order while `m_axis_tvalid`, 2^`DL` beats of
+//! block RAM ([`FrameFifo`]); `reset` empties it.
+//!
+//! * `cut_through` high: a beat can leave two clocks after it entered (the router's ingress
+//!   buffer, [`crate::frame_router`]).
+//! * `cut_through` low, **frame mode**: a frame is seen on `m_axis` only once its `tlast` beat is
+//!   in, and a frame whose `tlast` beat carries the bad bit (`tuser` [`TUSER_BAD_AT`]) is
+//!   discarded whole (the router's offload buffer; every output queue,
+//!   [`crate::output_queues`], which chooses per frame).
 //!
 //! A beat is stored as one `BB`-bit word: `tdata` in bits `W-1:0`, `tkeep` from bit `W`,
 //! `tlast` at bit `LAST`, `tuser` from bit `USER` (`LAST = W + K`, `USER = LAST + 1`,
-//! `BB = USER + 16`, `DL1 = DL + 1`) — the one place that layout is written. The router's frame
-//! buffer ([`crate::frame_router`]) and every output queue ([`crate::output_queues`]) are one.
+//! `BB = USER + 16`, `DL1 = DL + 1`) — the one place that layout is written.
 
 use rust_hdl::prelude::*;
 
-use crate::axis::{AxisSink, AxisSource, TUSER_BITS, check_widths};
-use crate::fifo::Fifo;
+use crate::axis::{AxisSink, AxisSource, TUSER_BAD_AT, TUSER_BITS, check_widths};
+use crate::frame_fifo::FrameFifo;
 
 #[derive(LogicBlock)]
 #[allow(non_snake_case)] // `W`, `LAST`, `USER`: localparams named as the parameters
@@ -28,7 +34,13 @@ pub struct AxisFifo<
     pub reset: Signal<In, Bit>,
     pub s_axis: AxisSink<W, K>,
     pub m_axis: AxisSource<W, K>,
-    beats: Fifo<Bits<BB>, DL, DL1, 1>,
+    /// Beats are seen on `m_axis` as they are written (high), or whole frames only (low).
+    pub cut_through: Signal<In, Bit>,
+    /// `almost_full` is high while this many beats or more are stored or being written.
+    pub almost_level: Signal<In, Bits<DL1>>,
+    pub almost_full: Signal<Out, Bit>,
+    beats: FrameFifo<Bits<BB>, DL, DL1>,
+    bad_at: Constant<Bits<16>>,
     W: Constant<Bits<16>>,
     LAST: Constant<Bits<16>>,
     USER: Constant<Bits<16>>,
@@ -52,7 +64,11 @@ impl<
             reset: Default::default(),
             s_axis: Default::default(),
             m_axis: Default::default(),
+            cut_through: Default::default(),
+            almost_level: Default::default(),
+            almost_full: Default::default(),
             beats: Default::default(),
+            bad_at: Constant::new(bits::<16>(TUSER_BAD_AT as u64)),
             W: Constant::new(bits::<16>(W as u64)),
             LAST: Constant::new(bits::<16>(LAST as u64)),
             USER: Constant::new(bits::<16>(USER as u64)),
@@ -74,14 +90,17 @@ impl<
     fn update(&mut self) {
         self.beats.clock.next = self.clock.val();
         self.beats.reset.next = self.reset.val();
-        // In: the FIFO takes a beat only while not full.
         self.s_axis.tready.next = !self.beats.full.val();
         self.beats.write.next = self.s_axis.tvalid.val();
+        self.beats.last.next = self.s_axis.tlast.val();
+        self.beats.drop.next = self.s_axis.tuser.val().get_bit(self.bad_at.val().index());
+        self.beats.cut_through.next = self.cut_through.val();
+        self.beats.almost_level.next = self.almost_level.val();
+        self.almost_full.next = self.beats.almost_full.val();
         self.beats.data_in.next = bit_cast::<BB, W>(self.s_axis.tdata.val())
             | (bit_cast::<BB, K>(self.s_axis.tkeep.val()) << self.W.val())
             | (bit_cast::<BB, 1>(self.s_axis.tlast.val().into()) << self.LAST.val())
             | (bit_cast::<BB, 16>(self.s_axis.tuser.val()) << self.USER.val());
-        // Out: the head beat, popped by `tready` (ignored while empty).
         self.m_axis.tvalid.next = !self.beats.empty.val();
         self.beats.read.next = self.m_axis.tready.val();
         self.m_axis.tdata.next = self.beats.data_out.val().get_bits::<W>(0);

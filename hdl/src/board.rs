@@ -1,8 +1,8 @@
 //! One board: the whole bump in the wire, host port plus network ports.
 //!
 //! ```text
-//! s_axis[0..n] → axis_arbiter → frame_router ─ pass-through ───────────────────┐
-//!                                   │ offload frame + header                    │
+//! s_axis[0..n] → axis_arbiter → frame_router ─ pass-through (cut-through) ─────┐
+//!                                   │ offload frame + header (offload buffer)   │
 //!                                   ├──→ cfe ── command ──→ offload_splitter ─ transit ─┤
 //!                                   │     │ instructions         │ payload words        ├→ merge (axis_arbiter)
 //!                                   │     └──→ cipe ←────────────┘                      │       → output_queues → m_axis[0..n]
@@ -20,7 +20,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::axis::{AxisSource, MacSink, MacSource, PayloadSource, StreamSource};
+use crate::axis::{AxisSource, MacSink, MacSource, PayloadSource, StreamSource, TUSER_BAD_AT};
 use crate::axis_arbiter::AxisArbiter;
 use crate::cfe::{Cfe, cfg};
 use crate::cipe::Cipe;
@@ -91,6 +91,10 @@ pub struct Board<
     stats: Statistics,
     stats_tag: Constant<Bits<16>>,
     stats_index_bits: Constant<Bits<16>>,
+    bad_bit: Constant<Bits<16>>,
+    /// Merge inputs 0 (pass-through) and 1 (transit), as `tuser` source bits.
+    gapless_sources: Constant<Bits<8>>,
+    mac_user: [Signal<Local, Bits<16>>; N],
     ev_cfe: Signal<Local, Bits<STATS>>,
     ev_router: Signal<Local, Bits<STATS>>,
     ev_queues: Signal<Local, Bits<STATS>>,
@@ -139,6 +143,9 @@ impl<
             stats: Default::default(),
             stats_tag: Constant::new(bits::<16>(cfg::region_tag(cfg::STATS, cfg::STAT_ENTRIES))),
             stats_index_bits: Constant::new(bits::<16>(STAT_INDEX_BITS as u64)),
+            bad_bit: Constant::new(bits::<16>(1 << TUSER_BAD_AT)),
+            gapless_sources: Constant::new(bits::<8>(0b011)),
+            mac_user: std::array::from_fn(|_| Default::default()),
             ev_cfe: Default::default(),
             ev_router: Default::default(),
             ev_queues: Default::default(),
@@ -186,13 +193,17 @@ impl<
         self.builder.reset.next = self.reset.val();
         self.merge.reset.next = self.reset.val();
         self.queues.reset.next = self.reset.val();
-        // Ingress: the MACs' streams (no `tuser`) into the arbiter, which stamps the
-        // source port.
+        // Ingress: the MACs' streams into the arbiter, which stamps the source port; a MAC's
+        // `tuser` (frame received bad) becomes the bus's bad bit.
         for i in 0..N {
             self.arbiter.s_axis[i].tdata.next = self.s_axis[i].tdata.val();
             self.arbiter.s_axis[i].tkeep.next = self.s_axis[i].tkeep.val();
             self.arbiter.s_axis[i].tlast.next = self.s_axis[i].tlast.val();
-            self.arbiter.s_axis[i].tuser.next = bits::<16>(0);
+            self.mac_user[i].next = bits::<16>(0);
+            if self.s_axis[i].tuser.val() {
+                self.mac_user[i].next = self.bad_bit.val();
+            }
+            self.arbiter.s_axis[i].tuser.next = self.mac_user[i].val();
             self.arbiter.s_axis[i].tvalid.next = self.s_axis[i].tvalid.val();
             self.s_axis[i].tready.next = self.arbiter.s_axis[i].tready.val();
         }
@@ -233,11 +244,17 @@ impl<
         AxisSource::<W, K>::join(&mut self.splitter.m_transit_axis, &mut self.merge.s_axis[1]);
         AxisSource::<W, K>::join(&mut self.builder.m_axis, &mut self.merge.s_axis[2]);
         AxisSource::<W, K>::join(&mut self.merge.m_axis, &mut self.queues.s_axis);
-        // Egress: the queues' streams to the MACs (`tuser` stays inside).
+        // Pass-through and transit frames arrive on consecutive clocks (the router forwards as
+        // the cable delivers; a transit frame leaves the offload buffer whole): the queues
+        // may cut them through. Engine frames wait for their results: frame mode.
+        self.queues.gapless.next = self.gapless_sources.val();
+        // Egress: the queues' streams to the MACs, the bad bit as the MAC's abort.
         for i in 0..N {
             self.m_axis[i].tdata.next = self.queues.m_axis[i].tdata.val();
             self.m_axis[i].tkeep.next = self.queues.m_axis[i].tkeep.val();
             self.m_axis[i].tlast.next = self.queues.m_axis[i].tlast.val();
+            self.m_axis[i].tuser.next =
+                (self.queues.m_axis[i].tuser.val() & self.bad_bit.val()) != bits::<16>(0);
             self.m_axis[i].tvalid.next = self.queues.m_axis[i].tvalid.val();
             self.queues.m_axis[i].tready.next = self.m_axis[i].tready.val();
         }

@@ -1,37 +1,58 @@
-//! The ingress frame path after the arbiter: stores each frame while the offload parser
-//! ([`crate::header_capture`] + [`crate::offload_classifier`]) classifies it, then
+//! The ingress frame path after the arbiter. It decides where a frame goes from the frame's
+//! first bytes and forwards it as its beats arrive (cut-through), and it keeps every frame the
+//! board must not deliver from being delivered as good:
 //!
-//! * **passes through** every frame that is not an offload frame, unchanged byte for byte,
-//!   toward the port a plain NIC would use: from the host to the uplink (port 1), from any
-//!   network port to the host (port 0) — the `tuser` destination mask says which;
-//! * hands every **offload** frame, whole, to the collective engine on `m_offload_axis_*`, with
-//!   its decoded fields ([`FrameFields`]) and verdict held on `offload_*` for the whole frame;
-//! * **drops malformed** offload frames and counts them (`malformed_drops`, an event for
-//!   [`crate::statistics`]); they never reach the engine.
+//! * A frame that is not an offload **candidate** ([`crate::offload_candidate`]) **passes
+//!   through**, unchanged byte for byte, toward the port a plain NIC would use: from the host
+//!   to the uplink (port 1), from any network port to the host (port 0) — the `tuser`
+//!   destination mask says which. Its first beat leaves as soon as the candidate rule is decided
+//!   (byte 37 seen: beat 4 at 64 bits, beat 1 at 256) — it never waits for the frame's end.
+//! * A candidate goes into the **offload buffer**, a frame FIFO of its own
+//!   ([`AxisFifo`] in frame mode, 16 KiB), and is handed whole to the collective engine on
+//!   `m_offload_axis_*` once the classifier ([`crate::header_capture`] +
+//!   [`crate::offload_classifier`]) has checked it: with its decoded fields ([`FrameFields`])
+//!   and verdict held on `offload_*` for the whole frame. Malformed candidates are dropped
+//!   there and counted (`malformed_drops`).
+//! * **Isolation**: a candidate is taken only if the offload buffer has room for the longest
+//!   offload frame (`limits::MAX_OFFLOAD_FRAME`, 2112 bytes; a longer candidate is a giant, cut
+//!   off there); otherwise (the engine stalled, every context busy) it is dropped and
+//!   counted (`engine_busy_drops`). So an offload frame never waits at the head of the shared
+//!   input, and plain traffic behind it never waits for the engine.
+//! * **Hygiene**: a runt (shorter than `limits::MIN_FRAME`, 60 bytes), a giant (longer than
+//!   `limits::MAX_FRAME`, 9216 bytes: cut off at the first beat beyond it, the rest swallowed,
+//!   however long) and a frame its MAC marked bad (`tuser` bad bit on `tlast`) are counted
+//!   (`runt_drops`, `giant_drops`, `bad_frame_drops`) and never delivered as good: a pass-through
+//!   one leaves with the bad bit on its last beat, so the output queues drop it (the MAC
+//!   convention: a cut-through frame found bad at its tail is aborted, never sent as good); an
+//!   offload one is dropped by the offload buffer; one that ends before the rule is decided is
+//!   dropped here.
 //!
-//! Store-and-forward is needed because "malformed" depends on the frame length, known only at
-//! `tlast`. Frames may follow each other on every clock; `s_axis_tready` falls only when the
-//! frame buffer or the verdict queue is full. The frame buffer holds 16 KiB, more than a
-//! 9216-byte jumbo frame; larger frames (giants) must be dropped by the MAC before this point.
+//! Inside: the beats wait in a small ingress buffer (8 beats) until their frame's class is
+//! known; the class of each frame waits beside it in a four-entry register FIFO. The input
+//! stalls only when the pass-through output does (its own queueing) or the class FIFO is full.
 //!
 //! One block for both widths: [`FrameRouter64`] and [`FrameRouter256`].
 
+use collwire_proto::limits::{MAX_FRAME, MAX_OFFLOAD_FRAME, MIN_FRAME};
 use rust_hdl::prelude::*;
 
-use crate::axis::{AxisSink, AxisSource};
+use crate::axis::{AxisSink, AxisSource, TUSER_BAD_AT};
 use crate::axis_fifo::AxisFifo;
 use crate::fifo::Fifo;
 use crate::header_capture::HeaderCapture;
 use crate::header_fields::FrameFields;
-use crate::offload_classifier::OffloadClassifier;
+use crate::offload_candidate::{CANDIDATE_BYTES, OffloadCandidate};
+use crate::offload_classifier::{CLASSIFY_LATENCY, OffloadClassifier};
+use crate::place::Place;
+use crate::reg_fifo::RegFifo4;
 use crate::statistics::StatEvents;
 
-/// A verdict queue entry: what the classifier decided about one stored frame.
+/// A verdict queue entry: what the classifier decided about one stored candidate.
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
 pub struct RouterVerdict {
     /// A valid offload frame: to the engine.
     pub offload: Bit,
-    /// An offload frame that fails a check: drop and count.
+    /// An offload frame that fails a check: drop (counted when the verdict came).
     pub malformed: Bit,
     /// Valid, but uses a reserved code.
     pub unsupported: Bit,
@@ -41,6 +62,18 @@ pub struct RouterVerdict {
     pub fields: FrameFields,
 }
 
+/// Where a frame in the ingress buffer goes (the class FIFO's entries).
+pub mod class {
+    /// Pass through.
+    pub const PASS: u64 = 0;
+    /// Into the offload buffer.
+    pub const OFFLOAD: u64 = 1;
+    /// Ended before its class was decided, or a runt / bad frame ended at that beat: drop.
+    pub const DROP: u64 = 2;
+    /// A candidate the offload buffer had no room for: drop.
+    pub const BUSY: u64 = 3;
+}
+
 /// `tuser` destination mask of port `port` (bits 15:8).
 fn to_port(port: usize) -> Constant<Bits<16>> {
     Constant::new(bits::<16>(u64::from(
@@ -48,9 +81,9 @@ fn to_port(port: usize) -> Constant<Bits<16>> {
     )))
 }
 
-/// Stores, classifies and routes frames: `W`-bit beats with `K` keep bits; a stored beat is
-/// `BB` bits ([`AxisFifo`]: `tdata`, `tkeep`, `tlast` at bit `LAST`, `tuser` from bit `USER`); 2^`DL` beats of
-/// frame buffer (`DL1 = DL + 1`); the 64-byte offload header is `HB` beats.
+/// Routes, classifies and checks frames: `W`-bit beats with `K` keep bits; a stored beat is
+/// `BB` bits ([`AxisFifo`]: `tdata`, `tkeep`, `tlast` at bit `LAST`, `tuser` from bit `USER`);
+/// 2^`DL` beats of offload buffer (`DL1 = DL + 1`); the 64-byte offload header is `HB` beats.
 #[derive(LogicBlock)]
 pub struct FrameRouter<
     const W: usize,
@@ -65,7 +98,7 @@ pub struct FrameRouter<
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub s_axis: AxisSink<W, K>,
-    /// Pass-through frames, `tuser[15:8]` = destination port mask.
+    /// Pass-through frames, `tuser[15:8]` = destination port mask, `tuser[7]` = bad.
     pub m_axis: AxisSource<W, K>,
     /// Offload frames for the collective engine.
     pub m_offload_axis: AxisSource<W, K>,
@@ -74,22 +107,71 @@ pub struct FrameRouter<
     pub offload_payload_len: Signal<Out, Bits<16>>,
     /// The offload frame uses a reserved code.
     pub offload_unsupported: Signal<Out, Bit>,
-    /// `passed_frames`, `offload_frames`, `malformed_drops` ([`crate::statistics`]) on
-    /// the clock a frame's last beat leaves.
+    /// `passed_frames`, `offload_frames`, `malformed_drops`, `runt_drops`, `giant_drops`,
+    /// `bad_frame_drops`, `engine_busy_drops` ([`crate::statistics`]).
     pub events: Signal<Out, StatEvents>,
     no_events: Constant<StatEvents>,
     ev: Signal<Local, StatEvents>,
     capture: HeaderCapture<W, K, HB>,
     classifier: OffloadClassifier,
-    frames: AxisFifo<W, K, BB, LAST, USER, DL, DL1>,
-    verdicts: Fifo<RouterVerdict, 5, 6, 8>,
+    /// The candidate rule on the header as it stands once the deciding beat arrives.
+    rule: OffloadCandidate,
+    /// The arriving beat placed where the deciding beat sits in the header.
+    live_beat: Place<512, W>,
+    live_mask: Constant<Bits<512>>,
+    ingress: AxisFifo<W, K, BB, LAST, USER, 3, 4>,
+    classes: RegFifo4<Bits<2>>,
+    offload: AxisFifo<W, K, BB, LAST, USER, DL, DL1>,
+    verdicts: Fifo<RouterVerdict, 5, 6, 16>,
     verdict_in: Signal<Local, RouterVerdict>,
     head: Signal<Local, RouterVerdict>,
     to_host: Constant<Bits<16>>,
     to_uplink: Constant<Bits<16>>,
     from_host: Constant<Bits<16>>,
     source_mask: Constant<Bits<16>>,
+    bad_bit: Constant<Bits<16>>,
+    bad_at: Constant<Bits<16>>,
+    // Write side.
+    /// Beat index within the frame (stops counting once a giant is cut off).
+    w_beat: DFF<Bits<16>>,
+    /// The class of the frame being written, once decided.
+    w_class: DFF<Bits<2>>,
+    /// Swallowing the rest of a giant.
+    swallow: DFF<Bit>,
+    /// The deciding beat, the beat holding byte `MIN_FRAME − 1`, the first beat beyond
+    /// `MAX_FRAME`.
+    decide_beat: Constant<Bits<16>>,
+    runt_beat: Constant<Bits<16>>,
+    runt_lane: Constant<Bits<16>>,
+    giant_beat: Constant<Bits<16>>,
+    /// The first beat beyond `MAX_OFFLOAD_FRAME`: where a candidate is cut off.
+    offload_giant_beat: Constant<Bits<16>>,
+    /// Room the offload buffer must have to take a candidate: the longest offload frame, cut
+    /// off, plus the ingress buffer and the flag's delay.
+    offload_level: Constant<Bits<DL1>>,
+    /// The ingress buffer's `almost_full` level: never (its `full` back-pressures).
+    ingress_never: Constant<Bits<4>>,
+    c_pass: Constant<Bits<2>>,
+    c_offload: Constant<Bits<2>>,
+    c_drop: Constant<Bits<2>>,
+    c_busy: Constant<Bits<2>>,
     accept: Signal<Local, Bit>,
+    deciding: Signal<Local, Bit>,
+    decided: Signal<Local, Bits<2>>,
+    cur_class: Signal<Local, Bits<2>>,
+    runt: Signal<Local, Bit>,
+    mac_bad: Signal<Local, Bit>,
+    giant: Signal<Local, Bit>,
+    w_last: Signal<Local, Bit>,
+    w_user: Signal<Local, Bits<16>>,
+    /// The finished frame was a good candidate: the classifier's verdict for it is pushed.
+    /// Set with the capture's `frame_done`, then delayed as the classifier is.
+    tag_done: DFF<Bit>,
+    tag: [DFF<Bit>; 3],
+    // Read side.
+    r_valid: Signal<Local, Bit>,
+    r_class: Signal<Local, Bits<2>>,
+    r_take: Signal<Local, Bit>,
     head_valid: Signal<Local, Bit>,
     head_ready: Signal<Local, Bit>,
     head_user: Signal<Local, Bits<16>>,
@@ -110,6 +192,15 @@ impl<
     fn default() -> Self {
         // AxisFifo checks W, K, BB, LAST, USER, DL1.
         assert_eq!(HB * W, 512, "HB: beats of a 64-byte header");
+        assert_eq!(
+            CLASSIFY_LATENCY, 3,
+            "the tag delay line matches the classifier"
+        );
+        let decide = (CANDIDATE_BYTES - 1) / K;
+        let giant = MAX_FRAME / K;
+        let offload_giant = MAX_OFFLOAD_FRAME / K;
+        let room = offload_giant + 1 + 8 + 4;
+        assert!(room < 1 << DL && decide < HB);
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -124,7 +215,18 @@ impl<
             ev: Default::default(),
             capture: Default::default(),
             classifier: Default::default(),
-            frames: Default::default(),
+            rule: Default::default(),
+            live_beat: Place::lane(decide),
+            live_mask: Constant::new({
+                let mut m = bits::<512>(0);
+                for b in decide * W..(decide + 1) * W {
+                    m = m.replace_bit(b, true);
+                }
+                !m
+            }),
+            ingress: Default::default(),
+            classes: Default::default(),
+            offload: Default::default(),
             verdicts: Default::default(),
             verdict_in: Default::default(),
             head: Default::default(),
@@ -134,7 +236,36 @@ impl<
                 crate::axis::tuser(crate::axis::HOST_PORT, 0).into(),
             )),
             source_mask: Constant::new(bits::<16>(0xff)),
+            bad_bit: Constant::new(bits::<16>(1 << TUSER_BAD_AT)),
+            bad_at: Constant::new(bits::<16>(TUSER_BAD_AT as u64)),
+            w_beat: Default::default(),
+            w_class: Default::default(),
+            swallow: Default::default(),
+            decide_beat: Constant::new(bits::<16>(decide as u64)),
+            runt_beat: Constant::new(bits::<16>(((MIN_FRAME - 1) / K) as u64)),
+            runt_lane: Constant::new(bits::<16>(((MIN_FRAME - 1) % K) as u64)),
+            giant_beat: Constant::new(bits::<16>(giant as u64)),
+            offload_giant_beat: Constant::new(bits::<16>(offload_giant as u64)),
+            offload_level: Constant::new(bits::<DL1>(((1 << DL) - room) as u64)),
+            ingress_never: Constant::new(bits::<4>(8)),
+            c_pass: Constant::new(bits::<2>(class::PASS)),
+            c_offload: Constant::new(bits::<2>(class::OFFLOAD)),
+            c_drop: Constant::new(bits::<2>(class::DROP)),
+            c_busy: Constant::new(bits::<2>(class::BUSY)),
             accept: Default::default(),
+            deciding: Default::default(),
+            decided: Default::default(),
+            cur_class: Default::default(),
+            runt: Default::default(),
+            mac_bad: Default::default(),
+            giant: Default::default(),
+            w_last: Default::default(),
+            w_user: Default::default(),
+            tag_done: Default::default(),
+            tag: std::array::from_fn(|_| Default::default()),
+            r_valid: Default::default(),
+            r_class: Default::default(),
+            r_take: Default::default(),
             head_valid: Default::default(),
             head_ready: Default::default(),
             head_user: Default::default(),
@@ -157,86 +288,219 @@ impl<
     #[hdl_gen]
     fn update(&mut self) {
         self.ev.next = self.no_events.val();
-        clock!(self, clock, capture, classifier, frames, verdicts);
-        // Write side: store every accepted beat, tap it for the parser.
-        self.s_axis.tready.next =
-            self.frames.s_axis.tready.val() & !self.verdicts.almost_full.val();
-        self.accept.next = self.s_axis.tvalid.val()
-            & self.frames.s_axis.tready.val()
-            & !self.verdicts.almost_full.val();
-        self.frames.s_axis.tvalid.next = self.accept.val();
-        self.frames.s_axis.tdata.next = self.s_axis.tdata.val();
-        self.frames.s_axis.tkeep.next = self.s_axis.tkeep.val();
-        self.frames.s_axis.tlast.next = self.s_axis.tlast.val();
-        self.frames.s_axis.tuser.next = self.s_axis.tuser.val();
+        clock!(
+            self, clock, capture, classifier, ingress, classes, offload, verdicts
+        );
+        dff_setup!(self, clock, w_beat, w_class, swallow, tag_done);
+        for i in 0..3 {
+            self.tag[i].clock.next = self.clock.val();
+        }
         self.capture.reset.next = self.reset.val();
         self.classifier.reset.next = self.reset.val();
-        self.frames.reset.next = self.reset.val();
+        self.ingress.reset.next = self.reset.val();
+        self.ingress.cut_through.next = true;
+        self.ingress.almost_level.next = self.ingress_never.val();
+        self.classes.reset.next = self.reset.val();
+        self.offload.reset.next = self.reset.val();
         self.verdicts.reset.next = self.reset.val();
+
+        // ---- Write side: every accepted beat is tapped by the parser and, unless a giant's
+        // tail is being swallowed, written to the ingress buffer.
+        self.s_axis.tready.next =
+            self.swallow.q.val() | (self.ingress.s_axis.tready.val() & !self.classes.full.val());
+        self.accept.next = self.s_axis.tvalid.val()
+            & (self.swallow.q.val()
+                | (self.ingress.s_axis.tready.val() & !self.classes.full.val()));
         self.capture.s_axis_tdata.next = self.s_axis.tdata.val();
         self.capture.s_axis_tkeep.next = self.s_axis.tkeep.val();
         self.capture.s_axis_tlast.next = self.s_axis.tlast.val();
         self.capture.s_axis_tvalid.next = self.accept.val();
+        // The candidate rule on the captured beats with the arriving one in its place.
+        self.live_beat.lane.next = self.s_axis.tdata.val();
+        self.rule.header.next =
+            (self.capture.header.val() & self.live_mask.val()) | self.live_beat.word.val();
+        // What this beat tells: the frame ends short, is marked bad, or runs past the maximum.
+        self.runt.next = self.s_axis.tlast.val()
+            & ((self.w_beat.q.val() < self.runt_beat.val())
+                | ((self.w_beat.q.val() == self.runt_beat.val())
+                    & !self
+                        .s_axis
+                        .tkeep
+                        .val()
+                        .get_bit(self.runt_lane.val().index())));
+        self.mac_bad.next =
+            self.s_axis.tlast.val() & self.s_axis.tuser.val().get_bit(self.bad_at.val().index());
+        self.giant.next = self.w_beat.q.val() == self.giant_beat.val();
+        if self.w_class.q.val() == self.c_offload.val() {
+            self.giant.next = self.w_beat.q.val() == self.offload_giant_beat.val();
+        }
+        // The class is decided on the deciding beat, or on an earlier last beat.
+        self.deciding.next = !self.swallow.q.val()
+            & ((self.w_beat.q.val() == self.decide_beat.val())
+                | (self.s_axis.tlast.val() & (self.w_beat.q.val() < self.decide_beat.val())));
+        self.decided.next = self.c_pass.val();
+        if self.s_axis.tlast.val() & (self.runt.val() | self.mac_bad.val()) {
+            self.decided.next = self.c_drop.val();
+        } else if self.rule.candidate.val() {
+            self.decided.next = self.c_busy.val();
+            if !self.offload.almost_full.val() & !self.verdicts.almost_full.val() {
+                self.decided.next = self.c_offload.val();
+            }
+        }
+        self.cur_class.next = self.w_class.q.val();
+        if self.deciding.val() {
+            self.cur_class.next = self.decided.val();
+        }
+        self.classes.write.next = self.accept.val() & self.deciding.val();
+        self.classes.data_in.next = self.decided.val();
+        // The beat as stored: a giant is cut off here, and the last beat carries the verdict
+        // on the frame's hygiene in the bad bit.
+        self.w_last.next = self.s_axis.tlast.val() | self.giant.val();
+        self.w_user.next = self.s_axis.tuser.val() & !self.bad_bit.val();
+        if self.w_last.val() & (self.giant.val() | self.mac_bad.val() | self.runt.val()) {
+            self.w_user.next = self.s_axis.tuser.val() | self.bad_bit.val();
+        }
+        self.ingress.s_axis.tvalid.next = self.accept.val() & !self.swallow.q.val();
+        self.ingress.s_axis.tdata.next = self.s_axis.tdata.val();
+        self.ingress.s_axis.tkeep.next = self.s_axis.tkeep.val();
+        self.ingress.s_axis.tlast.next = self.w_last.val();
+        self.ingress.s_axis.tuser.next = self.w_user.val();
+        if self.accept.val() & !self.swallow.q.val() {
+            self.w_beat.d.next = self.w_beat.q.val() + bits::<16>(1);
+            if self.deciding.val() {
+                self.w_class.d.next = self.decided.val();
+                if self.decided.val() == self.c_busy.val() {
+                    self.ev.next.engine_busy_drops = true;
+                } else if self.decided.val() == self.c_drop.val() {
+                    if self.mac_bad.val() {
+                        self.ev.next.bad_frame_drops = true;
+                    } else {
+                        self.ev.next.runt_drops = true;
+                    }
+                }
+            }
+            // One count per frame that leaves marked bad (a dropped or busy one was counted
+            // when its class was decided).
+            if self.w_last.val() & !self.cur_class.val().get_bit(1) {
+                if self.giant.val() {
+                    self.ev.next.giant_drops = true;
+                } else if self.mac_bad.val() {
+                    self.ev.next.bad_frame_drops = true;
+                } else if self.runt.val() {
+                    self.ev.next.runt_drops = true;
+                }
+            }
+            if self.giant.val() & !self.s_axis.tlast.val() {
+                self.swallow.d.next = true;
+            }
+        }
+        self.tag_done.d.next = false;
+        if self.accept.val() & self.s_axis.tlast.val() {
+            self.w_beat.d.next = bits::<16>(0);
+            self.swallow.d.next = false;
+            self.tag_done.d.next = (self.cur_class.val() == self.c_offload.val())
+                & !self.swallow.q.val()
+                & !self.giant.val()
+                & !self.mac_bad.val()
+                & !self.runt.val();
+        }
+        self.tag[0].d.next = self.tag_done.q.val();
+        self.tag[1].d.next = self.tag[0].q.val();
+        self.tag[2].d.next = self.tag[1].q.val();
+        if self.reset.val() {
+            self.w_beat.d.next = bits::<16>(0);
+            self.w_class.d.next = bits::<2>(0);
+            self.swallow.d.next = false;
+            self.tag_done.d.next = false;
+        }
+
+        // ---- The classifier checks every frame; the verdicts of good candidates are kept.
         self.classifier.header.next = self.capture.header.val();
         self.classifier.frame_len.next = self.capture.frame_len.val();
         self.classifier.frame_done.next = self.capture.frame_done.val();
-        self.verdicts.write.next = self.classifier.verdict_valid.val();
+        self.verdicts.write.next = self.classifier.verdict_valid.val() & self.tag[2].q.val();
         self.verdict_in.next.offload = self.classifier.offload.val();
-        self.verdict_in.next.malformed = self.classifier.malformed.val();
+        self.verdict_in.next.malformed = !self.classifier.offload.val();
         self.verdict_in.next.unsupported = self.classifier.unsupported.val();
         self.verdict_in.next.payload_len = self.classifier.payload_len.val();
         self.verdict_in.next.fields = self.classifier.fields.val();
         self.verdicts.data_in.next = self.verdict_in.val();
+        if self.classifier.verdict_valid.val()
+            & self.tag[2].q.val()
+            & !self.classifier.offload.val()
+        {
+            self.ev.next.malformed_drops = true;
+        }
 
-        // Read side: the head frame goes where its verdict says, a beat per clock.
-        self.head.next = self.verdicts.data_out.val();
-        self.head_valid.next = !self.verdicts.empty.val() & self.frames.m_axis.tvalid.val();
-        self.head_user.next = self.frames.m_axis.tuser.val();
+        // ---- Read side of the ingress buffer: a frame leaves once its class is known.
+        self.r_valid.next = self.ingress.m_axis.tvalid.val() & !self.classes.empty.val();
+        self.r_class.next = self.classes.data_out.val();
+        self.head_user.next = self.ingress.m_axis.tuser.val();
         // Pass-through: host -> uplink, network -> host.
         self.pass_dst.next = self.to_host.val();
         if (self.head_user.val() & self.from_host.val()) != bits::<16>(0) {
             self.pass_dst.next = self.to_uplink.val();
         }
-        self.m_axis.tdata.next = self.frames.m_axis.tdata.val();
-        self.m_axis.tkeep.next = self.frames.m_axis.tkeep.val();
-        self.m_axis.tlast.next = self.frames.m_axis.tlast.val();
+        self.m_axis.tdata.next = self.ingress.m_axis.tdata.val();
+        self.m_axis.tkeep.next = self.ingress.m_axis.tkeep.val();
+        self.m_axis.tlast.next = self.ingress.m_axis.tlast.val();
         self.m_axis.tuser.next =
             (self.head_user.val() & self.source_mask.val()) | self.pass_dst.val();
-        self.m_offload_axis.tdata.next = self.frames.m_axis.tdata.val();
-        self.m_offload_axis.tkeep.next = self.frames.m_axis.tkeep.val();
-        self.m_offload_axis.tlast.next = self.frames.m_axis.tlast.val();
-        self.m_offload_axis.tuser.next = self.head_user.val();
+        self.m_axis.tvalid.next = self.r_valid.val() & (self.r_class.val() == self.c_pass.val());
+        self.offload.s_axis.tdata.next = self.ingress.m_axis.tdata.val();
+        self.offload.s_axis.tkeep.next = self.ingress.m_axis.tkeep.val();
+        self.offload.s_axis.tlast.next = self.ingress.m_axis.tlast.val();
+        self.offload.s_axis.tuser.next = self.head_user.val();
+        self.offload.s_axis.tvalid.next =
+            self.r_valid.val() & (self.r_class.val() == self.c_offload.val());
+        self.offload.almost_level.next = self.offload_level.val();
+        self.offload.cut_through.next = false;
+        self.r_take.next = self.r_valid.val(); // drop, busy: drain
+        if self.r_class.val() == self.c_pass.val() {
+            self.r_take.next = self.r_valid.val() & self.m_axis.tready.val();
+        } else if self.r_class.val() == self.c_offload.val() {
+            self.r_take.next = self.r_valid.val() & self.offload.s_axis.tready.val();
+        }
+        self.ingress.m_axis.tready.next = self.r_take.val();
+        self.classes.read.next = self.r_take.val() & self.ingress.m_axis.tlast.val();
+        if self.r_take.val()
+            & self.ingress.m_axis.tlast.val()
+            & (self.r_class.val() == self.c_pass.val())
+            & !self.head_user.val().get_bit(self.bad_at.val().index())
+        {
+            self.ev.next.passed_frames = true;
+        }
+
+        // ---- Read side of the offload buffer: the head frame goes where its verdict says.
+        self.head.next = self.verdicts.data_out.val();
+        self.head_valid.next = !self.verdicts.empty.val() & self.offload.m_axis.tvalid.val();
+        self.m_offload_axis.tdata.next = self.offload.m_axis.tdata.val();
+        self.m_offload_axis.tkeep.next = self.offload.m_axis.tkeep.val();
+        self.m_offload_axis.tlast.next = self.offload.m_axis.tlast.val();
+        self.m_offload_axis.tuser.next = self.offload.m_axis.tuser.val();
         self.offload_fields.next = self.head.val().fields;
         self.offload_payload_len.next = self.head.val().payload_len;
         self.offload_unsupported.next = self.head.val().unsupported;
-        // Outputs and FIFO reads are assigned once each (no default-then-override
-        // across a block boundary).
         self.m_offload_axis.tvalid.next = self.head.val().offload & self.head_valid.val();
-        self.m_axis.tvalid.next =
-            !self.head.val().offload & !self.head.val().malformed & self.head_valid.val();
         self.head_ready.next = true; // malformed: drain
         if self.head.val().offload {
             self.head_ready.next = self.m_offload_axis.tready.val();
-        } else if !self.head.val().malformed {
-            self.head_ready.next = self.m_axis.tready.val();
         }
-        self.frames.m_axis.tready.next = self.head_valid.val() & self.head_ready.val();
+        self.offload.m_axis.tready.next = self.head_valid.val() & self.head_ready.val();
         self.verdicts.read.next =
-            self.head_valid.val() & self.head_ready.val() & self.frames.m_axis.tlast.val();
-        if self.head_valid.val() & self.head_ready.val() & self.frames.m_axis.tlast.val() {
-            if self.head.val().offload {
-                self.ev.next.offload_frames = true;
-            } else if self.head.val().malformed {
-                self.ev.next.malformed_drops = true;
-            } else {
-                self.ev.next.passed_frames = true;
-            }
+            self.head_valid.val() & self.head_ready.val() & self.offload.m_axis.tlast.val();
+        if self.head_valid.val()
+            & self.m_offload_axis.tready.val()
+            & self.offload.m_axis.tlast.val()
+            & self.head.val().offload
+        {
+            self.ev.next.offload_frames = true;
         }
         self.events.next = self.ev.val();
     }
 }
 
-/// ZedBoard: 64-bit beats, 2048 beats (16 KiB) of frame buffer.
+/// ZedBoard: 64-bit beats, 2048 beats (16 KiB) of offload buffer.
 pub type FrameRouter64 = FrameRouter<64, 8, 89, 72, 73, 11, 12, 8>;
-/// NetFPGA SUME: 256-bit beats, 512 beats (16 KiB) of frame buffer.
+/// NetFPGA SUME: 256-bit beats, 512 beats (16 KiB) of offload buffer.
 pub type FrameRouter256 = FrameRouter<256, 32, 305, 288, 289, 9, 10, 2>;

@@ -17,9 +17,13 @@
 //! * [`header_capture`]: offload parser stage 1 — first 64 frame bytes and frame length, 64/256.
 //! * [`offload_classifier`]: offload parser stage 2 — pass-through / offload / malformed, fields.
 //! * [`frame_builder`]: header entries from the CFE + result beats from the CIPE → frames.
-//! * [`frame_router`]: store-and-forward; pass-through, offload to the engine, drop malformed.
+//! * [`offload_candidate`]: the candidate rule (which frames the parser looks at), shared.
+//! * [`frame_router`]: cut-through pass-through, the engine's offload buffer (dropped when
+//!   full, never blocking the input), malformed/runt/giant/bad frames dropped and counted.
 //! * [`output_queues`]: per-port queues with multicast, frame mode, back-pressure.
-//! * [`fifo`]: synchronous FIFO (block RAM + pointers) with a reset.
+//! * [`frame_fifo`]: the board's one FIFO (block RAM + pointers, a reset, frame mode or
+//!   cut-through); [`fifo`]: it as a plain FIFO; [`axis_fifo`]: it on the bus; [`reg_fifo`]:
+//!   four entries in flip-flops.
 //! * [`fp_add`]: pipelined IEEE 754 binary32/binary64 adders for the CIPE's floating-point SUM.
 //! * [`leading_zeros`]: a 64-bit leading-zero count as a shallow tree (the adders' normaliser).
 //! * [`time_base`]: the tick that ages open contexts (a pin, or a prescaler of the clock).
@@ -40,15 +44,18 @@ pub mod entry_composer;
 pub mod fifo;
 pub mod fp_add;
 pub mod frame_builder;
+pub mod frame_fifo;
 pub mod frame_router;
 pub mod header_builder;
 pub mod header_capture;
 pub mod header_fields;
 pub mod leading_zeros;
+pub mod offload_candidate;
 pub mod offload_classifier;
 pub mod offload_splitter;
 pub mod output_queues;
 pub mod place;
+pub mod reg_fifo;
 pub mod statistics;
 pub mod time_base;
 pub mod uop_decode;

@@ -9,7 +9,8 @@
 //!
 //! The rules (docs/protocol.md, "Classification"):
 //! * candidate: length ≥ 38, EtherType 0x0800, IPv4 version 4 with IHL 5, not a fragment,
-//!   protocol 17, UDP destination port 0xC011. Anything else passes through untouched.
+//!   protocol 17, UDP destination port 0xC011 ([`crate::offload_candidate`]). Anything else
+//!   passes through untouched.
 //! * a candidate is malformed unless: IPv4 total length ≥ 20 and ≤ frame length − 14 (trailing
 //!   bytes are Ethernet padding); the IP payload holds a UDP header; the UDP length is 0 (use
 //!   the IP payload) or 8 ≤ length ≤ IP payload; the datagram holds the 22-byte offload header;
@@ -33,9 +34,8 @@
 use collwire_proto::{Algorithm, Collective, Datatype, MessageType, ReduceOp};
 use rust_hdl::prelude::*;
 
-use crate::header_fields::{
-    ETHERTYPE_IPV4, FrameFields, HeaderFields, IPV4_PROTOCOL_UDP, IPV4_VERSION_IHL,
-};
+use crate::header_fields::{FrameFields, HeaderFields};
+use crate::offload_candidate::{CANDIDATE_BYTES, OffloadCandidate};
 
 /// Clocks from the capture's `frame_done` to `verdict_valid`.
 pub const CLASSIFY_LATENCY: usize = 3;
@@ -126,8 +126,6 @@ pub struct OffloadClassifier {
     msg_result: Constant<Bits<4>>,
     magic_byte: Constant<Bits<8>>,
     version: Constant<Bits<4>>,
-    ipv4_no_options: Constant<Bits<8>>,
-    protocol_udp: Constant<Bits<8>>,
     /// Per datatype code: the ops defined on it.
     valid_ops: [Constant<Bits<16>>; 16],
     /// Per datatype code: log2 of the element size.
@@ -138,11 +136,11 @@ pub struct OffloadClassifier {
     supported_algs: Constant<Bits<16>>,
     supported_dtypes: Constant<Bits<16>>,
     supported_ops: Constant<Bits<16>>,
-    ethertype_ipv4: Constant<Bits<16>>,
-    offload_port: Constant<Bits<16>>,
-    frag_mask: Constant<Bits<16>>,
     /// The arriving header as named fields.
     fin: HeaderFields,
+    /// The candidate rule ([`OffloadCandidate`]) and the length it needs.
+    rule: OffloadCandidate,
+    candidate_bytes: Constant<Bits<20>>,
     total_len: Signal<Local, Bits<20>>,
     udp_len: Signal<Local, Bits<20>>,
     len: Signal<Local, Bits<20>>,
@@ -220,8 +218,6 @@ impl Default for OffloadClassifier {
             msg_result: nibble(MessageType::Result.code().into()),
             magic_byte: Constant::new(bits::<8>(collwire_proto::MAGIC.into())),
             version: nibble(collwire_proto::VERSION.into()),
-            ipv4_no_options: Constant::new(bits::<8>(IPV4_VERSION_IHL.into())),
-            protocol_udp: Constant::new(bits::<8>(IPV4_PROTOCOL_UDP.into())),
             valid_ops: std::array::from_fn(|c| {
                 mask16(
                     ReduceOp::ALL
@@ -249,10 +245,9 @@ impl Default for OffloadClassifier {
             supported_algs: mask16(Algorithm::supported().map(|c| c.code())),
             supported_dtypes: mask16(Datatype::supported().map(|c| c.code())),
             supported_ops: mask16(ReduceOp::supported().map(|c| c.code())),
-            ethertype_ipv4: Constant::new(bits::<16>(ETHERTYPE_IPV4.into())),
-            offload_port: Constant::new(bits::<16>(collwire_proto::OFFLOAD_UDP_PORT.into())),
-            frag_mask: Constant::new(bits::<16>(0x3fff)),
             fin: Default::default(),
+            rule: Default::default(),
+            candidate_bytes: Constant::new(bits::<20>(CANDIDATE_BYTES as u64)),
             total_len: Default::default(),
             udp_len: Default::default(),
             len: Default::default(),
@@ -335,12 +330,9 @@ impl Logic for OffloadClassifier {
         self.udp_len.next = bit_cast::<20, 16>(self.fin.udp_len.val());
         self.f_elem.next = bit_cast::<20, 16>(self.fin.elem_count.val());
 
-        self.candidate.next = (self.len.val() >= bits::<20>(38))
-            & (self.fin.ethertype.val() == self.ethertype_ipv4.val())
-            & (self.fin.ip_version_ihl.val() == self.ipv4_no_options.val())
-            & ((self.fin.ip_flags_frag.val() & self.frag_mask.val()) == bits::<16>(0))
-            & (self.fin.ip_protocol.val() == self.protocol_udp.val())
-            & (self.fin.dst_port.val() == self.offload_port.val());
+        self.rule.header.next = self.header.val();
+        self.candidate.next =
+            (self.len.val() >= self.candidate_bytes.val()) & self.rule.candidate.val();
 
         // Lengths, as etherparse slices them: IPv4 total length within the frame, UDP length 0
         // (whole IP payload) or 8..=IP payload, room for the offload header.

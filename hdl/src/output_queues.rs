@@ -5,9 +5,20 @@
 //! * A full queue back-pressures the input (`s_axis_tready` low) — nothing is dropped silently.
 //!   A frame whose destination mask is empty has nowhere to go: it is dropped and counted
 //!   (`queue_drops`, [`crate::statistics`]).
-//! * Frame mode: a port starts sending a frame only when the whole frame is in its queue, so a
-//!   MAC never sees a gap inside a frame even when a multicast stalls on another port. Each queue
-//!   therefore holds 16 KiB, more than one jumbo frame.
+//! * **Cut-through**: a port starts sending a frame two clocks after its first beat came in —
+//!   when the frame comes from a source that delivers a frame's beats on consecutive clocks
+//!   (`gapless`, a mask of `tuser` source bits: the board's pass-through and transit paths) and
+//!   every queue it goes to has room for a longest frame (`limits::MAX_FRAME` + one beat) as it
+//!   starts. The input then never waits inside the frame, so the queue never runs dry inside
+//!   it: a MAC never sees a gap (underrun). A cut-through frame found bad at its last beat has
+//!   already left in part: it leaves whole, its last beat marked bad, and the MAC aborts it
+//!   (`tuser`, the board's `m_axis_*_tuser`).
+//! * **Frame mode** ([`AxisFifo`]) for every other frame (engine frames, or a queue short of
+//!   room): a port starts sending a frame only when the whole frame is in its queue, so a MAC
+//!   never sees a gap even when a multicast stalls on another port; a frame whose last beat is
+//!   marked bad (a runt, a cut-off giant or a frame its MAC received bad, marked by the router,
+//!   which counts it) is dropped by every queue it was written to, and never sent. Each queue
+//!   holds 16 KiB, more than one jumbo frame (and the router's longest cut-off giant).
 //! * The destination mask is taken from the first beat and held for the frame.
 //!
 //! One block for both builds: [`OutputQueues64`] (4 ports) and [`OutputQueues256`] (5 ports).
@@ -33,26 +44,31 @@ pub struct OutputQueues<
     const DL1: usize,
 > {
     pub clock: Signal<In, Clock>,
-    /// Synchronous reset: every queue empty, no frame open, the drop counter 0.
+    /// Synchronous reset: every queue empty, no frame open.
     pub reset: Signal<In, Bit>,
     pub s_axis: AxisSink<W, K>,
     pub m_axis: [AxisSource<W, K>; N],
+    /// The `tuser` source bits of the inputs whose frames arrive on consecutive clocks (may be
+    /// cut through).
+    pub gapless: Signal<In, Bits<8>>,
     /// `queue_drops` ([`crate::statistics`]) on the clock a dropped frame ends.
     pub events: Signal<Out, StatEvents>,
     no_events: Constant<StatEvents>,
     ev: Signal<Local, StatEvents>,
     queues: [AxisFifo<W, K, BB, LAST, USER, DL, DL1>; N],
-    /// Complete frames in each queue (counted two clocks after their last beat is
-    /// written, when the queue shows it).
-    complete: [DFF<Bits<16>>; N],
-    written_last: [DFF<Bit>; N],
-    visible_last: [DFF<Bit>; N],
+    /// `almost_level` of a queue: room for a longest frame (plus the flag's delay) is left
+    /// below it.
+    room_level: Constant<Bits<DL1>>,
     in_frame: DFF<Bit>,
     held_mask: DFF<Bits<8>>,
+    /// The frame being written is cut through.
+    held_cut: DFF<Bit>,
+    cut: Signal<Local, Bit>,
+    /// Every destination queue has room for a longest frame.
+    all_room: Signal<Local, Bit>,
     mask: Signal<Local, Bits<8>>,
     room: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
-    read: [Signal<Local, Bit>; N],
     /// Where the destination mask starts in `tuser` ([`TUSER_DST_AT`]).
     dst_at: Constant<Bits<16>>,
 }
@@ -69,7 +85,8 @@ impl<
 > Default for OutputQueues<W, K, N, BB, LAST, USER, DL, DL1>
 {
     fn default() -> Self {
-        // AxisFifo checks W, K, BB, LAST, USER, DL1.
+        // AxisFifo checks W, K, BB, LAST, USER, DL1. A queue holds the longest frame.
+        assert!(collwire_proto::limits::MAX_FRAME / K < 1 << DL);
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -79,15 +96,18 @@ impl<
             no_events: Constant::new(StatEvents::default()),
             ev: Default::default(),
             queues: std::array::from_fn(|_| Default::default()),
-            complete: std::array::from_fn(|_| Default::default()),
-            written_last: std::array::from_fn(|_| Default::default()),
-            visible_last: std::array::from_fn(|_| Default::default()),
+            room_level: Constant::new(bits::<DL1>(
+                ((1 << DL) - (collwire_proto::limits::MAX_FRAME / K + 1 + 2)) as u64,
+            )),
+            held_cut: Default::default(),
+            cut: Default::default(),
+            all_room: Default::default(),
+            gapless: Default::default(),
             in_frame: Default::default(),
             held_mask: Default::default(),
             mask: Default::default(),
             room: Default::default(),
             accept: Default::default(),
-            read: std::array::from_fn(|_| Default::default()),
             dst_at: Constant::new(bits::<16>(TUSER_DST_AT as u64)),
         }
     }
@@ -106,7 +126,7 @@ impl<
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, in_frame, held_mask);
+        dff_setup!(self, clock, in_frame, held_mask, held_cut);
         self.ev.next = self.no_events.val();
         self.mask.next = self
             .s_axis
@@ -116,18 +136,29 @@ impl<
         if self.in_frame.q.val() {
             self.mask.next = self.held_mask.q.val();
         }
-        // Room in every destination queue.
+        // Room in every destination queue: for this beat, and for a longest frame.
         self.room.next = true;
+        self.all_room.next = true;
         for i in 0..N {
             if self.mask.val().get_bit(i) & !self.queues[i].s_axis.tready.val() {
                 self.room.next = false;
             }
+            if self.mask.val().get_bit(i) & self.queues[i].almost_full.val() {
+                self.all_room.next = false;
+            }
+        }
+        // Cut through: decided at the first beat, held for the frame.
+        self.cut.next = self.all_room.val()
+            & ((self.s_axis.tuser.val().get_bits::<8>(0) & self.gapless.val()) != bits::<8>(0));
+        if self.in_frame.q.val() {
+            self.cut.next = self.held_cut.q.val();
         }
         self.s_axis.tready.next = self.room.val();
         self.accept.next = self.s_axis.tvalid.val() & self.room.val();
         if self.accept.val() {
             self.in_frame.d.next = !self.s_axis.tlast.val();
             self.held_mask.d.next = self.mask.val();
+            self.held_cut.d.next = self.cut.val();
             if self.s_axis.tlast.val() & (self.mask.val() == bits::<8>(0)) {
                 self.ev.next.queue_drops = true;
             }
@@ -135,48 +166,27 @@ impl<
         self.events.next = self.ev.val();
         for i in 0..N {
             self.queues[i].clock.next = self.clock.val();
-            self.complete[i].clock.next = self.clock.val();
-            self.written_last[i].clock.next = self.clock.val();
-            self.visible_last[i].clock.next = self.clock.val();
+            self.queues[i].reset.next = self.reset.val();
+            self.queues[i].almost_level.next = self.room_level.val();
+            self.queues[i].cut_through.next = self.cut.val() & self.mask.val().get_bit(i);
             self.queues[i].s_axis.tvalid.next = self.accept.val() & self.mask.val().get_bit(i);
             self.queues[i].s_axis.tdata.next = self.s_axis.tdata.val();
             self.queues[i].s_axis.tkeep.next = self.s_axis.tkeep.val();
             self.queues[i].s_axis.tlast.next = self.s_axis.tlast.val();
             self.queues[i].s_axis.tuser.next = self.s_axis.tuser.val();
-            self.written_last[i].d.next =
-                self.accept.val() & self.mask.val().get_bit(i) & self.s_axis.tlast.val();
-            self.visible_last[i].d.next = self.written_last[i].q.val();
-            // Send only frames that are wholly in the queue.
-            self.m_axis[i].tvalid.next =
-                self.queues[i].m_axis.tvalid.val() & (self.complete[i].q.val() != bits::<16>(0));
+            // A queue shows whole frames, or a frame cut through from a gapless source: a
+            // port never waits inside one.
+            self.m_axis[i].tvalid.next = self.queues[i].m_axis.tvalid.val();
             self.m_axis[i].tdata.next = self.queues[i].m_axis.tdata.val();
             self.m_axis[i].tkeep.next = self.queues[i].m_axis.tkeep.val();
             self.m_axis[i].tlast.next = self.queues[i].m_axis.tlast.val();
             self.m_axis[i].tuser.next = self.queues[i].m_axis.tuser.val();
-            self.read[i].next = self.m_axis[i].tvalid.val() & self.m_axis[i].tready.val();
-            self.queues[i].m_axis.tready.next = self.read[i].val();
-            self.complete[i].d.next = self.complete[i].q.val();
-            if self.visible_last[i].q.val()
-                & !(self.read[i].val() & self.queues[i].m_axis.tlast.val())
-            {
-                self.complete[i].d.next = self.complete[i].q.val() + bits::<16>(1);
-            }
-            if !self.visible_last[i].q.val()
-                & self.read[i].val()
-                & self.queues[i].m_axis.tlast.val()
-            {
-                self.complete[i].d.next = self.complete[i].q.val() - bits::<16>(1);
-            }
-            self.queues[i].reset.next = self.reset.val();
-            if self.reset.val() {
-                self.complete[i].d.next = bits::<16>(0);
-                self.written_last[i].d.next = false;
-                self.visible_last[i].d.next = false;
-            }
+            self.queues[i].m_axis.tready.next = self.m_axis[i].tready.val();
         }
         if self.reset.val() {
             self.in_frame.d.next = false;
             self.held_mask.d.next = bits::<8>(0);
+            self.held_cut.d.next = false;
         }
     }
 }

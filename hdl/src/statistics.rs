@@ -42,6 +42,15 @@ pub struct StatEvents {
     pub queue_drops: Bit,
     /// Contexts reclaimed after [`crate::cfe::cfg::RECLAIM`] ticks without progress.
     pub reclaimed: Bit,
+    /// Frames shorter than `limits::MIN_FRAME` (60 bytes) dropped.
+    pub runt_drops: Bit,
+    /// Frames longer than `limits::MAX_FRAME` (9216 bytes) cut off and dropped.
+    pub giant_drops: Bit,
+    /// Frames their MAC received bad (FCS or PHY error, `tuser` on `tlast`) dropped.
+    pub bad_frame_drops: Bit,
+    /// Offload frames dropped because the engine's input buffer had no room for a frame of
+    /// the longest length (the engine stalled): they never wait in the shared input.
+    pub engine_busy_drops: Bit,
 }
 
 /// Number of counters.
@@ -121,7 +130,7 @@ mod tests {
         let names = stat_names();
         assert_eq!(names.len(), STATS);
         assert_eq!(names[0], "stored");
-        assert_eq!(stat_index("reclaimed"), Some(STATS - 1));
+        assert_eq!(stat_index("engine_busy_drops"), Some(STATS - 1));
         assert_eq!(stat_index("nonsense"), None);
         // The event bit of a field is its index.
         let e = StatEvents {

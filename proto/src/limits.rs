@@ -20,10 +20,24 @@ pub const CONTEXTS: usize = 8;
 /// multiples of [`SEGMENT_ALIGN`] bytes below `MTU − 50`.
 pub const MAX_MTU: usize =
     MAX_SEGMENT_PAYLOAD + SEGMENT_ALIGN - 1 + IPV4_HEADER_LEN + UDP_HEADER_LEN + HEADER_LEN;
+/// Shortest frame a board forwards, without FCS (Ethernet's 64-byte minimum less its 4-byte
+/// FCS, Linux's `ETH_ZLEN`): shorter ones are runts, dropped and counted (`runt_drops`).
+pub const MIN_FRAME: usize = 60;
+/// Longest frame a board forwards, without FCS: a jumbo frame of 9216 bytes, the usual switch
+/// maximum. Longer ones are giants, dropped and counted (`giant_drops`); a giant is never
+/// stored whole, so its length is not bounded.
+pub const MAX_FRAME: usize = 9216;
+/// Longest offload frame a board takes: the 64-byte headers and a full
+/// [`MAX_SEGMENT_PAYLOAD`]. A longer offload candidate is a giant to the board (dropped and
+/// counted, `giant_drops`), whatever its header says.
+pub const MAX_OFFLOAD_FRAME: usize = crate::PAYLOAD_FRAME_OFFSET + MAX_SEGMENT_PAYLOAD;
 /// Largest offload datagram (header + payload) a board takes.
 pub const MAX_DATAGRAM: usize = HEADER_LEN + MAX_SEGMENT_PAYLOAD;
 
 const _: () = assert!(MAX_MTU == 2129);
+// Both are whole beats at 64 and 256 bits, so a frame's beat count tells runt and giant apart.
+const _: () = assert!(MAX_FRAME.is_multiple_of(32) && MAX_FRAME >= crate::ETH_HEADER_LEN + MAX_MTU);
+const _: () = assert!(MAX_OFFLOAD_FRAME.is_multiple_of(32) && MAX_OFFLOAD_FRAME < MAX_FRAME);
 const _: () = assert!(MAX_MTU >= MIN_MTU);
 
 fn beyond(what: &'static str, value: usize, min: usize, max: usize) -> Result<(), Error> {

@@ -14,8 +14,14 @@ pub struct Beat {
     /// Byte enables, bit `i` for lane `i`.
     pub keep: u64,
     pub last: bool,
+    /// `tuser`: on a block's internal bus the port masks and the bad bit
+    /// (`collwire_hdl::axis`); at a board's MAC ports the MAC's one bit, [`MAC_BAD`].
     pub user: u16,
 }
+
+/// A board MAC port's `tuser` in [`Beat::user`]: on a `tlast` beat, the frame is bad (received
+/// with a bad FCS, or aborted by the board).
+pub const MAC_BAD: u16 = 1;
 
 /// `tkeep` with lanes `0..n` set.
 pub fn keep_mask(n: usize) -> u64 {

@@ -120,6 +120,10 @@ macro_rules! board_model {
                         self.set_s_axis_tdata_bytes_at(port, &b.data);
                         self.set_s_axis_tkeep_at(port, b.keep);
                         self.set_s_axis_tlast_at(port, u64::from(b.last));
+                        self.set_s_axis_tuser_at(
+                            port,
+                            u64::from(b.user & crate::axis::MAC_BAD != 0),
+                        );
                         self.set_s_axis_tvalid_at(port, 1);
                     }
                     None => self.set_s_axis_tvalid_at(port, 0),
@@ -140,7 +144,11 @@ macro_rules! board_model {
                     data: self.m_axis_tdata_bytes_at(port),
                     keep: self.m_axis_tkeep_at(port),
                     last: self.m_axis_tlast_at(port) != 0,
-                    user: 0,
+                    user: if self.m_axis_tuser_at(port) != 0 {
+                        crate::axis::MAC_BAD
+                    } else {
+                        0
+                    },
                 })
             }
             fn rise(&mut self) -> bool {

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use collwire_hdl::emit::BusWidth;
 use collwire_hdl::time_base::prescaler_period;
 
-use crate::axis::{Beat, beats};
+use crate::axis::{Beat, MAC_BAD, beats};
 use crate::board::{BoardCounters, BoardModel, configure, new_board, stat_names};
 
 /// A cluster: from flags or a TOML file.
@@ -71,6 +71,8 @@ pub enum ClusterError {
     Ports(usize, usize),
     #[error("no answer after {0} cycles")]
     Timeout(u64),
+    #[error("{0} clocks of MAC underrun: an output port ran dry inside a frame")]
+    Underrun(u64),
 }
 
 pub use collwire_proto::addressing::{
@@ -168,6 +170,9 @@ pub struct Cluster {
     /// Cycle the first beat of each frame left each output.
     pub first_out: Vec<Vec<Vec<u64>>>,
     in_frame_out: Vec<Vec<bool>>,
+    /// Clocks on which an output port showed no beat inside a frame it had begun: a MAC
+    /// underrun (a cut-through frame that ran dry). Always 0 for a correct board.
+    pub underruns: u64,
     pub cycle: u64,
     /// Beats sent out of unconnected ports (lost).
     pub unconnected_beats: u64,
@@ -229,6 +234,7 @@ impl Cluster {
             host_rx: vec![Vec::new(); n],
             in_frame_in: vec![vec![false; ports]; n],
             first_out: vec![vec![Vec::new(); ports]; n],
+            underruns: 0,
             first_in_log: vec![vec![Vec::new(); ports]; n],
             in_frame_out: vec![vec![false; ports]; n],
             config,
@@ -340,9 +346,19 @@ impl Cluster {
 
     /// Queues `frame` at board `b`'s port `port` (as if it came over that port's cable).
     pub fn inject(&mut self, b: usize, port: usize, frame: &[u8]) {
+        self.inject_marked(b, port, frame, false);
+    }
+
+    /// As [`Cluster::inject`], with the MAC's bad-frame mark (`tuser` on the last beat: a
+    /// frame received with a bad FCS) when `bad`.
+    pub fn inject_marked(&mut self, b: usize, port: usize, frame: &[u8], bad: bool) {
         let now = self.cycle;
         let bytes = self.beat_bytes();
-        self.inputs[b][port].extend(beats(frame, bytes, 0).into_iter().map(|beat| (now, beat)));
+        let mut frame_beats = beats(frame, bytes, 0);
+        if bad {
+            frame_beats.last_mut().unwrap().user = MAC_BAD;
+        }
+        self.inputs[b][port].extend(frame_beats.into_iter().map(|beat| (now, beat)));
     }
 
     /// Frames board `b` delivered to its host so far (taken).
@@ -474,7 +490,12 @@ impl Cluster {
                     }
                     self.in_frame_in[b][p] = !beat.last;
                 }
-                if let Some(beat) = self.boards[b].output(p) {
+                let out = self.boards[b].output(p);
+                if out.is_none() && self.in_frame_out[b][p] {
+                    // The MAC wants the next beat of a frame it has begun: an underrun.
+                    self.underruns += 1;
+                }
+                if let Some(beat) = out {
                     beat_out = true;
                     if !self.in_frame_out[b][p] {
                         self.first_out[b][p].push(now);
@@ -490,7 +511,10 @@ impl Cluster {
                         self.host_partial[b].extend_from_slice(&beat.data[..n]);
                         if beat.last {
                             let frame = std::mem::take(&mut self.host_partial[b]);
-                            self.host_rx[b].push(Received { cycle: now, frame });
+                            // The host's MAC drops a frame the board aborted.
+                            if beat.user & MAC_BAD == 0 {
+                                self.host_rx[b].push(Received { cycle: now, frame });
+                            }
                         }
                     } else if let Some(to) = self.peer[b][p] {
                         deliveries.push((to, beat));

@@ -286,6 +286,9 @@ pub fn run_jobs_with(
         }
         wire.borrow_mut().advance(cluster);
     }
+    if cluster.underruns > 0 {
+        return Err(ClusterError::Underrun(cluster.underruns));
+    }
     let wire = wire.borrow();
     Ok(ranks
         .into_iter()

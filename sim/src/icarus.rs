@@ -26,6 +26,8 @@ use crate::board::BoardModel;
 pub struct PortIn {
     pub tvalid: bool,
     pub tlast: bool,
+    /// The MAC's `tuser`: the frame was received bad.
+    pub tuser: bool,
     pub tkeep: u64,
     pub tdata: Vec<u8>,
     /// `m_axis_tready` of the same port.
@@ -43,13 +45,16 @@ pub struct Inputs {
     pub ports: Vec<PortIn>,
 }
 
+/// An output beat on the pins: `tdata`, `tkeep`, `tlast`, `tuser` (the MAC's abort).
+pub type PinBeat = (Vec<u8>, u64, bool, bool);
+
 /// Every output of a board for one cycle, as the comparison sees it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Outputs {
     /// `s_axis_tready` per port.
     pub s_tready: Vec<bool>,
     /// The beat each port drives, `None` while `m_axis_tvalid` is low.
-    pub beats: Vec<Option<(Vec<u8>, u64, bool)>>,
+    pub beats: Vec<Option<PinBeat>>,
     pub cfe_state: u8,
     /// The configuration read port (`cfg_rdata`: a statistics counter, or 0).
     pub cfg_rdata: u64,
@@ -101,7 +106,11 @@ impl Recording {
         Outputs {
             s_tready: (0..ports).map(|p| self.inner.input_ready(p)).collect(),
             beats: (0..ports)
-                .map(|p| self.inner.output(p).map(|b| (b.data, b.keep, b.last)))
+                .map(|p| {
+                    self.inner
+                        .output(p)
+                        .map(|b| (b.data, b.keep, b.last, b.user & crate::axis::MAC_BAD != 0))
+                })
                 .collect(),
             cfe_state: self.inner.cfe_state(),
             cfg_rdata: self.inner.cfg_rdata().into(),
@@ -125,6 +134,7 @@ impl BoardModel for Recording {
             pin.tdata.resize(self.inner.bytes(), 0);
             pin.tkeep = b.keep;
             pin.tlast = b.last;
+            pin.tuser = b.user & crate::axis::MAC_BAD != 0;
         }
         self.inner.set_input(port, beat);
     }
@@ -266,13 +276,13 @@ pub fn testbench(
     for p in 0..ports {
         let _ = writeln!(
             t,
-            "    reg [{}:0] s_tdata_{p} = 0;\n    reg [{}:0] s_tkeep_{p} = 0;\n    reg s_tlast_{p} = 0;\n    reg s_tvalid_{p} = 0;\n    reg m_tready_{p} = 0;",
+            "    reg [{}:0] s_tdata_{p} = 0;\n    reg [{}:0] s_tkeep_{p} = 0;\n    reg s_tlast_{p} = 0;\n    reg s_tuser_{p} = 0;\n    reg s_tvalid_{p} = 0;\n    reg m_tready_{p} = 0;",
             w - 1,
             bytes - 1
         );
         let _ = writeln!(
             t,
-            "    wire s_tready_{p};\n    wire [{}:0] m_tdata_{p};\n    wire [{}:0] m_tkeep_{p};\n    wire m_tlast_{p};\n    wire m_tvalid_{p};",
+            "    wire s_tready_{p};\n    wire [{}:0] m_tdata_{p};\n    wire [{}:0] m_tkeep_{p};\n    wire m_tlast_{p};\n    wire m_tuser_{p};\n    wire m_tvalid_{p};",
             w - 1,
             bytes - 1
         );
@@ -292,11 +302,13 @@ pub fn testbench(
             ("s_axis_tdata", "s_tdata"),
             ("s_axis_tkeep", "s_tkeep"),
             ("s_axis_tlast", "s_tlast"),
+            ("s_axis_tuser", "s_tuser"),
             ("s_axis_tvalid", "s_tvalid"),
             ("s_axis_tready", "s_tready"),
             ("m_axis_tdata", "m_tdata"),
             ("m_axis_tkeep", "m_tkeep"),
             ("m_axis_tlast", "m_tlast"),
+            ("m_axis_tuser", "m_tuser"),
             ("m_axis_tvalid", "m_tvalid"),
             ("m_axis_tready", "m_tready"),
         ] {
@@ -316,12 +328,16 @@ pub fn testbench(
     let mut out_fmt = String::new();
     let mut out_args = Vec::new();
     for p in 0..ports {
-        scan_fmt += " %h %h %h %h %h";
-        for r in ["s_tvalid", "s_tlast", "s_tkeep", "s_tdata", "m_tready"] {
+        scan_fmt += " %h %h %h %h %h %h";
+        for r in [
+            "s_tvalid", "s_tlast", "s_tuser", "s_tkeep", "s_tdata", "m_tready",
+        ] {
             scan_args.push(format!("{r}_{p}"));
         }
-        out_fmt += "%h %h %h %h %h ";
-        for r in ["s_tready", "m_tvalid", "m_tlast", "m_tkeep", "m_tdata"] {
+        out_fmt += "%h %h %h %h %h %h ";
+        for r in [
+            "s_tready", "m_tvalid", "m_tlast", "m_tuser", "m_tkeep", "m_tdata",
+        ] {
             out_args.push(format!("{r}_{p}"));
         }
     }
@@ -354,9 +370,10 @@ fn input_line(i: &Inputs) -> String {
     for p in &i.ports {
         let _ = write!(
             s,
-            " {:x} {:x} {:x} {} {:x}",
+            " {:x} {:x} {:x} {:x} {} {:x}",
             u8::from(p.tvalid),
             u8::from(p.tlast),
+            u8::from(p.tuser),
             p.tkeep,
             hex_bytes(&p.tdata),
             u8::from(p.m_tready)
@@ -451,7 +468,7 @@ pub fn replay(
 
 fn parse_line(line: &str, ports: usize, bytes: usize) -> Result<Outputs, String> {
     let f: Vec<&str> = line.split_whitespace().collect();
-    let want = 5 * ports + 2;
+    let want = 6 * ports + 2;
     if f.len() != want {
         return Err(format!("{} fields, not {want}", f.len()));
     }
@@ -462,16 +479,21 @@ fn parse_line(line: &str, ports: usize, bytes: usize) -> Result<Outputs, String>
     };
     let mut o = Outputs::default();
     for p in 0..ports {
-        let g = &f[5 * p..5 * p + 5];
+        let g = &f[6 * p..6 * p + 6];
         o.s_tready.push(bit(g[0])?);
         o.beats.push(if bit(g[1])? {
-            Some((from_hex_le(g[4], bytes)?, hex_u64(g[3])?, bit(g[2])?))
+            Some((
+                from_hex_le(g[5], bytes)?,
+                hex_u64(g[4])?,
+                bit(g[2])?,
+                bit(g[3])?,
+            ))
         } else {
             None
         });
     }
-    o.cfe_state = hex_u64(f[5 * ports])? as u8;
-    o.cfg_rdata = hex_u64(f[5 * ports + 1])?;
+    o.cfe_state = hex_u64(f[6 * ports])? as u8;
+    o.cfg_rdata = hex_u64(f[6 * ports + 1])?;
     Ok(o)
 }
 
@@ -510,9 +532,11 @@ pub fn compare(
                     got.s_tready[p].to_string(),
                 ));
             }
-            let show = |b: &Option<(Vec<u8>, u64, bool)>| match b {
+            let show = |b: &Option<PinBeat>| match b {
                 None => "no beat".to_string(),
-                Some((d, k, l)) => format!("data {} keep {k:x} last {l}", hex_bytes(d)),
+                Some((d, k, l, u)) => {
+                    format!("data {} keep {k:x} last {l} user {u}", hex_bytes(d))
+                }
             };
             if want.beats[p] != got.beats[p] {
                 return Err(mismatch(
@@ -546,19 +570,20 @@ mod tests {
 
     #[test]
     fn output_lines_parse_and_reject_x() {
-        let ok = "1 1 0 ff 0102030405060708 0 0 0 00 0000000000000000 0 0 0 00 0000000000000000 1 0 0 00 0000000000000000 3 00000002";
+        let ok = "1 1 0 0 ff 0102030405060708 0 0 0 0 00 0000000000000000 0 0 0 0 00 0000000000000000 1 0 0 0 00 0000000000000000 3 00000002";
         let o = parse_line(ok, 4, 8).unwrap();
         assert!(o.s_tready[0] && !o.s_tready[1] && o.s_tready[3]);
         assert_eq!(
             o.beats[0],
-            Some((vec![8, 7, 6, 5, 4, 3, 2, 1], 0xff, false))
+            Some((vec![8, 7, 6, 5, 4, 3, 2, 1], 0xff, false, false))
         );
         assert_eq!(o.beats[1], None);
         assert_eq!(o.cfe_state, 3);
         assert_eq!(o.cfg_rdata, 2);
         let x = ok.replacen("0102030405060708", "01020304050607xx", 1);
         assert!(parse_line(&x, 4, 8).is_err());
-        let x = ok.replacen("1 1 0 ff", "1 x 0 ff", 1);
+        let x = ok.replacen("1 1 0 0 ff", "1 x 0 0 ff", 1);
+        assert_ne!(x, ok);
         assert!(parse_line(&x, 4, 8).is_err());
     }
 
@@ -606,6 +631,7 @@ mod tests {
             ports: vec![PortIn {
                 tvalid: true,
                 tlast: false,
+                tuser: true,
                 tkeep: 0xff,
                 tdata: vec![1, 2, 3, 4, 5, 6, 7, 8],
                 m_tready: true,
@@ -613,10 +639,10 @@ mod tests {
         };
         assert_eq!(
             input_line(&i),
-            "1 0 1300 deadbeef 1 1 0 ff 0807060504030201 1"
+            "1 0 1300 deadbeef 1 1 0 1 ff 0807060504030201 1"
         );
         let tb = testbench("m", 1, 8, Path::new("in"), Path::new("out"));
-        assert!(tb.contains("%h %h %h %h %h %h %h %h %h %h"), "{tb}");
-        assert!(tb.contains("while (n == 10)"), "{tb}");
+        assert!(tb.contains("%h %h %h %h %h %h %h %h %h %h %h"), "{tb}");
+        assert!(tb.contains("while (n == 11)"), "{tb}");
     }
 }

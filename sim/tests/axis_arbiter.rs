@@ -2,6 +2,7 @@
 //! identical, in per-port order, stamped with their source port; saturated ports are served
 //! strictly round-robin with no idle clock between frames.
 
+use collwire_hdl::axis::TUSER_BAD_AT;
 use collwire_sim::axis::{Sink, Source};
 use collwire_sim::fpu_check::SplitMix;
 use collwire_sim::models::{AxisArbiter64, AxisArbiter256};
@@ -133,8 +134,9 @@ fn random_traffic<A: Arbiter>() {
         for seq in 0..40 {
             let len = 2 + (rng.next_u64() % 300) as usize;
             let f = frame(p, seq, len, &mut rng);
-            let dst = (rng.next_u64() as u16) & 0xff00;
-            s.push_frame(&f, A::BYTES, dst | 0x00ff);
+            // The destination mask and the bad bit pass; the source bits are replaced.
+            let dst = (rng.next_u64() as u16) & (0xff00 | 1 << TUSER_BAD_AT);
+            s.push_frame(&f, A::BYTES, dst | 0x007f);
             expected[p].push((f, dst | (1 << p)));
         }
     }

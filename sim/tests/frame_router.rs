@@ -1,11 +1,16 @@
 //! Ingress frame path through Verilator at both widths: every frame that is not an offload frame
-//! (ARP, TCP, other UDP ports, IPv6, VLAN, IPv4 options, fragments, jumbo, runts) leaves byte
+//! (ARP, TCP, other UDP ports, IPv6, VLAN, IPv4 options, fragments, jumbo) leaves byte
 //! identical toward the port a NIC would use; valid offload frames reach the engine port whole,
 //! with their decoded fields (as `collwire_proto` reads them) and verdict alongside; malformed
-//! offload frames are dropped and counted. Verdicts come from `frame::classify`.
+//! offload frames are dropped and counted. Verdicts come from `frame::classify`. Runts
+//! (< `limits::MIN_FRAME`), giants (> `limits::MAX_FRAME`, up to 64 KiB of garbage) and frames
+//! the MAC marked bad are counted and never delivered as good; with the engine stalled, offload
+//! frames are dropped and counted while plain frames keep flowing (cut-through, delay printed).
 
-use collwire_hdl::axis::{HOST_PORT, UPLINK_PORT, tuser};
+use collwire_hdl::axis::{HOST_PORT, TUSER_BAD_AT, UPLINK_PORT, tuser};
+use collwire_proto::frame::is_offload_candidate;
 use collwire_proto::frame::{FrameKind, classify};
+use collwire_proto::limits::{MAX_FRAME, MAX_OFFLOAD_FRAME, MIN_FRAME};
 use collwire_sim::axis::{Sink, Source};
 use collwire_sim::fpu_check::SplitMix;
 use collwire_sim::frames::{frame_fields_of, mutate, offload_frame, plain_frames};
@@ -31,12 +36,21 @@ trait RouterPorts {
     fn events(&self) -> u64;
 }
 
-/// Counts the router's events by name: passed, offloaded, malformed.
-fn count_events(counters: &mut [u64; 3], events: u64) {
-    for (c, name) in counters
-        .iter_mut()
-        .zip(["passed_frames", "offload_frames", "malformed_drops"])
-    {
+/// The router's counters, in this order.
+const COUNTERS: [&str; 7] = [
+    "passed_frames",
+    "offload_frames",
+    "malformed_drops",
+    "runt_drops",
+    "giant_drops",
+    "bad_frame_drops",
+    "engine_busy_drops",
+];
+type Counts = [u64; 7];
+
+/// Counts the router's events by name ([`COUNTERS`]).
+fn count_events(counters: &mut Counts, events: u64) {
+    for (c, name) in counters.iter_mut().zip(COUNTERS) {
         let bit = collwire_hdl::statistics::stat_index(name).unwrap();
         *c += events >> bit & 1;
     }
@@ -122,26 +136,52 @@ struct Expected {
     pass: Vec<(Vec<u8>, u16)>,
     offload: Vec<(Vec<u8>, OffloadMeta)>,
     malformed: u64,
+    runts: u64,
+    giants: u64,
+    bad: u64,
 }
 
-/// Feeds `frames` (with their source ports) and returns what came out and the clocks taken.
+/// A frame for the router: its bytes, its source port, and whether the MAC marked it bad.
+type Input = (Vec<u8>, usize, bool);
+
+/// What came out: pass-through and offload sinks, the metadata of each offload frame, the
+/// counters, the clocks taken, the clock each input frame's first beat went in, and the clock
+/// each pass-through frame's first beat came out.
+struct Run {
+    pass: Sink,
+    off: Sink,
+    metas: Vec<OffloadMeta>,
+    counters: Counts,
+    cycles: usize,
+    starts: Vec<usize>,
+    pass_firsts: Vec<usize>,
+}
+
+/// Feeds `frames` and returns what came out; the engine port is ready on `offload_ready` %
+/// of the clocks (0: stalled).
 fn run<R: Router>(
-    frames: &[(Vec<u8>, usize)],
+    frames: &[Input],
     idle: u64,
     ready: u64,
-) -> (Sink, Sink, Vec<OffloadMeta>, [u64; 3], usize) {
+    offload_ready: u64,
+    engine_stalled_until: usize,
+) -> Run {
     let mut dut = R::default();
     let m = dut.ports();
     let mut src = Source::new(3, idle);
-    for (f, port) in frames {
-        src.push_frame(f, R::BYTES, tuser(*port, 0));
+    for (f, port, bad) in frames {
+        let mark = if *bad { 1 << TUSER_BAD_AT } else { 0 };
+        src.push_frame(f, R::BYTES, tuser(*port, 0) | mark);
     }
     let mut pass = Sink::new(5, ready);
-    let mut off = Sink::new(6, ready);
+    let mut off = Sink::new(6, offload_ready);
     let mut metas = Vec::new();
     let mut cycles = 0;
     let mut extra = 0;
-    let mut counters = [0u64; 3];
+    let mut counters = [0u64; 7];
+    let mut starts = Vec::new();
+    let mut in_frame = false;
+    let mut pass_firsts = Vec::new();
     // Until every frame has left (the counters count a frame at its last beat), then a few more
     // clocks in which nothing else may appear.
     while extra < 32 {
@@ -151,16 +191,25 @@ fn run<R: Router>(
         assert!(cycles < 2_000_000, "router stalled");
         let beat = src.offer().cloned();
         m.drive(beat.as_ref());
-        let (pr, or) = (pass.ready(), off.ready());
+        let (pr, or) = (pass.ready(), off.ready() && cycles >= engine_stalled_until);
         m.set_ready(pr, or);
         m.eval();
         count_events(&mut counters, m.events());
-        if beat.is_some() && m.in_ready() {
+        if let Some(b) = &beat
+            && m.in_ready()
+        {
             src.taken();
+            if !in_frame {
+                starts.push(cycles);
+            }
+            in_frame = !b.last;
         }
         if let Some((d, k, l, u)) = m.pass_out()
             && pr
         {
+            if pass.open_bytes() == 0 {
+                pass_firsts.push(cycles);
+            }
             pass.accept(&d, k, l, u);
         }
         if let Some((d, k, l, u)) = m.offload_out()
@@ -174,56 +223,111 @@ fn run<R: Router>(
         m.tick();
         cycles += 1;
     }
-    (pass, off, metas, counters, cycles)
+    Run {
+        pass,
+        off,
+        metas,
+        counters,
+        cycles,
+        starts,
+        pass_firsts,
+    }
 }
 
-fn traffic(rng: &mut SplitMix, n: usize) -> (Vec<(Vec<u8>, usize)>, Expected) {
-    let mut frames = Vec::new();
-    let mut exp = Expected::default();
-    let plain = plain_frames(rng);
-    for i in 0..n {
-        let port = (rng.next_u64() % 4) as usize;
-        let f = match i % 3 {
-            0 => plain[(rng.next_u64() % plain.len() as u64) as usize]
-                .1
-                .clone(),
-            _ => {
-                let mut f = offload_frame(rng);
-                mutate(rng, &mut f);
-                f
-            }
-        };
-        match classify(&f) {
+/// What the router must do with a frame (of bytes `f`, marked bad by its MAC or not). A
+/// candidate longer than the longest offload frame is a giant, and a giant is one before it is
+/// marked bad (it is cut off before its last beat).
+fn expect(exp: &mut Expected, f: &[u8], port: usize, bad: bool) {
+    if f.len() > MAX_FRAME || (is_offload_candidate(f) && f.len() > MAX_OFFLOAD_FRAME) {
+        exp.giants += 1;
+    } else if bad {
+        exp.bad += 1;
+    } else if f.len() < MIN_FRAME {
+        exp.runts += 1;
+    } else {
+        match classify(f) {
             FrameKind::PassThrough => {
                 let dst = if port == HOST_PORT {
                     UPLINK_PORT
                 } else {
                     HOST_PORT
                 };
-                exp.pass.push((f.clone(), tuser(port, 1 << dst)));
+                exp.pass.push((f.to_vec(), tuser(port, 1 << dst)));
             }
             FrameKind::Offload { repr, payload, .. } => exp.offload.push((
-                f.clone(),
+                f.to_vec(),
                 (
-                    frame_fields_of(&f).unwrap().to_le_bytes(),
+                    frame_fields_of(f).unwrap().to_le_bytes(),
                     payload.len(),
                     repr.check_supported().is_err(),
                 ),
             )),
             FrameKind::Malformed(_) => exp.malformed += 1,
         }
-        frames.push((f, port));
+    }
+}
+
+/// Plain frames, mutated offload frames, and `hygiene`: runts of every length, giants (some
+/// with a valid offload header, some of 64 KiB of garbage), frames of exactly the minimum and
+/// maximum length, and frames the MAC marked bad.
+fn traffic(rng: &mut SplitMix, n: usize, hygiene: bool) -> (Vec<Input>, Expected) {
+    let mut frames = Vec::new();
+    let mut exp = Expected::default();
+    let plain = plain_frames(rng);
+    for i in 0..n {
+        let port = (rng.next_u64() % 4) as usize;
+        let mut bad = false;
+        let f = match (i % 3, hygiene) {
+            (0, _) => plain[(rng.next_u64() % plain.len() as u64) as usize]
+                .1
+                .clone(),
+            (1, true) => {
+                let mut f = match rng.next_u64() % 6 {
+                    0 => vec![0u8; 1 + (rng.next_u64() % (MIN_FRAME as u64 + 8)) as usize],
+                    1 => offload_frame(rng),
+                    2 => vec![0u8; MAX_FRAME + 1 + (rng.next_u64() % 300) as usize],
+                    3 => vec![0u8; [MIN_FRAME, MAX_FRAME, MIN_FRAME - 1][i % 3]],
+                    4 if i % 4 == 1 => vec![0u8; 65536],
+                    _ => plain[(rng.next_u64() % plain.len() as u64) as usize]
+                        .1
+                        .clone(),
+                };
+                // Garbage after the first bytes of a valid header: an offload giant.
+                if f.len() > MAX_FRAME && i % 2 == 0 {
+                    let head = offload_frame(rng);
+                    f[..head.len()].copy_from_slice(&head);
+                } else if f.iter().all(|&b| b == 0) {
+                    f.iter_mut().for_each(|b| *b = rng.next_u64() as u8);
+                }
+                bad = rng.next_u64().is_multiple_of(4);
+                f
+            }
+            _ => {
+                let mut f = offload_frame(rng);
+                mutate(rng, &mut f);
+                f
+            }
+        };
+        expect(&mut exp, &f, port, bad);
+        frames.push((f, port, bad));
     }
     (frames, exp)
 }
 
-fn check<R: Router>(seed: u64, idle: u64, ready: u64) {
+fn check<R: Router>(seed: u64, idle: u64, ready: u64, hygiene: bool) {
     let mut rng = SplitMix(seed);
-    let (frames, exp) = traffic(&mut rng, 600);
-    let (pass, off, metas, counters, _) = run::<R>(&frames, idle, ready);
-    for (i, (got, want)) in pass.frames.iter().zip(&exp.pass).enumerate() {
+    let (frames, exp) = traffic(&mut rng, 600, hygiene);
+    let out = run::<R>(&frames, idle, ready, ready, 0);
+    // Frames that leave marked bad are dropped downstream: only the good ones count.
+    let good: Vec<_> = out
+        .pass
+        .frames
+        .iter()
+        .filter(|(_, user)| user >> TUSER_BAD_AT & 1 == 0)
+        .collect();
+    for (i, (got, want)) in good.iter().zip(&exp.pass).enumerate() {
         assert!(
-            got == want,
+            *got == want,
             "pass-through frame {i}: got {} bytes user {:#x}, want {} bytes user {:#x}",
             got.0.len(),
             got.1,
@@ -231,34 +335,47 @@ fn check<R: Router>(seed: u64, idle: u64, ready: u64) {
             want.1
         );
     }
-    assert_eq!(
-        pass.frames.len(),
-        exp.pass.len(),
-        "pass-through frame count"
-    );
-    for (i, ((got, _), want)) in off.frames.iter().zip(&exp.offload).enumerate() {
+    assert_eq!(good.len(), exp.pass.len(), "pass-through frame count");
+    for (i, ((got, _), want)) in out.off.frames.iter().zip(&exp.offload).enumerate() {
         assert!(
             got == &want.0,
-            "offload frame {i}: got {} bytes, want {}",
+            "offload frame {i}: got {} bytes (input frame {:?}), want {} (input frame {:?})",
             got.len(),
-            want.0.len()
+            frames.iter().position(|(f, _, _)| f == got),
+            want.0.len(),
+            frames.iter().position(|(f, _, _)| f == &want.0),
         );
         assert_eq!(
-            metas[i], want.1,
+            out.metas[i], want.1,
             "offload frame {i}: header, payload length, unsupported"
         );
     }
-    assert_eq!(off.frames.len(), exp.offload.len(), "offload frame count");
     assert_eq!(
-        counters,
+        out.off.frames.len(),
+        exp.offload.len(),
+        "offload frame count"
+    );
+    assert_eq!(
+        out.counters,
         [
             exp.pass.len() as u64,
             exp.offload.len() as u64,
-            exp.malformed
+            exp.malformed,
+            exp.runts,
+            exp.giants,
+            exp.bad,
+            0
         ],
-        "passed / offload / malformed counters"
+        "counters {COUNTERS:?}"
     );
-    assert!(exp.pass.len() > 100 && exp.offload.len() > 30 && exp.malformed > 100);
+    assert!(exp.pass.len() > 100 && exp.offload.len() > 30 && exp.malformed > 50);
+    if hygiene {
+        assert!(
+            exp.runts > 20 && exp.giants > 10 && exp.bad > 20,
+            "{:?}",
+            [exp.runts, exp.giants, exp.bad]
+        );
+    }
 }
 
 /// Every kind at full rate with nothing blocking: a beat in and a beat out on every clock.
@@ -266,43 +383,108 @@ fn back_to_back<R: Router>() {
     let mut rng = SplitMix(11);
     let mut frames = Vec::new();
     let mut beats = 0;
-    let mut longest = 0;
     for _ in 0..50 {
-        for (_, f) in plain_frames(&mut rng) {
-            longest = longest.max(f.len().div_ceil(R::BYTES));
+        for (name, f) in plain_frames(&mut rng) {
+            if name == "runt" {
+                continue;
+            }
             beats += f.len().div_ceil(R::BYTES);
-            frames.push((f, HOST_PORT));
+            frames.push((f, HOST_PORT, false));
         }
     }
-    let (pass, _, _, counters, cycles) = run::<R>(&frames, 0, 100);
-    assert_eq!(pass.frames.len(), frames.len());
-    assert_eq!(counters[0], frames.len() as u64);
-    // 32 clocks end the run. Store-and-forward puts the output at most one longest frame (plus
-    // the verdict latency) behind the input; beyond that a beat leaves on every clock, with no
-    // bubble between frames.
-    let busy = cycles - 32;
+    let out = run::<R>(&frames, 0, 100, 100, 0);
+    assert_eq!(out.pass.frames.len(), frames.len());
+    assert_eq!(out.counters[0], frames.len() as u64);
+    // 32 clocks end the run. Cut-through puts the output a few clocks behind the input (the
+    // candidate rule's beat); beyond that a beat leaves on every clock, with no bubble between
+    // frames.
+    let busy = out.cycles - 32;
     println!("{beats} beats in {busy} clocks");
-    assert!(
-        busy <= beats + longest + 12,
-        "{beats} beats took {busy} clocks"
+    assert!(busy <= beats + 8, "{beats} beats took {busy} clocks");
+}
+
+/// The engine stalls (its port not ready) while plain and offload frames arrive back to back:
+/// the offload buffer fills, further offload frames are dropped and counted, and every plain
+/// frame still leaves, its first beat a few clocks after it came in (printed); once the engine
+/// runs again, the offload frames it took reach it whole.
+fn isolation<R: Router>() {
+    let mut rng = SplitMix(21);
+    let plain: Vec<Vec<u8>> = plain_frames(&mut rng)
+        .into_iter()
+        .filter(|(name, _)| *name != "runt" && *name != "jumbo udp")
+        .map(|(_, f)| f)
+        .collect();
+    let mut frames = Vec::new();
+    let mut exp = Expected::default();
+    for i in 0..400 {
+        let f = if i % 2 == 0 {
+            plain[i / 2 % plain.len()].clone()
+        } else {
+            offload_frame(&mut rng)
+        };
+        expect(&mut exp, &f, 1, false);
+        frames.push((f, 1, false));
+    }
+    let stall = 200_000;
+    let out = run::<R>(&frames, 0, 100, 100, stall);
+    assert_eq!(
+        out.pass.frames, exp.pass,
+        "plain frames, in order, unchanged"
     );
+    let passing: Vec<usize> = (0..frames.len()).step_by(2).collect();
+    let delays: Vec<usize> = out
+        .pass_firsts
+        .iter()
+        .zip(&passing)
+        .map(|(o, &i)| o - out.starts[i])
+        .collect();
+    let worst = *delays.iter().max().unwrap();
+    let [_, offloaded, _, _, _, _, busy] = out.counters;
+    println!(
+        "{}-bit, engine stalled: plain frames' first beat in -> first beat out {}..={worst} clocks; \
+         {offloaded} offload frames buffered, {busy} dropped (engine busy)",
+        R::BYTES * 8,
+        delays.iter().min().unwrap(),
+    );
+    assert!(busy > 0 && offloaded > 0, "the buffer fills and then drops");
+    assert_eq!(offloaded + busy, exp.offload.len() as u64);
+    // Every offload frame that reached the engine is one that was sent, in order.
+    let mut want = exp.offload.iter();
+    for (got, _) in &out.off.frames {
+        assert!(
+            want.any(|(w, _)| w == got),
+            "an offload frame out of order or changed"
+        );
+    }
+    // First beat out within a few clocks of first beat in (the candidate rule's beat plus the
+    // buffer's two clocks): the stalled engine costs plain traffic nothing.
+    assert!(worst <= 8, "a plain frame waited {worst} clocks");
+    assert!(out.cycles > stall);
 }
 
 #[test]
 fn frames_route_and_drop_64() {
-    check::<FrameRouter64>(1, 30, 70);
+    check::<FrameRouter64>(1, 30, 70, false);
 }
 #[test]
 fn frames_route_and_drop_256() {
-    check::<FrameRouter256>(2, 30, 70);
+    check::<FrameRouter256>(2, 30, 70, false);
+}
+#[test]
+fn runts_giants_and_bad_frames_are_dropped_and_counted_64() {
+    check::<FrameRouter64>(5, 20, 80, true);
+}
+#[test]
+fn runts_giants_and_bad_frames_are_dropped_and_counted_256() {
+    check::<FrameRouter256>(6, 20, 80, true);
 }
 #[test]
 fn back_pressure_never_loses_a_frame_64() {
-    check::<FrameRouter64>(3, 0, 20);
+    check::<FrameRouter64>(3, 0, 20, false);
 }
 #[test]
 fn back_pressure_never_loses_a_frame_256() {
-    check::<FrameRouter256>(4, 0, 20);
+    check::<FrameRouter256>(4, 0, 20, false);
 }
 #[test]
 fn full_rate_64() {
@@ -311,4 +493,12 @@ fn full_rate_64() {
 #[test]
 fn full_rate_256() {
     back_to_back::<FrameRouter256>();
+}
+#[test]
+fn a_stalled_engine_never_delays_plain_frames_64() {
+    isolation::<FrameRouter64>();
+}
+#[test]
+fn a_stalled_engine_never_delays_plain_frames_256() {
+    isolation::<FrameRouter256>();
 }

@@ -1,6 +1,8 @@
 //! Output queues through Verilator at both widths: multicast to every port in the mask, byte
 //! identical and in order; a full queue back-pressures (nothing lost); a port never shows a gap
-//! inside a frame; frames with no destination are dropped and counted.
+//! inside a frame; frames with no destination are dropped and counted; frames marked bad (`tuser`
+//! bit 7 on the last beat) are never delivered.
+use collwire_hdl::axis::TUSER_BAD_AT;
 
 use collwire_sim::axis::{Sink, Source};
 use collwire_sim::fpu_check::SplitMix;
@@ -15,6 +17,8 @@ trait Queues: Default {
 trait QueuePorts {
     fn drive(&mut self, beat: Option<&collwire_sim::axis::Beat>);
     fn set_ready(&mut self, port: usize, ready: bool);
+    /// The `gapless` source mask (frames from these sources may be cut through).
+    fn gapless_sources(&mut self, mask: u8);
     fn eval(&mut self);
     fn tick(&mut self);
     fn in_ready(&self) -> bool;
@@ -47,6 +51,9 @@ macro_rules! queues {
             }
             fn set_ready(&mut self, port: usize, ready: bool) {
                 self.set_m_axis_tready_at(port, u64::from(ready));
+            }
+            fn gapless_sources(&mut self, mask: u8) {
+                self.set_gapless(u64::from(mask));
             }
             fn eval(&mut self) {
                 <$ty>::eval(self)
@@ -82,19 +89,27 @@ queues!(OutputQueues256, 32, 5);
 fn run<Q: Queues>(frames: &[(Vec<u8>, u8)], ready: u64, blocked_until: usize) {
     let mut dut = Q::default();
     let m = dut.ports();
+    // This source idles between beats: no frame may be cut through.
+    m.gapless_sources(0);
     let mut src = Source::new(17, 20);
     let mut want: Vec<Vec<(Vec<u8>, u16)>> = vec![Vec::new(); Q::PORTS];
     let mut dropped = 0;
+    let mut bad_frames = 0;
     for (i, (f, mask)) in frames.iter().enumerate() {
-        let user = u16::from(*mask) << 8 | (i as u16 & 0xff);
+        // Every seventh frame is marked bad (as the router marks a runt or a cut-off giant):
+        // no queue may deliver it.
+        let bad = i % 7 == 3;
+        let user = u16::from(*mask) << 8 | (i as u16 & 0x7f) | u16::from(bad) << TUSER_BAD_AT;
         src.push_frame(f, Q::BYTES, user);
         for (p, w) in want.iter_mut().enumerate() {
-            if mask >> p & 1 == 1 {
+            if mask >> p & 1 == 1 && !bad {
                 w.push((f.clone(), user));
             }
         }
         dropped += u64::from(*mask == 0);
+        bad_frames += u64::from(bad && *mask != 0);
     }
+    assert!(bad_frames > 10);
     let mut sinks: Vec<Sink> = (0..Q::PORTS)
         .map(|p| Sink::new(100 + p as u64, ready))
         .collect();
@@ -201,4 +216,123 @@ fn a_blocked_port_back_pressures_64() {
 #[test]
 fn a_blocked_port_back_pressures_256() {
     run::<OutputQueues256>(&traffic(5, 120, 9000, 4), 90, 60_000);
+}
+
+/// Frames from a gapless source (bit 0 of `tuser`'s source mask) are cut through: each leaves
+/// on every port of its mask two clocks after its first beat came in, without a gap, a bad one
+/// whole with its last beat marked bad (for the MAC to abort); frames from another source (bit
+/// 1) still wait until they are whole, and a bad one of those is dropped. Port 2 refuses
+/// everything for a while, so its queue fills and frames for it fall back to frame mode.
+fn cut_through<Q: Queues>() {
+    let mut dut = Q::default();
+    let m = dut.ports();
+    m.gapless_sources(0b01);
+    let mut src = Source::new(5, 0);
+    let mut rng = SplitMix(9);
+    let n = 120;
+    let mut frames = Vec::new();
+    for i in 0..n {
+        let len = 1 + (rng.next_u64() % 2500) as usize;
+        let f: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
+        let mask = 1 + (rng.next_u64() as u8) % ((1 << Q::PORTS) - 1);
+        let gapless = i % 3 != 2;
+        let bad = i % 5 == 4;
+        let user = u16::from(mask) << 8
+            | if gapless { 0b01 } else { 0b10 }
+            | u16::from(bad) << TUSER_BAD_AT;
+        src.push_frame(&f, Q::BYTES, user);
+        frames.push((f, mask, gapless, bad, user));
+    }
+    let mut sinks: Vec<Sink> = (0..Q::PORTS).map(|p| Sink::new(p as u64, 100)).collect();
+    let mut firsts_in = Vec::new();
+    let mut firsts_out: Vec<Vec<usize>> = vec![Vec::new(); Q::PORTS];
+    // Per port: the clock the previous frame's last beat left.
+    let mut prev_end: Vec<Vec<usize>> = vec![Vec::new(); Q::PORTS];
+    let mut last_end = vec![0usize; Q::PORTS];
+    let mut in_frame = false;
+    let blocked = 2..30_000;
+    for cycle in 0..200_000usize {
+        let beat = src.offer().cloned();
+        m.drive(beat.as_ref());
+        for p in 0..Q::PORTS {
+            m.set_ready(p, !(p == 2 && blocked.contains(&cycle)));
+        }
+        m.eval();
+        if let Some(b) = &beat
+            && m.in_ready()
+        {
+            if !in_frame {
+                firsts_in.push(cycle);
+            }
+            in_frame = !b.last;
+            src.taken();
+        }
+        for (p, s) in sinks.iter_mut().enumerate() {
+            let out = m.out(p);
+            assert!(
+                s.open_bytes() == 0 || out.is_some(),
+                "port {p}: gap inside a frame at clock {cycle}"
+            );
+            if let Some((d, k, l, u)) = out
+                && !(p == 2 && blocked.contains(&cycle))
+            {
+                if s.open_bytes() == 0 {
+                    firsts_out[p].push(cycle);
+                    prev_end[p].push(last_end[p]);
+                }
+                if l {
+                    last_end[p] = cycle;
+                }
+                s.accept(&d, k, l, u);
+            }
+        }
+        m.tick();
+    }
+    assert!(src.is_empty());
+    let mut cut_seen = 0;
+    for p in 0..Q::PORTS {
+        let mut got = sinks[p]
+            .frames
+            .iter()
+            .zip(firsts_out[p].iter().zip(&prev_end[p]));
+        for (i, (f, mask, gapless, bad, user)) in frames.iter().enumerate() {
+            if mask >> p & 1 == 0 {
+                continue;
+            }
+            // A bad frame in frame mode is dropped: nothing to match.
+            let next = got.clone().next();
+            match next {
+                Some(((g, u), (&out, &before))) if g == f && *u == *user => {
+                    got.next();
+                    assert!(
+                        !*bad || *gapless,
+                        "port {p}: bad frame {i} delivered in frame mode"
+                    );
+                    // Port 2's queue fills while it is blocked: its frames may fall back to
+                    // frame mode. Every other queue always has room.
+                    // Two clocks after it came in, or right after the port's previous frame.
+                    if *gapless && mask & 0b100 == 0 {
+                        assert_eq!(
+                            out,
+                            (firsts_in[i] + 2).max(before + 1),
+                            "port {p} frame {i}: first beat out"
+                        );
+                        cut_seen += 1;
+                    }
+                }
+                _ => assert!(*bad, "port {p}: frame {i} missing"),
+            }
+        }
+        assert!(got.next().is_none(), "port {p}: an extra frame");
+    }
+    assert!(cut_seen > 50, "{cut_seen} frames cut through");
+}
+
+#[test]
+fn cut_through_64() {
+    cut_through::<OutputQueues64>();
+}
+#[test]
+fn cut_through_256() {
+    cut_through::<OutputQueues256>();
 }

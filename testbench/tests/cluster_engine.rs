@@ -525,6 +525,7 @@ fn mixed_traffic(width: usize, skip: bool) -> (Observed, u64) {
         assert_eq!(o.as_ref().unwrap(), &golden(&again)[rank], "rank {rank}");
     }
     drain(&mut c, &mut host);
+    assert_eq!(c.underruns, 0, "an output ran dry inside a frame");
     let counters = (0..4).map(|b| c.counters(b).iter().collect()).collect();
     (
         (
@@ -620,4 +621,136 @@ fn contexts_of_killed_jobs_are_reclaimed_without_aborts() {
     let (r, reclaimed) = after_twenty_killed_jobs(0);
     assert!(r.is_err(), "with reclaim off the boards stay full");
     assert_eq!(reclaimed, 0);
+}
+
+/// A frame built from bytes that are not an offload request: UDP to another port.
+fn plain_frame(len: usize) -> Vec<u8> {
+    let mut endpoints = rank_endpoints(1, 0);
+    endpoints.dst_port = collwire_proto::OFFLOAD_UDP_PORT + 1;
+    build_frame(&endpoints, &vec![0x5a; len - 42]).unwrap()
+}
+
+/// Issue 16's frame hygiene on whole boards, both widths: a 64 KiB garbage frame from a cable,
+/// a giant well-formed request from the host (a valid header over 2041 f64, 16,328 bytes: the
+/// request that once stopped a board for good), a runt and a request its MAC received bad are
+/// dropped and counted where they arrived, nothing else is, and the next collective runs with
+/// the right bits.
+#[test]
+fn giants_runts_and_bad_frames_are_dropped_and_the_next_collective_works() {
+    for width in [64, 256] {
+        let mut c = cluster(4, width);
+        let garbage: Vec<u8> = (0..65536u32).map(|i| (i * 7 + 3) as u8).collect();
+        c.inject(1, 2, &garbage);
+        let mut giant = request(0, 4, 1, ReduceOp::Sum, 9);
+        giant.datatype = Datatype::F64;
+        giant.elem_count = 2041;
+        let payload: Vec<u8> = (0..2041 * 8).map(|i| i as u8).collect();
+        let frame =
+            build_frame(&rank_endpoints(0, 0), &giant.to_datagram(&payload).unwrap()).unwrap();
+        assert!(frame.len() > collwire_proto::limits::MAX_FRAME);
+        c.host_send(0, &frame);
+        c.inject(2, 1, &plain_frame(100)[..40]);
+        let good = build_frame(
+            &rank_endpoints(3, 0),
+            &request(3, 4, 1, ReduceOp::Sum, 9)
+                .to_datagram(&[1, 0, 0, 0, 2, 0, 0, 0])
+                .unwrap(),
+        )
+        .unwrap();
+        c.inject_marked(3, 0, &good, true);
+        for _ in 0..20_000 {
+            c.step();
+        }
+        let count = |c: &mut Cluster, b: usize, name: &str| c.counters(b).get(name);
+        assert_eq!(count(&mut c, 1, "giant_drops"), 1, "{width}-bit: garbage");
+        assert_eq!(
+            count(&mut c, 0, "giant_drops"),
+            1,
+            "{width}-bit: giant request"
+        );
+        assert_eq!(count(&mut c, 2, "runt_drops"), 1, "{width}-bit: runt");
+        assert_eq!(
+            count(&mut c, 3, "bad_frame_drops"),
+            1,
+            "{width}-bit: bad frame"
+        );
+        for b in 0..4 {
+            for name in [
+                "stored",
+                "passed_frames",
+                "offload_frames",
+                "malformed_drops",
+            ] {
+                assert_eq!(count(&mut c, b, name), 0, "{width}-bit: board {b} {name}");
+            }
+            assert!(
+                c.host_take(b).is_empty(),
+                "{width}-bit: board {b} delivered a frame"
+            );
+        }
+        let fresh = job(
+            (
+                Collective::Allreduce,
+                Algorithm::Ring,
+                Datatype::F64,
+                ReduceOp::Sum,
+            ),
+            300,
+            7,
+            4,
+            1,
+        );
+        let r = run_jobs(&mut c, std::slice::from_ref(&fresh), 1500, 200_000).unwrap();
+        for (rank, o) in r[0].outcomes.iter().enumerate() {
+            assert_eq!(o.as_ref().unwrap(), &golden(&fresh)[rank], "rank {rank}");
+        }
+    }
+}
+
+/// Issue 16's pass-through isolation on a whole board, both widths: rank 0 of board 0 opens 40
+/// segments no peer will ever join, so every context is busy, the engine holds a new segment
+/// it cannot take, and the rest of the requests fill its offload buffer and are dropped. Plain
+/// frames from a cable to the host still flow, each as fast as through an idle board (the
+/// delay, first beat in to first beat out, is printed and must be equal).
+#[test]
+fn a_stalled_engine_does_not_delay_plain_traffic() {
+    let through = |c: &mut Cluster| -> u64 {
+        let frame = plain_frame(600);
+        let ins = c.first_in_log[0][1].len();
+        let outs = c.first_out[0][0].len();
+        c.inject(0, 1, &frame);
+        for _ in 0..2_000 {
+            c.step();
+        }
+        let got = c.host_take(0);
+        assert_eq!(got.len(), 1, "the plain frame reached the host");
+        assert_eq!(got[0].frame, frame);
+        c.first_out[0][0][outs] - c.first_in_log[0][1][ins]
+    };
+    for width in [64, 256] {
+        let mut c = cluster(4, width);
+        let idle = through(&mut c);
+        for op_id in 200..240 {
+            let frame = build_frame(
+                &rank_endpoints(0, 0),
+                &request(0, 4, 1, ReduceOp::Sum, op_id)
+                    .to_datagram(&[1, 0, 0, 0, 2, 0, 0, 0])
+                    .unwrap(),
+            )
+            .unwrap();
+            c.host_send(0, &frame);
+        }
+        for _ in 0..20_000 {
+            c.step();
+        }
+        let busy = c.counters(0).get("engine_busy_drops");
+        assert!(busy > 0, "{width}-bit: the offload buffer filled");
+        let stalled = through(&mut c);
+        println!(
+            "{width}-bit: plain frame through board 0, first beat in -> out: idle {idle} clocks, \
+             engine stalled ({busy} offload frames dropped) {stalled} clocks"
+        );
+        assert_eq!(stalled, idle, "{width}-bit");
+        assert_eq!(c.underruns, 0);
+    }
 }

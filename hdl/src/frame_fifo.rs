@@ -1,0 +1,193 @@
+//! The board's FIFO: block RAM + read pointer + two write pointers, with a reset. In **frame
+//! mode** it is verilog-ethernet's `axis_fifo` with `FRAME_FIFO` and `DROP_BAD_FRAME`: words
+//! are written at the tentative write pointer; the read side sees them only once the word that
+//! ends their frame (`last`) is written, so a reader never waits inside a frame, and a frame
+//! whose last word comes with `drop` is discarded: the tentative pointer goes back to where the
+//! frame started, and the reader never sees any of it. While `cut_through` is high the read
+//! side sees every word written (a plain FIFO, [`crate::fifo::Fifo`]; a frame being cut
+//! through, [`crate::output_queues`]) and `drop` discards nothing: a frame already being read
+//! cannot be called back, so its last word leaves as it is (marked bad, for the MAC to abort).
+//!
+//! Timing as [`crate::fifo::Fifo`]: a frame whose last word is written on cycle `t` can be read
+//! from cycle `t + 2`; `data_out` is the head while `empty` is low, `read` pops it; `reset`
+//! empties it in one clock. `full` refuses words (the writer waits), so a frame longer than the
+//! FIFO would wait forever: its users bound their frames below 2^`N` words.
+//!
+//! `N` address bits (2^N words), `NP1 = N + 1` pointer bits. `almost_full` is high, one clock
+//! after the fact, while `almost_level` words or more are stored or being written: a writer
+//! that must never wait checks it before it starts a frame ([`crate::frame_router`]).
+
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct FrameFifo<D: Synth, const N: usize, const NP1: usize> {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous: the FIFO is empty after the clock edge.
+    pub reset: Signal<In, Bit>,
+    pub read: Signal<In, Bit>,
+    pub data_out: Signal<Out, D>,
+    pub empty: Signal<Out, Bit>,
+    pub write: Signal<In, Bit>,
+    pub data_in: Signal<In, D>,
+    /// The word written ends its frame.
+    pub last: Signal<In, Bit>,
+    /// With `last`: discard the whole frame (frame mode only).
+    pub drop: Signal<In, Bit>,
+    /// The read side sees words as they are written, not only whole frames.
+    pub cut_through: Signal<In, Bit>,
+    pub full: Signal<Out, Bit>,
+    pub almost_level: Signal<In, Bits<NP1>>,
+    pub almost_full: Signal<Out, Bit>,
+    ram: RAM<D, N>,
+    read_address: DFF<Bits<NP1>>,
+    /// `read_address + 1`, kept beside it (as in [`crate::fifo::Fifo`]).
+    read_address_plus1: DFFWithInit<Bits<NP1>>,
+    /// Where the next word goes (inside the frame being written), and one past it: a push
+    /// selects a kept pointer instead of adding, so `write` reaches the pointers through
+    /// multiplexers only (a multicast's ready logic runs through it, [`crate::output_queues`]).
+    write_address: DFF<Bits<NP1>>,
+    write_address_plus1: DFFWithInit<Bits<NP1>>,
+    /// One past the last word of the last whole frame: what the read side sees; and one past
+    /// that, kept beside it (a dropped frame restores both pointers without adding).
+    committed: DFF<Bits<NP1>>,
+    committed_plus1: DFFWithInit<Bits<NP1>>,
+    /// `write_address_plus1 + 1`: the one adder on the write side, on a register.
+    write_plus2: Signal<Local, Bits<NP1>>,
+    next_committed_plus1: Signal<Local, Bits<NP1>>,
+    not_empty: DFF<Bit>,
+    almost_full_r: DFF<Bit>,
+    is_full: Signal<Local, Bit>,
+    pop: Signal<Local, Bit>,
+    push: Signal<Local, Bit>,
+    next_read: Signal<Local, Bits<NP1>>,
+    next_read_plus1: Signal<Local, Bits<NP1>>,
+    next_write: Signal<Local, Bits<NP1>>,
+    next_write_plus1: Signal<Local, Bits<NP1>>,
+    address_mask: Constant<Bits<NP1>>,
+    size: Constant<Bits<NP1>>,
+}
+
+impl<D: Synth, const N: usize, const NP1: usize> Default for FrameFifo<D, N, NP1> {
+    fn default() -> Self {
+        assert_eq!(N + 1, NP1, "FrameFifo: NP1 must be N + 1");
+        assert!(NP1 < 32);
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            read: Default::default(),
+            data_out: Default::default(),
+            empty: Default::default(),
+            write: Default::default(),
+            data_in: Default::default(),
+            last: Default::default(),
+            drop: Default::default(),
+            cut_through: Default::default(),
+            full: Default::default(),
+            almost_level: Default::default(),
+            almost_full: Default::default(),
+            ram: Default::default(),
+            read_address: Default::default(),
+            read_address_plus1: DFFWithInit::new(1u64.to_bits()),
+            write_address: Default::default(),
+            write_address_plus1: DFFWithInit::new(1u64.to_bits()),
+            committed: Default::default(),
+            committed_plus1: DFFWithInit::new(1u64.to_bits()),
+            write_plus2: Default::default(),
+            next_committed_plus1: Default::default(),
+            not_empty: Default::default(),
+            almost_full_r: Default::default(),
+            is_full: Default::default(),
+            pop: Default::default(),
+            push: Default::default(),
+            next_read: Default::default(),
+            next_read_plus1: Default::default(),
+            next_write: Default::default(),
+            next_write_plus1: Default::default(),
+            address_mask: Constant::new(((1u64 << N) - 1).to_bits()),
+            size: Constant::new((1u64 << N).to_bits()),
+        }
+    }
+}
+
+impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            read_address,
+            write_address,
+            committed,
+            not_empty,
+            almost_full_r
+        );
+        self.read_address_plus1.clock.next = self.clock.val();
+        self.write_address_plus1.clock.next = self.clock.val();
+        self.committed_plus1.clock.next = self.clock.val();
+        self.ram.read_clock.next = self.clock.val();
+        self.ram.write_clock.next = self.clock.val();
+        self.is_full.next =
+            (self.write_address.q.val() ^ self.read_address.q.val()) == self.size.val();
+        self.pop.next = self.read.val() & self.not_empty.q.val();
+        self.push.next = self.write.val() & !self.is_full.val();
+        self.next_read.next = self.read_address.q.val();
+        self.next_read_plus1.next = self.read_address_plus1.q.val();
+        if self.pop.val() {
+            self.next_read.next = self.read_address_plus1.q.val();
+            self.next_read_plus1.next = self.read_address_plus1.q.val() + bits::<NP1>(1);
+        }
+        self.empty.next = !self.not_empty.q.val();
+        self.full.next = self.is_full.val();
+        self.almost_full.next = self.almost_full_r.q.val();
+        self.ram.read_address.next =
+            bit_cast::<N, NP1>(self.next_read.val() & self.address_mask.val());
+        self.data_out.next = self.ram.read_data.val();
+        self.ram.write_address.next =
+            bit_cast::<N, NP1>(self.write_address.q.val() & self.address_mask.val());
+        self.ram.write_data.next = self.data_in.val();
+        self.ram.write_enable.next = self.push.val();
+        self.read_address.d.next = self.next_read.val();
+        // A frame's last word commits it or throws it away.
+        self.write_plus2.next = self.write_address_plus1.q.val() + bits::<NP1>(1);
+        self.next_write.next = self.write_address.q.val();
+        self.next_write_plus1.next = self.write_address_plus1.q.val();
+        self.committed.d.next = self.committed.q.val();
+        self.next_committed_plus1.next = self.committed_plus1.q.val();
+        if self.push.val() {
+            if self.last.val() & self.drop.val() & !self.cut_through.val() {
+                self.next_write.next = self.committed.q.val();
+                self.next_write_plus1.next = self.committed_plus1.q.val();
+            } else {
+                self.next_write.next = self.write_address_plus1.q.val();
+                self.next_write_plus1.next = self.write_plus2.val();
+                if self.last.val() {
+                    self.committed.d.next = self.write_address_plus1.q.val();
+                    self.next_committed_plus1.next = self.write_plus2.val();
+                }
+            }
+        }
+        // Next clock the read side sees `committed` (or, cutting through, `write_address`) as
+        // it is now: the RAM holds its words by then.
+        self.not_empty.d.next = self.next_read.val() != self.committed.q.val();
+        if self.cut_through.val() {
+            self.not_empty.d.next = self.next_read.val() != self.write_address.q.val();
+        }
+        self.almost_full_r.d.next =
+            (self.write_address.q.val() - self.next_read.val()) >= self.almost_level.val();
+        if self.reset.val() {
+            self.read_address.d.next = bits::<NP1>(0);
+            self.next_read_plus1.next = bits::<NP1>(1);
+            self.next_write.next = bits::<NP1>(0);
+            self.next_write_plus1.next = bits::<NP1>(1);
+            self.committed.d.next = bits::<NP1>(0);
+            self.next_committed_plus1.next = bits::<NP1>(1);
+            self.not_empty.d.next = false;
+            self.almost_full_r.d.next = false;
+        }
+        // Blocks of their own (they start at 1): their inputs are assigned once.
+        self.read_address_plus1.d.next = self.next_read_plus1.val();
+        self.write_address_plus1.d.next = self.next_write_plus1.val();
+        self.committed_plus1.d.next = self.next_committed_plus1.val();
+        self.write_address.d.next = self.next_write.val();
+    }
+}
