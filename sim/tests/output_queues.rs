@@ -220,8 +220,8 @@ fn a_blocked_port_back_pressures_256() {
 
 /// Frames from a gapless source (bit 0 of `tuser`'s source mask) are cut through: each leaves
 /// on every port of its mask two clocks after its first beat came in, without a gap, a bad one
-/// whole with its last beat marked bad (for the MAC to abort); frames from another source (bit
-/// 1) still wait until they are whole, and a bad one of those is dropped. Port 2 refuses
+/// whole with its last beat marked bad (for the MAC to abort); frames from another source
+/// (source bit 1) still wait until they are whole, and a bad one of those is dropped. Port 2 refuses
 /// everything for a while, so its queue fills and frames for it fall back to frame mode.
 fn cut_through<Q: Queues>() {
     let mut dut = Q::default();

@@ -213,13 +213,16 @@ fn hops(width: usize, payload: usize, link_latency: u64) -> Hop {
         .flat_map(|e| (e as f64).to_le_bytes())
         .collect();
     let frame = build_frame(&ends, &repr.to_datagram(&data).unwrap()).unwrap();
+    // Each measurement starts on a cluster at rest, so no earlier frame shares the path.
+    c.run_until(10_000, |c| c.at_rest()).expect("rest");
     let outs = c.first_out[1][1].len();
     c.inject(1, 2, &frame);
     c.run_until(10_000, |c| c.first_out[1][1].len() > outs)
         .expect("transit");
     let transit = c.first_out[1][1][outs] - *c.first_in_log[1][2].last().unwrap();
-    // Pass-through: a plain UDP frame (not the offload port) from port 2 to the host.
-    let plain = build_frame(
+    // Pass-through: a plain UDP frame (not the offload port) from port 2 to the host, padded
+    // to Ethernet's minimum as a NIC sends it (a shorter one is a runt, dropped).
+    let mut plain = build_frame(
         &Endpoints {
             dst_port: 53,
             ..ends
@@ -227,6 +230,8 @@ fn hops(width: usize, payload: usize, link_latency: u64) -> Hop {
         &vec![0u8; payload],
     )
     .unwrap();
+    plain.resize(plain.len().max(collwire_proto::limits::MIN_FRAME), 0);
+    c.run_until(10_000, |c| c.at_rest()).expect("rest");
     let host_outs = c.first_out[1][0].len();
     c.inject(1, 2, &plain);
     c.run_until(10_000, |c| c.first_out[1][0].len() > host_outs)
