@@ -334,6 +334,11 @@ impl Cluster {
         }
     }
 
+    /// Ports per board (host + network).
+    pub fn ports(&self) -> usize {
+        self.boards[0].ports()
+    }
+
     /// Bytes per beat.
     pub fn beat_bytes(&self) -> usize {
         self.boards[0].bytes()

@@ -18,7 +18,7 @@ use serde::Serialize;
 
 #[derive(Parser)]
 #[command(
-    about = "collwire cluster benchmark: per-hop latency, allreduce latency vs P, simulator speed"
+    about = "collwire cluster benchmark: per-hop latency, throughput, allreduce latency vs P, simulator speed"
 )]
 struct Args {
     /// Largest communicator (boards, one rank each).
@@ -55,6 +55,24 @@ struct Hop {
     pass_through_hop_ns: f64,
 }
 
+/// Board 1 of a 4-board ring takes MTU transit frames (1440 B payload, addressed to board 3) on
+/// every network port at once, at `offered_load` beats per clock in all (1.0: one bus word per
+/// clock, what the input arbiter moves; 3 × 1G on the 64-bit board at 125 MHz is 0.375).
+#[derive(Serialize)]
+struct Throughput {
+    width: usize,
+    offered_load: f64,
+    frames_offered: u64,
+    /// Frames board 1 forwarded, and per second at the target clock.
+    frames_forwarded: u64,
+    frames_per_second: f64,
+    /// Offload frames the router dropped because the engine's buffer was full.
+    engine_busy_drops: u64,
+    /// The longest a frame's first beat waited at a port beyond when its cable delivered it
+    /// (back-pressure at the input), in clocks.
+    worst_input_wait: u64,
+}
+
 #[derive(Serialize)]
 struct Allreduce {
     algorithm: String,
@@ -88,6 +106,7 @@ struct Report {
     link_latency: u64,
     cabling: &'static str,
     hops: Vec<Hop>,
+    throughput: Vec<Throughput>,
     allreduce_f64_sum: Vec<Allreduce>,
     simulator_speed: Vec<SimSpeed>,
 }
@@ -184,35 +203,10 @@ fn hops(width: usize, payload: usize, link_latency: u64) -> Hop {
     .expect("allreduce");
     let engine = c.first_out[1][1][0] - c.first_in_log[1][2][0];
     // Transit: a partial addressed to board 2 arriving at board 1 on port 2.
-    let repr = OffloadRepr {
-        msg_type: MessageType::Partial,
-        op_id: 99,
-        collective: Collective::Allreduce,
-        algorithm: Algorithm::Ring,
-        datatype: Datatype::F64,
-        op: ReduceOp::Sum,
-        comm_id: 1,
-        comm_size: 3,
-        rank: 2 << 8,
-        root: 0,
-        ranks_per_host: 1,
-        attempt: 0,
-        seg_index: 0,
-        seg_count: 1,
-        elem_count: elements as u16,
-    };
-    let ends = Endpoints {
-        src_mac: board_mac(0),
-        dst_mac: board_mac(2),
-        src_ip: board_ip(0),
-        dst_ip: board_ip(2),
-        src_port: collwire_proto::OFFLOAD_UDP_PORT,
-        dst_port: collwire_proto::OFFLOAD_UDP_PORT,
-    };
     let data: Vec<u8> = (0..elements)
         .flat_map(|e| (e as f64).to_le_bytes())
         .collect();
-    let frame = build_frame(&ends, &repr.to_datagram(&data).unwrap()).unwrap();
+    let (ends, frame) = partial(2, 3, &data);
     // Each measurement starts on a cluster at rest, so no earlier frame shares the path.
     c.run_until(10_000, |c| c.at_rest()).expect("rest");
     let outs = c.first_out[1][1].len();
@@ -252,6 +246,101 @@ fn hops(width: usize, payload: usize, link_latency: u64) -> Hop {
     }
 }
 
+/// A ring-allreduce partial of f64 `data` from board 0 to board `to` of `boards`: its addresses
+/// and the frame.
+fn partial(to: usize, boards: u16, data: &[u8]) -> (Endpoints, Vec<u8>) {
+    let repr = OffloadRepr {
+        msg_type: MessageType::Partial,
+        op_id: 99,
+        collective: Collective::Allreduce,
+        algorithm: Algorithm::Ring,
+        datatype: Datatype::F64,
+        op: ReduceOp::Sum,
+        comm_id: 1,
+        comm_size: boards,
+        rank: (to as u16) << 8,
+        root: 0,
+        ranks_per_host: 1,
+        attempt: 0,
+        seg_index: 0,
+        seg_count: 1,
+        elem_count: (data.len() / 8) as u16,
+    };
+    let ends = Endpoints {
+        src_mac: board_mac(0),
+        dst_mac: board_mac(to),
+        src_ip: board_ip(0),
+        dst_ip: board_ip(to),
+        src_port: collwire_proto::OFFLOAD_UDP_PORT,
+        dst_port: collwire_proto::OFFLOAD_UDP_PORT,
+    };
+    let frame = build_frame(&ends, &repr.to_datagram(data).unwrap()).unwrap();
+    (ends, frame)
+}
+
+fn throughput(width: usize, load: f64, link_latency: u64) -> Throughput {
+    let mut c = cluster(4, width, link_latency);
+    let (_, frame) = partial(3, 4, &[0u8; 1440]);
+    let beats = frame.len().div_ceil(width / 8) as f64;
+    let ports: Vec<usize> = (1..c.ports()).collect();
+    let per_port = 40;
+    // Each port gets a frame every `interval` clocks.
+    let interval = beats * ports.len() as f64 / load;
+    let outs0: usize = (0..c.ports()).map(|p| c.first_out[1][p].len()).sum();
+    let ins0: Vec<usize> = ports.iter().map(|&p| c.first_in_log[1][p].len()).collect();
+    let start = c.cycle;
+    // Port j's frames are offset by j / ports of an interval, so at an offered load up to 1.0
+    // no two arrive at once.
+    let mut schedule = Vec::new();
+    for k in 0..per_port {
+        for (j, &p) in ports.iter().enumerate() {
+            let at = (k as f64 + j as f64 / ports.len() as f64) * interval;
+            schedule.push((start + at as u64, p));
+        }
+    }
+    schedule.sort();
+    let mut due: Vec<Vec<u64>> = vec![Vec::new(); c.ports()];
+    for (at, p) in schedule {
+        while c.cycle < at {
+            c.step();
+        }
+        due[p].push(at);
+        c.inject(1, p, &frame);
+    }
+    c.run_until(10_000_000, |c| c.at_rest()).expect("rest");
+    let forwarded = (0..c.ports())
+        .map(|p| c.first_out[1][p].len())
+        .sum::<usize>()
+        - outs0;
+    let last_out = (0..c.ports())
+        .filter_map(|p| c.first_out[1][p].last().copied())
+        .max()
+        .unwrap_or(start);
+    let worst_input_wait = ports
+        .iter()
+        .zip(&ins0)
+        .flat_map(|(&p, &i0)| {
+            c.first_in_log[1][p][i0..]
+                .iter()
+                .zip(&due[p])
+                .map(|(t, d)| t - (d + link_latency).min(*t))
+                .collect::<Vec<_>>()
+        })
+        .max()
+        .unwrap_or(0);
+    let clock_mhz = if width == 64 { 125.0 } else { 200.0 };
+    Throughput {
+        width,
+        offered_load: load,
+        frames_offered: (per_port * ports.len()) as u64,
+        frames_forwarded: forwarded as u64,
+        frames_per_second: forwarded as f64
+            / ((last_out - start).max(1) as f64 / (clock_mhz * 1e6)),
+        engine_busy_drops: c.counters(1).get("engine_busy_drops"),
+        worst_input_wait,
+    }
+}
+
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let hops: Vec<Hop> = [64, 256]
@@ -272,6 +361,23 @@ fn main() -> anyhow::Result<()> {
             h.pass_through_hop_cycles,
             h.pass_through_hop_ns
         );
+    }
+    let mut throughputs = Vec::new();
+    for width in [64, 256] {
+        for load in [0.25, 0.5, 0.75, 0.9, 1.0, 1.5, 3.0] {
+            let t = throughput(width, load, args.link_latency);
+            println!(
+                "{width}-bit throughput, MTU transit frames on every network port, offered {load:.2} beats/clock: \
+                 {}/{} forwarded, {:.2} M frames/s at {} MHz, {} dropped (engine busy), input wait up to {} clocks",
+                t.frames_forwarded,
+                t.frames_offered,
+                t.frames_per_second / 1e6,
+                if width == 64 { 125 } else { 200 },
+                t.engine_busy_drops,
+                t.worst_input_wait
+            );
+            throughputs.push(t);
+        }
     }
     let mut runs = Vec::new();
     for payload in HOP_PAYLOADS {
@@ -332,6 +438,7 @@ fn main() -> anyhow::Result<()> {
         link_latency: args.link_latency,
         cabling: "ring (port 1 → next board), routes by shortest path",
         hops,
+        throughput: throughputs,
         allreduce_f64_sum: runs,
         simulator_speed: speeds,
     };
