@@ -37,7 +37,7 @@ pub const BUDGET: &[(&str, usize)] = &[
     ("collwire_entry_composer", 13),
     ("collwire_statistics", 9),
     ("collwire_time_base", 13),
-    ("collwire_cfe", 16),
+    ("collwire_cfe", 17),
     ("collwire_cipe_alu64", 19),
     ("collwire_header_capture64", 12),
     ("collwire_axis_arbiter64", 9),

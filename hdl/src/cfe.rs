@@ -359,10 +359,13 @@ impl Logic for Cfe {
 
         match self.state.q.val() {
             CfeState::Idle => {
+                // The arrival registers follow the router's offload port on every idle clock
+                // (nothing reads them between arrivals), so their load enable is the state
+                // alone, not the splitter's ready: a shorter path to 364 flip-flops' enables.
+                self.arr_fields.d.next = self.frame_fields.val();
+                self.arr_len.d.next = self.frame_payload_len.val();
+                self.arr_unsup.d.next = self.frame_unsupported.val();
                 if self.frame_valid.val() & self.m_cmd_tready.val() & !self.blocked.q.val() {
-                    self.arr_fields.d.next = self.frame_fields.val();
-                    self.arr_len.d.next = self.frame_payload_len.val();
-                    self.arr_unsup.d.next = self.frame_unsupported.val();
                     self.state.d.next = CfeState::Lookup;
                 } else if self.contexts.pick_found.val() {
                     self.cur.d.next = self.contexts.pick.val();
