@@ -6,9 +6,9 @@
 //!
 //! `N` address bits (2^N words), `NP1 = N + 1` pointer bits (the extra bit tells full from
 //! empty, Cummings SNUG 2002), `ALMOST` words of headroom: `almost_full` is high from
-//! 2^N − `ALMOST` words on.
+//! 2^N − `ALMOST` words on (a clock late, and a clock longer after a pop: conservative).
 //!
-//! `empty` and `almost_full` come straight from flip-flops (computed from the next pointers),
+//! `empty` and `almost_full` come straight from flip-flops (computed from the pointers),
 //! and a pop selects a kept `read_address + 1` instead of adding, so the path from `read` to
 //! the RAM address is one multiplexer: a parent can chain its ready logic through it.
 //!

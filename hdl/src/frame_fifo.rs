@@ -14,8 +14,9 @@
 //! FIFO would wait forever: its users bound their frames below 2^`N` words.
 //!
 //! `N` address bits (2^N words), `NP1 = N + 1` pointer bits. `almost_full` is high, one clock
-//! after the fact, while `almost_level` words or more are stored or being written: a writer
-//! that must never wait checks it before it starts a frame ([`crate::frame_router`]).
+//! after the fact (and one clock longer after a pop), while `almost_level` words or more are
+//! stored or being written: a writer that must never wait checks it before it starts a frame
+//! ([`crate::frame_router`]), with that clock in its margin.
 
 use rust_hdl::prelude::*;
 
@@ -172,8 +173,10 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
         if self.cut_through.val() {
             self.not_empty.d.next = self.next_read.val() != self.write_address.q.val();
         }
+        // From the pointers as they are (a pop this clock shows next clock): no path from
+        // `read` to the flag, which only has to be conservative.
         self.almost_full_r.d.next =
-            (self.write_address.q.val() - self.next_read.val()) >= self.almost_level.val();
+            (self.write_address.q.val() - self.read_address.q.val()) >= self.almost_level.val();
         if self.reset.val() {
             self.read_address.d.next = bits::<NP1>(0);
             self.next_read_plus1.next = bits::<NP1>(1);
