@@ -41,7 +41,7 @@ pub const BUDGET: &[(&str, usize)] = &[
     ("collwire_cipe_alu64", 19),
     ("collwire_header_capture64", 12),
     ("collwire_axis_arbiter64", 9),
-    ("collwire_frame_router64", 15),
+    ("collwire_frame_router64", 14),
     ("collwire_output_queues64", 9),
     ("collwire_cipe64", 20),
     ("collwire_frame_builder64", 9),

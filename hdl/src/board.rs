@@ -208,6 +208,9 @@ impl<
             self.s_axis[i].tready.next = self.arbiter.s_axis[i].tready.val();
         }
         AxisSource::<W, K>::join(&mut self.arbiter.m_axis, &mut self.router.s_axis);
+        self.router.cfg_we.next = self.cfg_we.val();
+        self.router.cfg_addr.next = self.cfg_addr.val();
+        self.router.cfg_data.next = self.cfg_data.val();
         // Offload frames: the CFE decides, the splitter moves the beats.
         self.cfe.frame_valid.next = self.router.m_offload_axis.tvalid.val();
         self.cfe.frame_fields.next = self.router.offload_fields.val();
@@ -233,7 +236,7 @@ impl<
         PayloadSource::<W>::join(&mut self.cipe.m_axis, &mut self.builder.s_axis);
         // Merge: pass-through (0), transit (1), engine (2); the rest idle. Each merge
         // input is assigned once (no default-then-override across a block boundary).
-        for i in 3..N {
+        for i in 4..N {
             self.merge.s_axis[i].tdata.next = bits::<W>(0);
             self.merge.s_axis[i].tkeep.next = bits::<K>(0);
             self.merge.s_axis[i].tlast.next = false;
@@ -241,7 +244,8 @@ impl<
             self.merge.s_axis[i].tvalid.next = false;
         }
         AxisSource::<W, K>::join(&mut self.router.m_axis, &mut self.merge.s_axis[0]);
-        AxisSource::<W, K>::join(&mut self.splitter.m_transit_axis, &mut self.merge.s_axis[1]);
+        AxisSource::<W, K>::join(&mut self.router.m_transit_axis, &mut self.merge.s_axis[1]);
+        AxisSource::<W, K>::join(&mut self.splitter.m_transit_axis, &mut self.merge.s_axis[3]);
         AxisSource::<W, K>::join(&mut self.builder.m_axis, &mut self.merge.s_axis[2]);
         AxisSource::<W, K>::join(&mut self.merge.m_axis, &mut self.queues.s_axis);
         // Pass-through and transit frames arrive on consecutive clocks (the router forwards as

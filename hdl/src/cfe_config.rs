@@ -10,6 +10,8 @@
 use collwire_proto::Algorithm;
 use rust_hdl::prelude::*;
 
+use crate::route_table::RouteTable;
+
 /// Which program family a directory entry holds: the reductions (allreduce, reduce, barrier
 /// share one program) or the inclusive scan. The engine derives it from the collective.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -106,7 +108,7 @@ impl From<Bits<32>> for DirectoryWord {
 }
 
 /// The address bits below a region of `entries` words: the entry index.
-fn index_bits(entries: usize) -> Constant<Bits<16>> {
+pub(crate) fn index_bits(entries: usize) -> Constant<Bits<16>> {
     Constant::new(bits::<16>(entries.trailing_zeros().into()))
 }
 
@@ -133,19 +135,16 @@ pub struct CfeConfig {
     pub tick_period: Signal<Out, Bits<32>>,
     program_tag: Constant<Bits<16>>,
     directory_tag: Constant<Bits<16>>,
-    route_tag: Constant<Bits<16>>,
     program_index_bits: Constant<Bits<16>>,
     directory_index_bits: Constant<Bits<16>>,
-    route_index_bits: Constant<Bits<16>>,
-    board_addr: Constant<Bits<16>>,
     prefix_addr: Constant<Bits<16>>,
     prefix_mask: Constant<Bits<32>>,
     reclaim_addr: Constant<Bits<16>>,
     tick_period_addr: Constant<Bits<16>>,
     microcode: RAM<Bits<32>, 12>,
     directory: RAM<DirectoryWord, 9>,
-    route: RAM<Bits<8>, 6>,
-    board: DFF<Bits<8>>,
+    /// The route table and the board index.
+    routes: RouteTable,
     prefix: DFF<Bits<32>>,
     reclaim: DFF<Bits<16>>,
     period: DFF<Bits<32>>,
@@ -155,7 +154,6 @@ impl Default for CfeConfig {
     fn default() -> Self {
         assert_eq!(cfg::PROGRAM_WORDS, 1 << 12);
         assert_eq!(cfg::DIRECTORY_ENTRIES, 1 << 9);
-        assert_eq!(cfg::ROUTE_ENTRIES, 1 << 6);
         Self {
             clock: Default::default(),
             cfg_we: Default::default(),
@@ -176,19 +174,15 @@ impl Default for CfeConfig {
                 cfg::DIRECTORY,
                 cfg::DIRECTORY_ENTRIES,
             ))),
-            route_tag: Constant::new(bits(cfg::region_tag(cfg::ROUTE, cfg::ROUTE_ENTRIES))),
             program_index_bits: index_bits(cfg::PROGRAM_WORDS),
             directory_index_bits: index_bits(cfg::DIRECTORY_ENTRIES),
-            route_index_bits: index_bits(cfg::ROUTE_ENTRIES),
-            board_addr: Constant::new(bits(u64::from(cfg::BOARD))),
             prefix_addr: Constant::new(bits(u64::from(cfg::IP_PREFIX))),
             prefix_mask: Constant::new(bits(0xFF_FFFF)),
             reclaim_addr: Constant::new(bits(u64::from(cfg::RECLAIM))),
             tick_period_addr: Constant::new(bits(u64::from(cfg::TICK_PERIOD))),
             microcode: Default::default(),
             directory: Default::default(),
-            route: Default::default(),
-            board: Default::default(),
+            routes: Default::default(),
             prefix: Default::default(),
             reclaim: Default::default(),
             period: Default::default(),
@@ -199,13 +193,15 @@ impl Default for CfeConfig {
 impl Logic for CfeConfig {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, board, prefix, reclaim, period);
+        dff_setup!(self, clock, prefix, reclaim, period);
         self.microcode.read_clock.next = self.clock.val();
         self.microcode.write_clock.next = self.clock.val();
         self.directory.read_clock.next = self.clock.val();
         self.directory.write_clock.next = self.clock.val();
-        self.route.read_clock.next = self.clock.val();
-        self.route.write_clock.next = self.clock.val();
+        self.routes.clock.next = self.clock.val();
+        self.routes.cfg_we.next = self.cfg_we.val();
+        self.routes.cfg_addr.next = self.cfg_addr.val();
+        self.routes.cfg_data.next = self.cfg_data.val();
         // Writes: the address's high bits select the region, its low bits the entry.
         self.microcode.write_address.next = bit_cast::<12, 16>(self.cfg_addr.val());
         self.microcode.write_data.next = self.cfg_data.val();
@@ -216,13 +212,6 @@ impl Logic for CfeConfig {
         self.directory.write_enable.next = self.cfg_we.val()
             & ((self.cfg_addr.val() >> self.directory_index_bits.val())
                 == self.directory_tag.val());
-        self.route.write_address.next = bit_cast::<6, 16>(self.cfg_addr.val());
-        self.route.write_data.next = bit_cast::<8, 32>(self.cfg_data.val());
-        self.route.write_enable.next = self.cfg_we.val()
-            & ((self.cfg_addr.val() >> self.route_index_bits.val()) == self.route_tag.val());
-        if self.cfg_we.val() & (self.cfg_addr.val() == self.board_addr.val()) {
-            self.board.d.next = bit_cast::<8, 32>(self.cfg_data.val());
-        }
         if self.cfg_we.val() & (self.cfg_addr.val() == self.prefix_addr.val()) {
             self.prefix.d.next = self.cfg_data.val() & self.prefix_mask.val();
         }
@@ -237,9 +226,9 @@ impl Logic for CfeConfig {
         self.uop.next = self.microcode.read_data.val();
         self.directory.read_address.next = self.dir_addr.val();
         self.dir_word.next = self.directory.read_data.val();
-        self.route.read_address.next = self.route_addr.val();
-        self.route_ports.next = self.route.read_data.val();
-        self.my_board.next = self.board.q.val();
+        self.routes.addr.next = self.route_addr.val();
+        self.route_ports.next = self.routes.ports.val();
+        self.my_board.next = self.routes.my_board.val();
         self.ip_prefix.next = self.prefix.q.val();
         self.reclaim_ticks.next = self.reclaim.q.val();
         self.tick_period.next = self.period.q.val();

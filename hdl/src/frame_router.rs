@@ -33,6 +33,7 @@
 //!
 //! One block for both widths: [`FrameRouter64`] and [`FrameRouter256`].
 
+use collwire_proto::MessageType;
 use collwire_proto::limits::{MAX_FRAME, MAX_OFFLOAD_FRAME, MIN_FRAME};
 use rust_hdl::prelude::*;
 
@@ -40,11 +41,12 @@ use crate::axis::{AxisSink, AxisSource, TUSER_BAD_AT};
 use crate::axis_fifo::AxisFifo;
 use crate::fifo::Fifo;
 use crate::header_capture::HeaderCapture;
-use crate::header_fields::FrameFields;
+use crate::header_fields::{DST_HOST_BYTE, FrameFields, VERSION_TYPE_BYTE};
 use crate::offload_candidate::{CANDIDATE_BYTES, OffloadCandidate};
 use crate::offload_classifier::{CLASSIFY_LATENCY, OffloadClassifier};
 use crate::place::Place;
 use crate::reg_fifo::RegFifo4;
+use crate::route_table::RouteTable;
 use crate::statistics::StatEvents;
 
 /// A verdict queue entry: what the classifier decided about one stored candidate.
@@ -72,7 +74,28 @@ pub mod class {
     pub const DROP: u64 = 2;
     /// A candidate the offload buffer had no room for: drop.
     pub const BUSY: u64 = 3;
+    /// A board frame (partial, result) for another board: forwarded by the route table.
+    pub const TRANSIT: u64 = 4;
 }
+
+/// The frame bytes the class is decided on: the candidate rule's, the board frame's
+/// destination board and its message type.
+pub const DECIDE_BYTES: usize = {
+    let mut n = CANDIDATE_BYTES;
+    if DST_HOST_BYTE + 1 > n {
+        n = DST_HOST_BYTE + 1;
+    }
+    if VERSION_TYPE_BYTE + 1 > n {
+        n = VERSION_TYPE_BYTE + 1;
+    }
+    n
+};
+
+/// Beats a transit frame waits in the ingress buffer before its first beat leaves, unless
+/// its verdict is in: its last beat then leaves no earlier than the classifier's verdict on it
+/// (the capture's `frame_done` a clock after the last beat, then [`CLASSIFY_LATENCY`] clocks
+/// of classifier), so a frame arriving without gaps leaves without gaps.
+pub const TRANSIT_LAG: usize = 1 + CLASSIFY_LATENCY;
 
 /// `tuser` destination mask of port `port` (bits 15:8).
 fn to_port(port: usize) -> Constant<Bits<16>> {
@@ -100,6 +123,9 @@ pub struct FrameRouter<
     pub s_axis: AxisSink<W, K>,
     /// Pass-through frames, `tuser[15:8]` = destination port mask, `tuser[7]` = bad.
     pub m_axis: AxisSource<W, K>,
+    /// Transit frames (board frames for other boards), `tuser[15:8]` = the route table's port
+    /// mask, `tuser[7]` = bad.
+    pub m_transit_axis: AxisSource<W, K>,
     /// Offload frames for the collective engine.
     pub m_offload_axis: AxisSource<W, K>,
     /// The decoded fields of the offload frame on `m_offload_axis` (valid with its beats).
@@ -107,9 +133,13 @@ pub struct FrameRouter<
     pub offload_payload_len: Signal<Out, Bits<16>>,
     /// The offload frame uses a reserved code.
     pub offload_unsupported: Signal<Out, Bit>,
-    /// `passed_frames`, `offload_frames`, `malformed_drops`, `runt_drops`, `giant_drops`,
-    /// `bad_frame_drops`, `engine_busy_drops` ([`crate::statistics`]).
+    /// `passed_frames`, `offload_frames`, `transits`, `malformed_drops`, `runt_drops`,
+    /// `giant_drops`, `bad_frame_drops`, `engine_busy_drops` ([`crate::statistics`]).
     pub events: Signal<Out, StatEvents>,
+    /// The configuration port (route table and board index, [`crate::cfe_config::cfg`]).
+    pub cfg_we: Signal<In, Bit>,
+    pub cfg_addr: Signal<In, Bits<16>>,
+    pub cfg_data: Signal<In, Bits<32>>,
     no_events: Constant<StatEvents>,
     ev: Signal<Local, StatEvents>,
     capture: HeaderCapture<W, K, HB>,
@@ -119,8 +149,24 @@ pub struct FrameRouter<
     /// The arriving beat placed where the deciding beat sits in the header.
     live_beat: Place<512, W>,
     live_mask: Constant<Bits<512>>,
+    /// The header as it stands once the deciding beat arrives.
+    live: Signal<Local, Bits<512>>,
     ingress: AxisFifo<W, K, BB, LAST, USER, 3, 4>,
-    classes: RegFifo4<Bits<2>>,
+    classes: RegFifo4<Bits<3>>,
+    /// The route table (a copy of the CFE's) and the port masks of the transit frames in the
+    /// ingress buffer, in order.
+    route_table: RouteTable,
+    routes: RegFifo4<Bits<8>>,
+    /// The classifier's verdict on each transit frame in the ingress buffer, in order: good
+    /// (a valid offload frame without reserved codes) or not.
+    transit_ok: RegFifo4<Bit>,
+    msg_type: Signal<Local, Bits<4>>,
+    dst_host: Signal<Local, Bits<8>>,
+    is_transit: Signal<Local, Bit>,
+    msg_partial: Constant<Bits<4>>,
+    msg_result: Constant<Bits<4>>,
+    msg_at: Constant<Bits<16>>,
+    dst_host_at: Constant<Bits<16>>,
     offload: AxisFifo<W, K, BB, LAST, USER, DL, DL1>,
     verdicts: Fifo<RouterVerdict, 5, 6, 16>,
     verdict_in: Signal<Local, RouterVerdict>,
@@ -135,7 +181,15 @@ pub struct FrameRouter<
     /// Beat index within the frame (stops counting once a giant is cut off).
     w_beat: DFF<Bits<16>>,
     /// The class of the frame being written, once decided.
-    w_class: DFF<Bits<2>>,
+    w_class: DFF<Bits<3>>,
+    /// A transit frame was decided on the previous clock: its route is read.
+    route_wait: DFF<Bit>,
+    /// Beats in the ingress buffer, and whole frames (their last beat written).
+    level: DFF<Bits<4>>,
+    frames_in: DFF<Bits<4>>,
+    transit_lag: Constant<Bits<4>>,
+    /// A transit frame's first beat has left (its others follow as they come).
+    t_started: DFF<Bit>,
     /// Swallowing the rest of a giant.
     swallow: DFF<Bit>,
     /// The deciding beat, the beat holding byte `MIN_FRAME − 1`, the first beat beyond
@@ -151,14 +205,17 @@ pub struct FrameRouter<
     offload_level: Constant<Bits<DL1>>,
     /// The ingress buffer's `almost_full` level: never (its `full` back-pressures).
     ingress_never: Constant<Bits<4>>,
-    c_pass: Constant<Bits<2>>,
-    c_offload: Constant<Bits<2>>,
-    c_drop: Constant<Bits<2>>,
-    c_busy: Constant<Bits<2>>,
+    c_pass: Constant<Bits<3>>,
+    c_offload: Constant<Bits<3>>,
+    c_drop: Constant<Bits<3>>,
+    c_busy: Constant<Bits<3>>,
+    c_transit: Constant<Bits<3>>,
     accept: Signal<Local, Bit>,
+    /// A beat written to the ingress buffer (not a giant's swallowed tail).
+    stored: Signal<Local, Bit>,
     deciding: Signal<Local, Bit>,
-    decided: Signal<Local, Bits<2>>,
-    cur_class: Signal<Local, Bits<2>>,
+    decided: Signal<Local, Bits<3>>,
+    cur_class: Signal<Local, Bits<3>>,
     runt: Signal<Local, Bit>,
     mac_bad: Signal<Local, Bit>,
     giant: Signal<Local, Bit>,
@@ -168,9 +225,29 @@ pub struct FrameRouter<
     /// Set with the capture's `frame_done`, then delayed as the classifier is.
     tag_done: DFF<Bit>,
     tag: [DFF<Bit>; 3],
+    /// The same for every transit frame (its verdict is pushed), and for every transit frame
+    /// not marked bad on the way in (a failed check is counted).
+    ttag_done: DFF<Bit>,
+    ttag: [DFF<Bit>; 3],
+    tgood_done: DFF<Bit>,
+    tgood: [DFF<Bit>; 3],
     // Read side.
     r_valid: Signal<Local, Bit>,
-    r_class: Signal<Local, Bits<2>>,
+    r_class: Signal<Local, Bits<3>>,
+    r_last: Signal<Local, Bit>,
+    t_go: Signal<Local, Bit>,
+    t_valid: Signal<Local, Bit>,
+    t_bad: Signal<Local, Bit>,
+    /// The head transit frame's verdict: arriving from the classifier now, or queued.
+    t_arrive: Signal<Local, Bit>,
+    t_have: Signal<Local, Bit>,
+    t_ok: Signal<Local, Bit>,
+    t_user: Signal<Local, Bits<16>>,
+    /// A transit frame's last beat leaves.
+    t_end: Signal<Local, Bit>,
+    /// A frame's last beat is written / read.
+    w_end: Signal<Local, Bit>,
+    r_end: Signal<Local, Bit>,
     r_take: Signal<Local, Bit>,
     head_valid: Signal<Local, Bit>,
     head_ready: Signal<Local, Bit>,
@@ -196,7 +273,7 @@ impl<
             CLASSIFY_LATENCY, 3,
             "the tag delay line matches the classifier"
         );
-        let decide = (CANDIDATE_BYTES - 1) / K;
+        let decide = (DECIDE_BYTES - 1) / K;
         let giant = MAX_FRAME / K;
         let offload_giant = MAX_OFFLOAD_FRAME / K;
         let room = offload_giant + 1 + 8 + 4;
@@ -206,11 +283,15 @@ impl<
             reset: Default::default(),
             s_axis: Default::default(),
             m_axis: Default::default(),
+            m_transit_axis: Default::default(),
             m_offload_axis: Default::default(),
             offload_fields: Default::default(),
             offload_payload_len: Default::default(),
             offload_unsupported: Default::default(),
             events: Default::default(),
+            cfg_we: Default::default(),
+            cfg_addr: Default::default(),
+            cfg_data: Default::default(),
             no_events: Constant::new(StatEvents::default()),
             ev: Default::default(),
             capture: Default::default(),
@@ -224,8 +305,19 @@ impl<
                 }
                 !m
             }),
+            live: Default::default(),
             ingress: Default::default(),
             classes: Default::default(),
+            route_table: Default::default(),
+            routes: Default::default(),
+            transit_ok: Default::default(),
+            msg_type: Default::default(),
+            dst_host: Default::default(),
+            is_transit: Default::default(),
+            msg_partial: Constant::new(bits::<4>(MessageType::Partial.code().into())),
+            msg_result: Constant::new(bits::<4>(MessageType::Result.code().into())),
+            msg_at: Constant::new(bits::<16>(8 * VERSION_TYPE_BYTE as u64)),
+            dst_host_at: Constant::new(bits::<16>(8 * DST_HOST_BYTE as u64)),
             offload: Default::default(),
             verdicts: Default::default(),
             verdict_in: Default::default(),
@@ -240,6 +332,11 @@ impl<
             bad_at: Constant::new(bits::<16>(TUSER_BAD_AT as u64)),
             w_beat: Default::default(),
             w_class: Default::default(),
+            route_wait: Default::default(),
+            level: Default::default(),
+            frames_in: Default::default(),
+            transit_lag: Constant::new(bits::<4>(TRANSIT_LAG as u64)),
+            t_started: Default::default(),
             swallow: Default::default(),
             decide_beat: Constant::new(bits::<16>(decide as u64)),
             runt_beat: Constant::new(bits::<16>(((MIN_FRAME - 1) / K) as u64)),
@@ -248,11 +345,13 @@ impl<
             offload_giant_beat: Constant::new(bits::<16>(offload_giant as u64)),
             offload_level: Constant::new(bits::<DL1>(((1 << DL) - room) as u64)),
             ingress_never: Constant::new(bits::<4>(8)),
-            c_pass: Constant::new(bits::<2>(class::PASS)),
-            c_offload: Constant::new(bits::<2>(class::OFFLOAD)),
-            c_drop: Constant::new(bits::<2>(class::DROP)),
-            c_busy: Constant::new(bits::<2>(class::BUSY)),
+            c_pass: Constant::new(bits::<3>(class::PASS)),
+            c_offload: Constant::new(bits::<3>(class::OFFLOAD)),
+            c_drop: Constant::new(bits::<3>(class::DROP)),
+            c_busy: Constant::new(bits::<3>(class::BUSY)),
+            c_transit: Constant::new(bits::<3>(class::TRANSIT)),
             accept: Default::default(),
+            stored: Default::default(),
             deciding: Default::default(),
             decided: Default::default(),
             cur_class: Default::default(),
@@ -263,8 +362,23 @@ impl<
             w_user: Default::default(),
             tag_done: Default::default(),
             tag: std::array::from_fn(|_| Default::default()),
+            ttag_done: Default::default(),
+            ttag: std::array::from_fn(|_| Default::default()),
+            tgood_done: Default::default(),
+            tgood: std::array::from_fn(|_| Default::default()),
             r_valid: Default::default(),
             r_class: Default::default(),
+            r_last: Default::default(),
+            t_go: Default::default(),
+            t_valid: Default::default(),
+            t_bad: Default::default(),
+            t_arrive: Default::default(),
+            t_have: Default::default(),
+            t_ok: Default::default(),
+            t_user: Default::default(),
+            t_end: Default::default(),
+            w_end: Default::default(),
+            r_end: Default::default(),
             r_take: Default::default(),
             head_valid: Default::default(),
             head_ready: Default::default(),
@@ -289,12 +403,32 @@ impl<
     fn update(&mut self) {
         self.ev.next = self.no_events.val();
         clock!(
-            self, clock, capture, classifier, ingress, classes, offload, verdicts
+            self,
+            clock,
+            capture,
+            classifier,
+            ingress,
+            classes,
+            offload,
+            verdicts,
+            route_table,
+            routes,
+            transit_ok
         );
-        dff_setup!(self, clock, w_beat, w_class, swallow, tag_done);
+        dff_setup!(
+            self, clock, w_beat, w_class, swallow, tag_done, ttag_done, tgood_done, route_wait,
+            level, frames_in, t_started
+        );
         for i in 0..3 {
             self.tag[i].clock.next = self.clock.val();
+            self.ttag[i].clock.next = self.clock.val();
+            self.tgood[i].clock.next = self.clock.val();
         }
+        self.route_table.cfg_we.next = self.cfg_we.val();
+        self.route_table.cfg_addr.next = self.cfg_addr.val();
+        self.route_table.cfg_data.next = self.cfg_data.val();
+        self.routes.reset.next = self.reset.val();
+        self.transit_ok.reset.next = self.reset.val();
         self.capture.reset.next = self.reset.val();
         self.classifier.reset.next = self.reset.val();
         self.ingress.reset.next = self.reset.val();
@@ -304,21 +438,30 @@ impl<
         self.offload.reset.next = self.reset.val();
         self.verdicts.reset.next = self.reset.val();
 
-        // ---- Write side: every accepted beat is tapped by the parser and, unless a giant's
-        // tail is being swallowed, written to the ingress buffer.
+        // ---- Write side: every accepted beat, unless a giant's tail is being swallowed, is
+        // written to the ingress buffer and tapped by the parser (which so sees a giant end
+        // where it is cut off).
         self.s_axis.tready.next =
             self.swallow.q.val() | (self.ingress.s_axis.tready.val() & !self.classes.full.val());
         self.accept.next = self.s_axis.tvalid.val()
             & (self.swallow.q.val()
                 | (self.ingress.s_axis.tready.val() & !self.classes.full.val()));
-        self.capture.s_axis_tdata.next = self.s_axis.tdata.val();
-        self.capture.s_axis_tkeep.next = self.s_axis.tkeep.val();
-        self.capture.s_axis_tlast.next = self.s_axis.tlast.val();
-        self.capture.s_axis_tvalid.next = self.accept.val();
-        // The candidate rule on the captured beats with the arriving one in its place.
+        self.stored.next = self.accept.val() & !self.swallow.q.val();
+        // The rules on the captured beats with the arriving one in its place.
         self.live_beat.lane.next = self.s_axis.tdata.val();
-        self.rule.header.next =
+        self.live.next =
             (self.capture.header.val() & self.live_mask.val()) | self.live_beat.word.val();
+        self.rule.header.next = self.live.val();
+        // A board frame for another board: its route is read on this clock.
+        self.msg_type.next = self.live.val().get_bits::<4>(self.msg_at.val().index());
+        self.dst_host.next = self
+            .live
+            .val()
+            .get_bits::<8>(self.dst_host_at.val().index());
+        self.is_transit.next = ((self.msg_type.val() == self.msg_partial.val())
+            | (self.msg_type.val() == self.msg_result.val()))
+            & (self.dst_host.val() != self.route_table.my_board.val());
+        self.route_table.addr.next = bit_cast::<6, 8>(self.dst_host.val());
         // What this beat tells: the frame ends short, is marked bad, or runs past the maximum.
         self.runt.next = self.s_axis.tlast.val()
             & ((self.w_beat.q.val() < self.runt_beat.val())
@@ -331,7 +474,9 @@ impl<
         self.mac_bad.next =
             self.s_axis.tlast.val() & self.s_axis.tuser.val().get_bit(self.bad_at.val().index());
         self.giant.next = self.w_beat.q.val() == self.giant_beat.val();
-        if self.w_class.q.val() == self.c_offload.val() {
+        if (self.w_class.q.val() == self.c_offload.val())
+            | (self.w_class.q.val() == self.c_transit.val())
+        {
             self.giant.next = self.w_beat.q.val() == self.offload_giant_beat.val();
         }
         // The class is decided on the deciding beat, or on an earlier last beat.
@@ -341,6 +486,8 @@ impl<
         self.decided.next = self.c_pass.val();
         if self.s_axis.tlast.val() & (self.runt.val() | self.mac_bad.val()) {
             self.decided.next = self.c_drop.val();
+        } else if self.rule.candidate.val() & self.is_transit.val() {
+            self.decided.next = self.c_transit.val();
         } else if self.rule.candidate.val() {
             self.decided.next = self.c_busy.val();
             if !self.offload.almost_full.val() & !self.verdicts.almost_full.val() {
@@ -360,7 +507,11 @@ impl<
         if self.w_last.val() & (self.giant.val() | self.mac_bad.val() | self.runt.val()) {
             self.w_user.next = self.s_axis.tuser.val() | self.bad_bit.val();
         }
-        self.ingress.s_axis.tvalid.next = self.accept.val() & !self.swallow.q.val();
+        self.ingress.s_axis.tvalid.next = self.stored.val();
+        self.capture.s_axis_tdata.next = self.s_axis.tdata.val();
+        self.capture.s_axis_tkeep.next = self.s_axis.tkeep.val();
+        self.capture.s_axis_tlast.next = self.w_last.val();
+        self.capture.s_axis_tvalid.next = self.stored.val();
         self.ingress.s_axis.tdata.next = self.s_axis.tdata.val();
         self.ingress.s_axis.tkeep.next = self.s_axis.tkeep.val();
         self.ingress.s_axis.tlast.next = self.w_last.val();
@@ -394,24 +545,46 @@ impl<
                 self.swallow.d.next = true;
             }
         }
-        self.tag_done.d.next = false;
         if self.accept.val() & self.s_axis.tlast.val() {
             self.w_beat.d.next = bits::<16>(0);
             self.swallow.d.next = false;
-            self.tag_done.d.next = (self.cur_class.val() == self.c_offload.val())
-                & !self.swallow.q.val()
-                & !self.giant.val()
-                & !self.mac_bad.val()
-                & !self.runt.val();
         }
+        self.tag_done.d.next = self.stored.val()
+            & self.w_last.val()
+            & (self.cur_class.val() == self.c_offload.val())
+            & !self.giant.val()
+            & !self.mac_bad.val()
+            & !self.runt.val();
+        self.ttag_done.d.next =
+            self.stored.val() & self.w_last.val() & (self.cur_class.val() == self.c_transit.val());
+        self.tgood_done.d.next = self.stored.val()
+            & self.w_last.val()
+            & (self.cur_class.val() == self.c_transit.val())
+            & !self.giant.val()
+            & !self.mac_bad.val()
+            & !self.runt.val();
         self.tag[0].d.next = self.tag_done.q.val();
         self.tag[1].d.next = self.tag[0].q.val();
         self.tag[2].d.next = self.tag[1].q.val();
+        self.ttag[0].d.next = self.ttag_done.q.val();
+        self.ttag[1].d.next = self.ttag[0].q.val();
+        self.ttag[2].d.next = self.ttag[1].q.val();
+        self.tgood[0].d.next = self.tgood_done.q.val();
+        self.tgood[1].d.next = self.tgood[0].q.val();
+        self.tgood[2].d.next = self.tgood[1].q.val();
+        // A transit frame's route, read on its deciding clock.
+        self.route_wait.d.next =
+            self.accept.val() & self.deciding.val() & (self.decided.val() == self.c_transit.val());
+        self.routes.write.next = self.route_wait.q.val();
+        self.routes.data_in.next = self.route_table.ports.val();
         if self.reset.val() {
             self.w_beat.d.next = bits::<16>(0);
-            self.w_class.d.next = bits::<2>(0);
+            self.w_class.d.next = bits::<3>(0);
             self.swallow.d.next = false;
             self.tag_done.d.next = false;
+            self.ttag_done.d.next = false;
+            self.tgood_done.d.next = false;
+            self.route_wait.d.next = false;
         }
 
         // ---- The classifier checks every frame; the verdicts of good candidates are kept.
@@ -425,12 +598,18 @@ impl<
         self.verdict_in.next.payload_len = self.classifier.payload_len.val();
         self.verdict_in.next.fields = self.classifier.fields.val();
         self.verdicts.data_in.next = self.verdict_in.val();
+        // A candidate that fails a check is counted when its verdict comes (one a clock);
+        // a transit frame's reserved code is such a failure.
         if self.classifier.verdict_valid.val()
-            & self.tag[2].q.val()
-            & !self.classifier.offload.val()
+            & ((self.tag[2].q.val() & !self.classifier.offload.val())
+                | (self.tgood[2].q.val()
+                    & !(self.classifier.offload.val() & !self.classifier.unsupported.val())))
         {
             self.ev.next.malformed_drops = true;
         }
+        self.t_arrive.next = self.classifier.verdict_valid.val() & self.ttag[2].q.val();
+        self.transit_ok.data_in.next =
+            self.classifier.offload.val() & !self.classifier.unsupported.val();
 
         // ---- Read side of the ingress buffer: a frame leaves once its class is known.
         self.r_valid.next = self.ingress.m_axis.tvalid.val() & !self.classes.empty.val();
@@ -455,14 +634,79 @@ impl<
             self.r_valid.val() & (self.r_class.val() == self.c_offload.val());
         self.offload.almost_level.next = self.offload_level.val();
         self.offload.cut_through.next = false;
+        // Transit: the port mask from the route table; the first beat waits until the last
+        // cannot overtake the verdict ([`TRANSIT_LAG`]), the last beat for the verdict, which
+        // marks a frame that failed a check bad.
+        self.r_last.next = self.ingress.m_axis.tlast.val();
+        self.t_have.next = !self.transit_ok.empty.val() | self.t_arrive.val();
+        self.t_ok.next = self.transit_ok.data_out.val();
+        if self.transit_ok.empty.val() {
+            self.t_ok.next = self.transit_ok.data_in.val();
+        }
+        self.t_go.next = self.t_started.q.val()
+            | self.t_have.val()
+            | ((self.frames_in.q.val() == bits::<4>(0))
+                & (self.level.q.val() >= self.transit_lag.val()));
+        self.t_valid.next = self.r_valid.val()
+            & (self.r_class.val() == self.c_transit.val())
+            & !self.routes.empty.val()
+            & self.t_go.val()
+            & (!self.r_last.val() | self.t_have.val());
+        self.t_bad.next = self.r_last.val() & !self.t_ok.val();
+        self.m_transit_axis.tdata.next = self.ingress.m_axis.tdata.val();
+        self.m_transit_axis.tkeep.next = self.ingress.m_axis.tkeep.val();
+        self.m_transit_axis.tlast.next = self.r_last.val();
+        self.t_user.next = (self.head_user.val() & self.source_mask.val())
+            | (bit_cast::<16, 8>(self.routes.data_out.val()) << 8);
+        if self.t_bad.val() {
+            self.t_user.next = self.t_user.val() | self.bad_bit.val();
+        }
+        self.m_transit_axis.tuser.next = self.t_user.val();
+        self.m_transit_axis.tvalid.next = self.t_valid.val();
         self.r_take.next = self.r_valid.val(); // drop, busy: drain
         if self.r_class.val() == self.c_pass.val() {
             self.r_take.next = self.r_valid.val() & self.m_axis.tready.val();
         } else if self.r_class.val() == self.c_offload.val() {
             self.r_take.next = self.r_valid.val() & self.offload.s_axis.tready.val();
+        } else if self.r_class.val() == self.c_transit.val() {
+            self.r_take.next = self.t_valid.val() & self.m_transit_axis.tready.val();
         }
         self.ingress.m_axis.tready.next = self.r_take.val();
-        self.classes.read.next = self.r_take.val() & self.ingress.m_axis.tlast.val();
+        self.classes.read.next = self.r_take.val() & self.r_last.val();
+        self.t_end.next =
+            self.r_take.val() & self.r_last.val() & (self.r_class.val() == self.c_transit.val());
+        self.routes.read.next = self.t_end.val();
+        // The verdict is queued unless it is used as it arrives.
+        self.transit_ok.write.next =
+            self.t_arrive.val() & !(self.t_end.val() & self.transit_ok.empty.val());
+        self.transit_ok.read.next = self.t_end.val() & !self.transit_ok.empty.val();
+        if self.t_end.val()
+            & self.t_ok.val()
+            & !self.head_user.val().get_bit(self.bad_at.val().index())
+        {
+            self.ev.next.transits = true;
+        }
+        if self.r_take.val() & (self.r_class.val() == self.c_transit.val()) {
+            self.t_started.d.next = !self.r_last.val();
+        }
+        // Beats and whole frames in the ingress buffer.
+        if self.stored.val() & !self.r_take.val() {
+            self.level.d.next = self.level.q.val() + bits::<4>(1);
+        } else if !self.stored.val() & self.r_take.val() {
+            self.level.d.next = self.level.q.val() - bits::<4>(1);
+        }
+        self.w_end.next = self.stored.val() & self.w_last.val();
+        self.r_end.next = self.r_take.val() & self.r_last.val();
+        if self.w_end.val() & !self.r_end.val() {
+            self.frames_in.d.next = self.frames_in.q.val() + bits::<4>(1);
+        } else if !self.w_end.val() & self.r_end.val() {
+            self.frames_in.d.next = self.frames_in.q.val() - bits::<4>(1);
+        }
+        if self.reset.val() {
+            self.t_started.d.next = false;
+            self.level.d.next = bits::<4>(0);
+            self.frames_in.d.next = bits::<4>(0);
+        }
         if self.r_take.val()
             & self.ingress.m_axis.tlast.val()
             & (self.r_class.val() == self.c_pass.val())

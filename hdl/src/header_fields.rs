@@ -16,6 +16,12 @@ use collwire_proto::wire::field;
 use collwire_proto::{ETH_HEADER_LEN, HEADER_FRAME_OFFSET, IPV4_HEADER_LEN};
 use rust_hdl::prelude::*;
 
+/// The frame byte holding the last byte of the IPv4 destination: the board index of a board
+/// frame.
+pub const DST_HOST_BYTE: usize = ETH_HEADER_LEN + 19;
+/// The frame byte holding the offload header's version (high nibble) and message type (low).
+pub const VERSION_TYPE_BYTE: usize = HEADER_FRAME_OFFSET + field::VERSION_TYPE;
+
 /// Bit position of frame byte `byte`, as a Verilog constant.
 fn at(byte: usize) -> Constant<Bits<10>> {
     assert!(byte < 64);
@@ -286,7 +292,7 @@ impl Default for HeaderFields {
             at_src_mac: at(6),
             at_src_ip: at(ip + 12),
             at_dst_ip: at(ip + 16),
-            at_dst_host: at(ip + 19),
+            at_dst_host: at(DST_HOST_BYTE),
             at_src_port: at(udp),
             at_dst_port: at(udp + 2),
             at_ethertype: at(12),
@@ -296,7 +302,7 @@ impl Default for HeaderFields {
             at_ip_protocol: at(ip + 9),
             at_udp_len: at(udp + 4),
             at_magic: at_offload(field::MAGIC),
-            at_version_type: at_offload(field::VERSION_TYPE),
+            at_version_type: at(VERSION_TYPE_BYTE),
             at_op_id: at_offload(field::OP_ID.start),
             at_coll_alg: at_offload(field::COLL_ALG),
             at_dtype_op: at_offload(field::DTYPE_OP),

@@ -56,6 +56,7 @@ pub mod offload_splitter;
 pub mod output_queues;
 pub mod place;
 pub mod reg_fifo;
+pub mod route_table;
 pub mod statistics;
 pub mod time_base;
 pub mod uop_decode;

@@ -30,6 +30,18 @@ struct Args {
     /// Write the results as JSON here.
     #[arg(long)]
     json: Option<std::path::PathBuf>,
+    /// Run only these sections (comma-separated; default: all).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    only: Vec<Section>,
+}
+
+/// The bench's sections.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Section {
+    Hops,
+    Throughput,
+    Allreduce,
+    Speed,
 }
 
 /// Payload sizes of the per-hop measurement: one f64, and the largest multiple of 8 bytes in a
@@ -343,8 +355,10 @@ fn throughput(width: usize, load: f64, link_latency: u64) -> Throughput {
 
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
+    let run = |s: Section| args.only.is_empty() || args.only.contains(&s);
     let hops: Vec<Hop> = [64, 256]
         .into_iter()
+        .filter(|_| run(Section::Hops))
         .flat_map(|w| HOP_PAYLOADS.map(|p| (w, p)))
         .map(|(w, p)| hops(w, p, args.link_latency))
         .collect();
@@ -363,7 +377,7 @@ fn main() -> anyhow::Result<()> {
         );
     }
     let mut throughputs = Vec::new();
-    for width in [64, 256] {
+    for width in [64, 256].into_iter().filter(|_| run(Section::Throughput)) {
         for load in [0.25, 0.5, 0.75, 0.9, 1.0, 1.5, 3.0] {
             let t = throughput(width, load, args.link_latency);
             println!(
@@ -380,7 +394,7 @@ fn main() -> anyhow::Result<()> {
         }
     }
     let mut runs = Vec::new();
-    for payload in HOP_PAYLOADS {
+    for payload in HOP_PAYLOADS.into_iter().filter(|_| run(Section::Allreduce)) {
         let mut p = 2;
         while p <= args.max_boards {
             let mut c = cluster(p, 64, args.link_latency);
@@ -414,7 +428,7 @@ fn main() -> anyhow::Result<()> {
         }
     }
     let mut speeds = Vec::new();
-    for payload in HOP_PAYLOADS {
+    for payload in HOP_PAYLOADS.into_iter().filter(|_| run(Section::Speed)) {
         for alg in ALGORITHMS {
             for skip in [true, false] {
                 let ops = if payload == 8 { 40 } else { 4 };
