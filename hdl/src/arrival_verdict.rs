@@ -9,7 +9,7 @@
 //! | error `unsupported` | the router marked the frame unsupported |
 //! | `cancel` | an abort from a local rank of this board (its context freed, the key filed) |
 //! | `drop` | any other message type than request, partial, result |
-//! | `transit` | a board frame for another board (forwarded, route table) |
+//! | `drop` | a board frame for another board (the router forwards those: one never reaches the engine on a board) |
 //! | `dup`, answer `stale` to a request | the segment is in the history (completed, aborted) |
 //! | error `unsupported` | ranks per host 0 or above the limit, payload above the limit |
 //! | error `bad-topology` | rank not of this board / board frame register out of range |
@@ -59,8 +59,6 @@ pub struct ArrivalVerdict {
     pub sig: Signal<Out, Bits<88>>,
     pub arr_reg: Signal<Out, Bits<3>>,
     pub dir_addr: Signal<Out, Bits<9>>,
-    /// The board the frame is addressed to (route-table index).
-    pub dst_board: Signal<Out, Bits<6>>,
     /// Payload words on the bus, ranks per host = 2, datatype and op.
     pub words: Signal<Out, Bits<12>>,
     pub rph2: Signal<Out, Bit>,
@@ -70,7 +68,6 @@ pub struct ArrivalVerdict {
     // The verdict.
     pub cancel: Signal<Out, Bit>,
     pub drop: Signal<Out, Bit>,
-    pub transit: Signal<Out, Bit>,
     pub dup: Signal<Out, Bit>,
     pub ack: Signal<Out, Bit>,
     pub store: Signal<Out, Bit>,
@@ -116,8 +113,6 @@ pub struct ArrivalVerdict {
     l_cancel: Signal<Local, Bit>,
     /// Drives `drop`, assigned once at the end of `update`.
     l_drop: Signal<Local, Bit>,
-    /// Drives `transit`, assigned once at the end of `update`.
-    l_transit: Signal<Local, Bit>,
     /// Drives `dup`, assigned once at the end of `update`.
     l_dup: Signal<Local, Bit>,
     /// Drives `ack`, assigned once at the end of `update`.
@@ -150,7 +145,6 @@ impl ArrivalVerdict {
             sig: Default::default(),
             arr_reg: Default::default(),
             dir_addr: Default::default(),
-            dst_board: Default::default(),
             words: Default::default(),
             rph2: Default::default(),
             datatype: Default::default(),
@@ -160,8 +154,6 @@ impl ArrivalVerdict {
             l_cancel: Default::default(),
             drop: Default::default(),
             l_drop: Default::default(),
-            transit: Default::default(),
-            l_transit: Default::default(),
             dup: Default::default(),
             l_dup: Default::default(),
             ack: Default::default(),
@@ -215,7 +207,6 @@ impl Logic for ArrivalVerdict {
         self.is_abort.next = self.fields.val().msg_type == self.msg_abort.val();
         self.datatype.next = self.fields.val().datatype;
         self.reduce_op.next = self.fields.val().reduce_op;
-        self.dst_board.next = bit_cast::<6, 8>(self.fields.val().dst_host);
         self.rph2.next = self.fields.val().ranks_per_host == bits::<8>(2);
         // Key: communicator, operation id, segment index.
         self.key.next = (bit_cast::<48, 16>(self.fields.val().comm_id) << 32)
@@ -267,7 +258,6 @@ impl Logic for ArrivalVerdict {
 
         self.l_cancel.next = false;
         self.l_drop.next = false;
-        self.l_transit.next = false;
         self.l_dup.next = false;
         self.l_ack.next = false;
         self.l_store.next = false;
@@ -282,7 +272,7 @@ impl Logic for ArrivalVerdict {
         } else if !(self.is_req.val() | self.is_board.val()) {
             self.l_drop.next = true;
         } else if self.is_board.val() & (self.fields.val().dst_host != self.my_board.val()) {
-            self.l_transit.next = true;
+            self.l_drop.next = true;
         } else if self.late.val() {
             // A retransmission whose answer was lost, or a rank arriving after its peers
             // aborted: the result cannot be sent again.
@@ -324,7 +314,6 @@ impl Logic for ArrivalVerdict {
         self.answer_error.next = (self.answer_code.val() != bits::<8>(0)) & self.is_req.val();
         self.cancel.next = self.l_cancel.val();
         self.drop.next = self.l_drop.val();
-        self.transit.next = self.l_transit.val();
         self.dup.next = self.l_dup.val();
         self.ack.next = self.l_ack.val();
         self.store.next = self.l_store.val();

@@ -1,11 +1,12 @@
 //! One board: the whole bump in the wire, host port plus network ports.
 //!
 //! ```text
-//! s_axis[0..n] → axis_arbiter → frame_router ─ pass-through (cut-through) ─────┐
-//!                                   │ offload frame + header (offload buffer)   │
-//!                                   ├──→ cfe ── command ──→ offload_splitter ─ transit ─┤
-//!                                   │     │ instructions         │ payload words        ├→ merge (axis_arbiter)
-//!                                   │     └──→ cipe ←────────────┘                      │       → output_queues → m_axis[0..n]
+//! s_axis[0..n] → axis_arbiter → frame_router ─ pass-through (cut-through) ──────────────┐
+//!                                   │     ─ transit (cut-through, route table) ─────────┤
+//!                                   │ offload frame + header (offload buffer)           │
+//!                                   ├──→ cfe ── command ──→ offload_splitter            ├→ merge (axis_arbiter)
+//!                                   │     │ instructions         │ payload words        │       → output_queues → m_axis[0..n]
+//!                                   │     └──→ cipe ←────────────┘                      │
 //!                                   │     header entries → frame_builder ← results ─────┘
 //! ```
 //!
@@ -236,7 +237,7 @@ impl<
         PayloadSource::<W>::join(&mut self.cipe.m_axis, &mut self.builder.s_axis);
         // Merge: pass-through (0), transit (1), engine (2); the rest idle. Each merge
         // input is assigned once (no default-then-override across a block boundary).
-        for i in 4..N {
+        for i in 3..N {
             self.merge.s_axis[i].tdata.next = bits::<W>(0);
             self.merge.s_axis[i].tkeep.next = bits::<K>(0);
             self.merge.s_axis[i].tlast.next = false;
@@ -245,12 +246,10 @@ impl<
         }
         AxisSource::<W, K>::join(&mut self.router.m_axis, &mut self.merge.s_axis[0]);
         AxisSource::<W, K>::join(&mut self.router.m_transit_axis, &mut self.merge.s_axis[1]);
-        AxisSource::<W, K>::join(&mut self.splitter.m_transit_axis, &mut self.merge.s_axis[3]);
         AxisSource::<W, K>::join(&mut self.builder.m_axis, &mut self.merge.s_axis[2]);
         AxisSource::<W, K>::join(&mut self.merge.m_axis, &mut self.queues.s_axis);
-        // Pass-through and transit frames arrive on consecutive clocks (the router forwards as
-        // the cable delivers; a transit frame leaves the offload buffer whole): the queues
-        // may cut them through. Engine frames wait for their results: frame mode.
+        // Pass-through and transit frames arrive on consecutive clocks (the router forwards
+        // them as the cable delivers): the queues may cut them through. Engine frames wait for their results: frame mode.
         self.queues.gapless.next = self.gapless_sources.val();
         // Egress: the queues' streams to the MACs, the bad bit as the MAC's abort.
         for i in 0..N {

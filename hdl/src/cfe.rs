@@ -31,8 +31,8 @@
 //!
 //! ## One state machine
 //!
-//! `Idle` → `Lookup` (directory and route RAM read, context-table lookup) → `Judge` (the
-//! verdict: transit, store, allocate a context, duplicate, error; registered) → `Arrive` (act
+//! `Idle` → `Lookup` (directory read, context-table lookup) → `Judge` (the
+//! verdict: store, allocate a context, duplicate, error; registered) → `Arrive` (act
 //! on it) → `Emit` (splitter command, CIPE input instruction,
 //! error entry) → `Idle`; or, for a context with news (`dirty`), `Fetch` (program RAM) →
 //! `Decide` (operands present? program done?) → `Read` (request fields and route RAM) →
@@ -55,7 +55,7 @@ pub use crate::context_table::{CONTEXTS, HISTORY};
 use crate::entry_composer::EntryComposer;
 pub use crate::frame_builder::EntryWord;
 use crate::header_fields::FrameFields;
-pub use crate::offload_splitter::{SPLIT_DRAIN, SPLIT_STREAM, SPLIT_TRANSIT, SplitCommand};
+pub use crate::offload_splitter::{SPLIT_DRAIN, SPLIT_STREAM, SplitCommand};
 use crate::statistics::StatEvents;
 use crate::time_base::TimeBase;
 use crate::uop_decode::UopDecode;
@@ -89,7 +89,6 @@ pub const STATE_NAMES: [&str; 11] = [
 pub struct Verdict {
     pub cancel: Bit,
     pub drop: Bit,
-    pub transit: Bit,
     pub dup: Bit,
     pub ack: Bit,
     pub store: Bit,
@@ -128,13 +127,12 @@ pub struct Cfe {
     /// [`CfeState`] as a number ([`STATE_NAMES`]).
     pub state_code: Signal<Out, Bits<4>>,
     /// This clock's countable events ([`crate::statistics`]): stored, duplicates, errors,
-    /// transits, retired, aborted, engine drops.
+    /// retired, aborted, reclaimed, engine drops.
     pub events: Signal<Out, StatEvents>,
     // Constants.
     no_events: Constant<StatEvents>,
     split_drain: Constant<Bits<2>>,
     split_stream: Constant<Bits<2>>,
-    split_transit: Constant<Bits<2>>,
     op_input: Constant<Bits<4>>,
     instr_none: Constant<InstrWord>,
     no_verdict: Constant<Verdict>,
@@ -221,7 +219,6 @@ impl Cfe {
             no_events: Constant::new(StatEvents::default()),
             split_drain: split(SPLIT_DRAIN),
             split_stream: split(SPLIT_STREAM),
-            split_transit: split(SPLIT_TRANSIT),
             op_input: Constant::new(bits::<4>(Opcode::Input as u64)),
             instr_none: Constant::new(InstrWord::default()),
             no_verdict: Constant::new(Verdict::default()),
@@ -346,10 +343,7 @@ impl Logic for Cfe {
             self.requests.read_address.next = (bit_cast::<4, 3>(self.cur.q.val()) << 1)
                 | bit_cast::<4, 1>(self.sub.q.val().into());
         }
-        self.route_addr.next = self.arrival.dst_board.val();
-        if self.state.q.val() == CfeState::Read {
-            self.route_addr.next = bit_cast::<6, 8>(self.step.word.val().board);
-        }
+        self.route_addr.next = bit_cast::<6, 8>(self.step.word.val().board);
         self.t_park.next = false;
         self.t_produce.next = false;
         self.t_advance.next = false;
@@ -384,7 +378,6 @@ impl Logic for Cfe {
             CfeState::Judge => {
                 self.verdict.d.next.cancel = self.arrival.cancel.val();
                 self.verdict.d.next.drop = self.arrival.drop.val();
-                self.verdict.d.next.transit = self.arrival.transit.val();
                 self.verdict.d.next.dup = self.arrival.dup.val();
                 self.verdict.d.next.ack = self.arrival.ack.val();
                 self.verdict.d.next.store = self.arrival.store.val();
@@ -400,7 +393,6 @@ impl Logic for Cfe {
                 // The splitter drains the frame unless it is stored or forwarded.
                 self.cmd.d.next.action = self.split_drain.val();
                 self.cmd.d.next.words = bits::<12>(0);
-                self.cmd.d.next.ports = bits::<8>(0);
                 self.cmd_pend.d.next = true;
                 self.state.d.next = CfeState::Emit;
                 if self.verdict.q.val().stall {
@@ -408,11 +400,6 @@ impl Logic for Cfe {
                     self.cmd_pend.d.next = false;
                     self.blocked.d.next = true;
                     self.state.d.next = CfeState::Idle;
-                }
-                if self.verdict.q.val().transit {
-                    self.cmd.d.next.action = self.split_transit.val();
-                    self.cmd.d.next.ports = self.conf.route_ports.val();
-                    self.ev.next.transits = true;
                 }
                 if self.verdict.q.val().cancel {
                     self.ev.next.aborted = true;

@@ -5,9 +5,10 @@
 //!   (the payload, from a beat boundary at both widths) to the CIPE, drop the rest (Ethernet
 //!   padding) up to `tlast`;
 //! * **drain** ([`SPLIT_DRAIN`]): drop the frame (stored nothing: duplicates, errors, barrier
-//!   requests);
-//! * **transit** ([`SPLIT_TRANSIT`]): forward the whole frame unchanged to the ports in `ports`
-//!   (a frame between two other boards that the route table sends through this one).
+//!   requests).
+//!
+//! (A frame between two other boards never comes here: the router forwards it,
+//! [`crate::frame_router`].)
 //!
 //! The command word is a [`SplitCommand`].
 //!
@@ -19,25 +20,22 @@
 
 use rust_hdl::prelude::*;
 
-use crate::axis::{AxisSink, AxisSource, StreamSource, check_widths};
+use crate::axis::{AxisSink, StreamSource, check_widths};
 
 /// Splitter actions, [`SplitCommand::action`].
 pub const SPLIT_DRAIN: u32 = 0;
 pub const SPLIT_STREAM: u32 = 1;
-pub const SPLIT_TRANSIT: u32 = 2;
 
 /// The command word (`s_cmd_tdata`), low bits first: the one definition of its format, used
 /// by the CFE that builds it and this splitter that reads it.
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
 pub struct SplitCommand {
-    /// [`SPLIT_DRAIN`], [`SPLIT_STREAM`] or [`SPLIT_TRANSIT`].
+    /// [`SPLIT_DRAIN`] or [`SPLIT_STREAM`].
     pub action: Bits<2>,
     pub spare_action: Bits<2>,
     /// Stream: payload words for the CIPE.
     pub words: Bits<12>,
-    /// Transit: output port mask.
-    pub ports: Bits<8>,
-    pub spare: Bits<8>,
+    pub spare: Bits<16>,
 }
 
 impl From<Bits<32>> for SplitCommand {
@@ -47,8 +45,7 @@ impl From<Bits<32>> for SplitCommand {
             action: w.get_bits::<2>(d.get_my_offset_action()),
             spare_action: w.get_bits::<2>(d.get_my_offset_spare_action()),
             words: w.get_bits::<12>(d.get_my_offset_words()),
-            ports: w.get_bits::<8>(d.get_my_offset_ports()),
-            spare: w.get_bits::<8>(d.get_my_offset_spare()),
+            spare: w.get_bits::<16>(d.get_my_offset_spare()),
         }
     }
 }
@@ -59,7 +56,6 @@ pub enum SplitterState {
     Header,
     Payload,
     Drain,
-    Transit,
 }
 
 /// Splits offload frames as the CFE commands: `W`-bit beats, `K = W / 8` keep bits, a
@@ -74,26 +70,20 @@ pub struct OffloadSplitter<const W: usize, const K: usize, const HB: usize> {
     pub s_cmd_tready: Signal<Out, Bit>,
     /// Payload words for the CIPE.
     pub m_axis: StreamSource<Bits<W>>,
-    /// Transit frames, `tuser[15:8]` = the commanded port mask.
-    pub m_transit_axis: AxisSource<W, K>,
     last_header_beat: Constant<Bits<12>>,
     state: DFF<SplitterState>,
     beat: DFF<Bits<12>>,
     words: DFF<Bits<12>>,
-    mask: DFF<Bits<8>>,
     take: Signal<Local, Bit>,
     /// The command offered on `s_cmd`.
     command: Signal<Local, SplitCommand>,
     action_stream: Constant<Bits<2>>,
-    action_transit: Constant<Bits<2>>,
     /// Drives `s_axis.tready`, assigned once at the end of `update`.
     out_s_tready: Signal<Local, Bit>,
     /// Drives `s_cmd_tready`, assigned once at the end of `update`.
     out_cmd_tready: Signal<Local, Bit>,
     /// Drives `m_axis.tvalid`, assigned once at the end of `update`.
     out_tvalid: Signal<Local, Bit>,
-    /// Drives `m_transit_axis.tvalid`, assigned once at the end of `update`.
-    out_transit_tvalid: Signal<Local, Bit>,
 }
 
 impl<const W: usize, const K: usize, const HB: usize> Default for OffloadSplitter<W, K, HB> {
@@ -108,20 +98,16 @@ impl<const W: usize, const K: usize, const HB: usize> Default for OffloadSplitte
             s_cmd_tvalid: Default::default(),
             s_cmd_tready: Default::default(),
             m_axis: Default::default(),
-            m_transit_axis: Default::default(),
             last_header_beat: Constant::new(bits::<12>(HB as u64 - 1)),
             state: Default::default(),
             beat: Default::default(),
             words: Default::default(),
-            mask: Default::default(),
             take: Default::default(),
             command: Default::default(),
             action_stream: Constant::new(bits::<2>(u64::from(SPLIT_STREAM))),
-            action_transit: Constant::new(bits::<2>(u64::from(SPLIT_TRANSIT))),
             out_s_tready: Default::default(),
             out_cmd_tready: Default::default(),
             out_tvalid: Default::default(),
-            out_transit_tvalid: Default::default(),
         }
     }
 }
@@ -129,18 +115,12 @@ impl<const W: usize, const K: usize, const HB: usize> Default for OffloadSplitte
 impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<W, K, HB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, beat, words, mask);
+        dff_setup!(self, clock, state, beat, words);
         self.command.next = self.s_cmd_tdata.val().into();
         self.out_s_tready.next = false;
         self.out_cmd_tready.next = false;
         self.m_axis.tdata.next = self.s_axis.tdata.val();
         self.out_tvalid.next = false;
-        self.m_transit_axis.tdata.next = self.s_axis.tdata.val();
-        self.m_transit_axis.tkeep.next = self.s_axis.tkeep.val();
-        self.m_transit_axis.tlast.next = self.s_axis.tlast.val();
-        self.m_transit_axis.tuser.next = (self.s_axis.tuser.val() & bits::<16>(0xFF))
-            | (bit_cast::<16, 8>(self.mask.q.val()) << 8);
-        self.out_transit_tvalid.next = false;
         self.take.next = false;
         match self.state.q.val() {
             SplitterState::Idle => {
@@ -148,13 +128,9 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
                 self.beat.d.next = bits::<12>(0);
                 if self.s_cmd_tvalid.val() {
                     self.words.d.next = self.command.val().words;
-                    self.mask.d.next = self.command.val().ports;
                     self.state.d.next = SplitterState::Drain;
                     if self.command.val().action == self.action_stream.val() {
                         self.state.d.next = SplitterState::Header;
-                    }
-                    if self.command.val().action == self.action_transit.val() {
-                        self.state.d.next = SplitterState::Transit;
                     }
                 }
             }
@@ -184,11 +160,6 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
                 self.out_s_tready.next = true;
                 self.take.next = self.s_axis.tvalid.val();
             }
-            SplitterState::Transit => {
-                self.out_transit_tvalid.next = self.s_axis.tvalid.val();
-                self.out_s_tready.next = self.m_transit_axis.tready.val();
-                self.take.next = self.s_axis.tvalid.val() & self.m_transit_axis.tready.val();
-            }
             _ => {
                 self.state.d.next = SplitterState::Idle;
             }
@@ -202,12 +173,10 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
             self.state.d.next = SplitterState::Idle;
             self.beat.d.next = bits::<12>(0);
             self.words.d.next = bits::<12>(0);
-            self.mask.d.next = bits::<8>(0);
         }
         self.s_axis.tready.next = self.out_s_tready.val();
         self.s_cmd_tready.next = self.out_cmd_tready.val();
         self.m_axis.tvalid.next = self.out_tvalid.val();
-        self.m_transit_axis.tvalid.next = self.out_transit_tvalid.val();
     }
 }
 
