@@ -269,9 +269,11 @@ impl Logic for ArrivalVerdict {
             self.fault.next = self.err_unsupported.val();
         } else if self.is_abort.val() & self.reg_ok.val() {
             self.l_cancel.next = true;
-        } else if !(self.is_req.val() | self.is_board.val()) {
-            self.l_drop.next = true;
-        } else if self.is_board.val() & (self.fields.val().dst_host != self.my_board.val()) {
+        } else if !(self.is_req.val() | self.is_board.val())
+            | (self.is_board.val() & (self.fields.val().dst_host != self.my_board.val()))
+        {
+            // Not a request or board frame, or a board frame for another board (the router
+            // forwards those).
             self.l_drop.next = true;
         } else if self.late.val() {
             // A retransmission whose answer was lost, or a rank arriving after its peers

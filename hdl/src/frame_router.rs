@@ -94,8 +94,10 @@ pub const DECIDE_BYTES: usize = {
 /// Beats a transit frame waits in the ingress buffer before its first beat leaves, unless
 /// its verdict is in: its last beat then leaves no earlier than the classifier's verdict on it
 /// (the capture's `frame_done` a clock after the last beat, then [`CLASSIFY_LATENCY`] clocks
-/// of classifier), so a frame arriving without gaps leaves without gaps.
-pub const TRANSIT_LAG: usize = 1 + CLASSIFY_LATENCY;
+/// of classifier), so a frame arriving without gaps leaves without gaps. The count is taken a
+/// clock before the first beat leaves (a register: no compare on the read side's path), when
+/// the frame was still arriving; a beat more has come since.
+pub const TRANSIT_LAG: usize = CLASSIFY_LATENCY;
 
 /// `tuser` destination mask of port `port` (bits 15:8).
 fn to_port(port: usize) -> Constant<Bits<16>> {
@@ -188,6 +190,9 @@ pub struct FrameRouter<
     level: DFF<Bits<4>>,
     frames_in: DFF<Bits<4>>,
     transit_lag: Constant<Bits<4>>,
+    /// On the previous clock: at least [`TRANSIT_LAG`] beats in the ingress buffer, and no
+    /// whole frame.
+    lag_ok: DFF<Bit>,
     /// A transit frame's first beat has left (its others follow as they come).
     t_started: DFF<Bit>,
     /// Swallowing the rest of a giant.
@@ -336,6 +341,7 @@ impl<
             level: Default::default(),
             frames_in: Default::default(),
             transit_lag: Constant::new(bits::<4>(TRANSIT_LAG as u64)),
+            lag_ok: Default::default(),
             t_started: Default::default(),
             swallow: Default::default(),
             decide_beat: Constant::new(bits::<16>(decide as u64)),
@@ -417,7 +423,7 @@ impl<
         );
         dff_setup!(
             self, clock, w_beat, w_class, swallow, tag_done, ttag_done, tgood_done, route_wait,
-            level, frames_in, t_started
+            level, frames_in, t_started, lag_ok
         );
         for i in 0..3 {
             self.tag[i].clock.next = self.clock.val();
@@ -643,10 +649,9 @@ impl<
         if self.transit_ok.empty.val() {
             self.t_ok.next = self.transit_ok.data_in.val();
         }
-        self.t_go.next = self.t_started.q.val()
-            | self.t_have.val()
-            | ((self.frames_in.q.val() == bits::<4>(0))
-                & (self.level.q.val() >= self.transit_lag.val()));
+        self.lag_ok.d.next = (self.frames_in.q.val() == bits::<4>(0))
+            & (self.level.q.val() >= self.transit_lag.val());
+        self.t_go.next = self.t_started.q.val() | self.t_have.val() | self.lag_ok.q.val();
         self.t_valid.next = self.r_valid.val()
             & (self.r_class.val() == self.c_transit.val())
             & !self.routes.empty.val()
@@ -706,6 +711,7 @@ impl<
             self.t_started.d.next = false;
             self.level.d.next = bits::<4>(0);
             self.frames_in.d.next = bits::<4>(0);
+            self.lag_ok.d.next = false;
         }
         if self.r_take.val()
             & self.ingress.m_axis.tlast.val()
