@@ -65,9 +65,9 @@ pub struct ContextTable {
     pub has_free: Signal<Out, Bit>,
     /// `key` is in the history (completed or aborted).
     pub late: Signal<Out, Bit>,
-    /// The hit context's parameters equal `sig`.
+    /// The hit context's parameters equal `sig` (false on a miss).
     pub sig_match: Signal<Out, Bit>,
-    /// The hit context has register `reg` already.
+    /// The hit context has register `reg` already (false on a miss).
     pub present: Signal<Out, Bit>,
     /// The context an arrival goes to: the hit one, else the lowest free one.
     pub ctx: Signal<Out, Bits<3>>,
@@ -337,10 +337,24 @@ impl Logic for ContextTable {
         self.l_has_free.next = false;
         self.free_idx.next = bits::<3>(0);
         self.l_late.next = false;
+        self.l_sig_match.next = false;
+        self.l_present.next = false;
         for c in 0..8 {
+            // At most one open context holds a key (a context opens only on a miss): the
+            // matches are ORed, not priority-encoded, and the hit context's bits are read
+            // with its match rather than through its index.
             if self.valid[c].q.val() & (self.c_key[c].q.val() == self.key.val()) {
                 self.l_hit.next = true;
-                self.hit_idx.next = self.index[c].val();
+                self.hit_idx.next = self.hit_idx.val() | self.index[c].val();
+                if self.c_sig[c].q.val() == self.sig.val() {
+                    self.l_sig_match.next = true;
+                }
+                if ((self.c_present[c].q.val() >> bit_cast::<8, 3>(self.arr_reg.val()))
+                    & bits::<8>(1))
+                    != bits::<8>(0)
+                {
+                    self.l_present.next = true;
+                }
             }
             if !self.valid[c].q.val() & !self.l_has_free.val() {
                 self.l_has_free.next = true;
@@ -353,17 +367,6 @@ impl Logic for ContextTable {
         self.l_ctx.next = self.free_idx.val();
         if self.l_hit.val() {
             self.l_ctx.next = self.hit_idx.val();
-        }
-        self.l_sig_match.next = false;
-        self.l_present.next = false;
-        for c in 0..8 {
-            if self.hit_idx.val() == self.index[c].val() {
-                self.l_sig_match.next = self.c_sig[c].q.val() == self.sig.val();
-                self.l_present.next = ((self.c_present[c].q.val()
-                    >> bit_cast::<8, 3>(self.arr_reg.val()))
-                    & bits::<8>(1))
-                    != bits::<8>(0);
-            }
         }
 
         self.r_hit.d.next = self.l_hit.val();

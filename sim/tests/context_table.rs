@@ -57,14 +57,15 @@ impl Model {
     fn lookup(&self, key: u64, sig: u64, reg: u64, cur: usize) -> Lookup {
         let hit = self.hit_idx(key);
         let free = (0..8).find(|&i| !self.c[i].valid);
-        let h = self.c[hit.unwrap_or(0)];
+        let h = hit.map(|i| self.c[i]);
         let k = self.c[cur];
         Lookup {
             hit: hit.is_some(),
             has_free: free.is_some(),
             late: self.h.contains(&Some(key)),
-            sig_match: h.sig == sig,
-            present: h.present >> reg & 1 == 1,
+            // Both false on a miss.
+            sig_match: h.is_some_and(|h| h.sig == sig),
+            present: h.is_some_and(|h| h.present >> reg & 1 == 1),
             ctx: hit.or(free).unwrap_or(0) as u64,
             cur: (k.pc, k.end, k.present, k.rph2, k.words, k.bytes),
             pick: (0..8)
