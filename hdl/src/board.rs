@@ -7,7 +7,7 @@
 //!                                   ├──→ cfe ── command ──→ offload_splitter            ├→ merge (axis_arbiter)
 //!                                   │     │ instructions         │ payload words        │       → output_queues → m_axis[0..n]
 //!                                   │     └──→ cipe ←────────────┘                      │
-//!                                   │     header entries → frame_builder ← results ─────┘
+//!                                   │     header entries → frame_builder ← results ─ axis_register ─┘
 //! ```
 //!
 //! A request from the host (port 0) or a partial/result from another board enters through the
@@ -23,6 +23,7 @@ use rust_hdl::prelude::*;
 
 use crate::axis::{AxisSource, MacSink, MacSource, PayloadSource, StreamSource, TUSER_BAD_AT};
 use crate::axis_arbiter::AxisArbiter;
+use crate::axis_register::AxisRegister;
 use crate::cfe::{Cfe, cfg};
 use crate::cipe::Cipe;
 use crate::frame_builder::FrameBuilder;
@@ -87,6 +88,9 @@ pub struct Board<
     splitter: OffloadSplitter<W, K, HB>,
     cipe: Cipe<W, L64, L32, WB, AB, OB>,
     builder: FrameBuilder<W, K, HB, WL, KL>,
+    /// A register slice between the builder and the merge: the merge's grant does not reach
+    /// into the builder and the CIPE's result FIFO.
+    engine_out: AxisRegister<W, K>,
     merge: AxisArbiter<W, K, N>,
     queues: OutputQueues<W, K, N, BB, LAST, USER, DL, DL1>,
     stats: Statistics,
@@ -139,6 +143,7 @@ impl<
             splitter: Default::default(),
             cipe: Default::default(),
             builder: Default::default(),
+            engine_out: Default::default(),
             merge: Default::default(),
             queues: Default::default(),
             stats: Default::default(),
@@ -182,6 +187,7 @@ impl<
         self.splitter.clock.next = self.clock.val();
         self.cipe.clock.next = self.clock.val();
         self.builder.clock.next = self.clock.val();
+        self.engine_out.clock.next = self.clock.val();
         self.merge.clock.next = self.clock.val();
         self.queues.clock.next = self.clock.val();
         self.stats.clock.next = self.clock.val();
@@ -192,6 +198,7 @@ impl<
         self.splitter.reset.next = self.reset.val();
         self.cipe.reset.next = self.reset.val();
         self.builder.reset.next = self.reset.val();
+        self.engine_out.reset.next = self.reset.val();
         self.merge.reset.next = self.reset.val();
         self.queues.reset.next = self.reset.val();
         // Ingress: the MACs' streams into the arbiter, which stamps the source port; a MAC's
@@ -246,7 +253,8 @@ impl<
         }
         AxisSource::<W, K>::join(&mut self.router.m_axis, &mut self.merge.s_axis[0]);
         AxisSource::<W, K>::join(&mut self.router.m_transit_axis, &mut self.merge.s_axis[1]);
-        AxisSource::<W, K>::join(&mut self.builder.m_axis, &mut self.merge.s_axis[2]);
+        AxisSource::<W, K>::join(&mut self.builder.m_axis, &mut self.engine_out.s_axis);
+        AxisSource::<W, K>::join(&mut self.engine_out.m_axis, &mut self.merge.s_axis[2]);
         AxisSource::<W, K>::join(&mut self.merge.m_axis, &mut self.queues.s_axis);
         // Pass-through and transit frames arrive on consecutive clocks (the router forwards
         // them as the cable delivers): the queues may cut them through. Engine frames wait for their results: frame mode.

@@ -8,6 +8,7 @@ use rust_hdl::prelude::*;
 
 use crate::arrival_verdict::ArrivalVerdict;
 use crate::axis_arbiter::{AxisArbiter64, AxisArbiter256};
+use crate::axis_register::{AxisRegister64, AxisRegister256};
 use crate::board::{Board64, Board256};
 use crate::cfe::Cfe;
 use crate::cfe_config::CfeConfig;
@@ -154,6 +155,7 @@ pub fn designs_for(width: BusWidth) -> Vec<Design> {
             design(CipeAlu64::default(), "collwire_cipe_alu64"),
             design(HeaderCapture64::default(), "collwire_header_capture64"),
             design(AxisArbiter64::default(), "collwire_axis_arbiter64"),
+            design(AxisRegister64::default(), "collwire_axis_register64"),
             design(FrameRouter64::default(), "collwire_frame_router64"),
             design(OutputQueues64::default(), "collwire_output_queues64"),
             design(Cipe64::default(), "collwire_cipe64"),
@@ -165,6 +167,7 @@ pub fn designs_for(width: BusWidth) -> Vec<Design> {
             design(CipeAlu256::default(), "collwire_cipe_alu256"),
             design(HeaderCapture256::default(), "collwire_header_capture256"),
             design(AxisArbiter256::default(), "collwire_axis_arbiter256"),
+            design(AxisRegister256::default(), "collwire_axis_register256"),
             design(FrameRouter256::default(), "collwire_frame_router256"),
             design(OutputQueues256::default(), "collwire_output_queues256"),
             design(Cipe256::default(), "collwire_cipe256"),

@@ -33,6 +33,7 @@ pub mod arrival_verdict;
 pub mod axis;
 pub mod axis_arbiter;
 pub mod axis_fifo;
+pub mod axis_register;
 pub mod board;
 pub mod cfe;
 pub mod cfe_config;
