@@ -52,10 +52,9 @@ use crate::statistics::StatEvents;
 /// A verdict queue entry: what the classifier decided about one stored candidate.
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
 pub struct RouterVerdict {
-    /// A valid offload frame: to the engine.
+    /// A valid offload frame: to the engine; else it failed a check and is drained (counted
+    /// when the verdict came).
     pub offload: Bit,
-    /// An offload frame that fails a check: drop (counted when the verdict came).
-    pub malformed: Bit,
     /// Valid, but uses a reserved code.
     pub unsupported: Bit,
     /// Payload bytes after the offload header.
@@ -599,7 +598,6 @@ impl<
         self.classifier.frame_done.next = self.capture.frame_done.val();
         self.verdicts.write.next = self.classifier.verdict_valid.val() & self.tag[2].q.val();
         self.verdict_in.next.offload = self.classifier.offload.val();
-        self.verdict_in.next.malformed = !self.classifier.offload.val();
         self.verdict_in.next.unsupported = self.classifier.unsupported.val();
         self.verdict_in.next.payload_len = self.classifier.payload_len.val();
         self.verdict_in.next.fields = self.classifier.fields.val();
