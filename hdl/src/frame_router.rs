@@ -135,7 +135,8 @@ pub struct FrameRouter<
     /// The offload frame uses a reserved code.
     pub offload_unsupported: Signal<Out, Bit>,
     /// `passed_frames`, `offload_frames`, `transits`, `malformed_drops`, `runt_drops`,
-    /// `giant_drops`, `bad_frame_drops`, `engine_busy_drops` ([`crate::statistics`]).
+    /// `giant_drops`, `bad_frame_drops`, `engine_busy_drops`, `engine_waits`
+    /// ([`crate::statistics`]).
     pub events: Signal<Out, StatEvents>,
     /// The configuration port (route table and board index, [`crate::cfe_config::cfg`]).
     pub cfg_we: Signal<In, Bit>,
@@ -744,6 +745,8 @@ impl<
         {
             self.ev.next.offload_frames = true;
         }
+        self.ev.next.engine_waits =
+            self.head.val().offload & self.head_valid.val() & !self.m_offload_axis.tready.val();
         self.events.next = self.ev.val();
     }
 }

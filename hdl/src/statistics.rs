@@ -51,6 +51,10 @@ pub struct StatEvents {
     /// Offload frames dropped because the engine's input buffer had no room for a frame of
     /// the longest length (the engine stalled): they never wait in the shared input.
     pub engine_busy_drops: Bit,
+    /// Clocks on which a stored offload frame (or the rest of one) waited for the engine:
+    /// the engine's input valid, not ready. Divided by `offload_frames`, how long a frame
+    /// waits for the engine on average (the engine's back-pressure).
+    pub engine_waits: Bit,
 }
 
 /// Number of counters.
@@ -130,7 +134,7 @@ mod tests {
         let names = stat_names();
         assert_eq!(names.len(), STATS);
         assert_eq!(names[0], "stored");
-        assert_eq!(stat_index("engine_busy_drops"), Some(STATS - 1));
+        assert_eq!(stat_index("engine_waits"), Some(STATS - 1));
         assert_eq!(stat_index("nonsense"), None);
         // The event bit of a field is its index.
         let e = StatEvents {

@@ -194,6 +194,9 @@ struct Run {
     pass_firsts: Vec<usize>,
     /// The clock each transit beat left, and whether it was a frame's last.
     transit_beats: Vec<(usize, bool)>,
+    /// Clocks on which an offload beat waited for the engine: seen on the ports, and counted
+    /// by the router (`engine_waits`).
+    engine_waits: (u64, u64),
 }
 
 /// Feeds `frames` and returns what came out; the engine port is ready on `offload_ready` %
@@ -227,6 +230,8 @@ fn run<R: Router>(
     let mut in_frame = false;
     let mut pass_firsts = Vec::new();
     let mut transit_beats = Vec::new();
+    let mut engine_waits = (0, 0);
+    let waits_bit = collwire_hdl::statistics::stat_index("engine_waits").unwrap();
     // Until every frame has left (the counters count a frame at its last beat), then a few more
     // clocks in which nothing else may appear.
     while extra < 32 {
@@ -244,6 +249,10 @@ fn run<R: Router>(
         m.set_ready(pr, or, tr);
         m.eval();
         count_events(&mut counters, m.events());
+        engine_waits.1 += m.events() >> waits_bit & 1;
+        if m.offload_out().is_some() && !or {
+            engine_waits.0 += 1;
+        }
         if let Some(b) = &beat
             && m.in_ready()
         {
@@ -288,6 +297,7 @@ fn run<R: Router>(
         starts,
         pass_firsts,
         transit_beats,
+        engine_waits,
     }
 }
 
@@ -396,6 +406,11 @@ fn check<R: Router>(seed: u64, idle: u64, ready: u64, hygiene: bool) {
     let mut rng = SplitMix(seed);
     let (frames, exp) = traffic(&mut rng, 600, hygiene);
     let out = run::<R>(&frames, idle, ready, ready, 0);
+    assert_eq!(
+        out.engine_waits.1, out.engine_waits.0,
+        "engine_waits: counted vs clocks an offload beat waited for the engine"
+    );
+    assert!(ready == 100 || out.engine_waits.0 > 0);
     // Frames that leave marked bad are dropped downstream: only the good ones count.
     let good: Vec<_> = out
         .pass

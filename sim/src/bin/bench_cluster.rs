@@ -9,11 +9,12 @@
 use std::time::Instant;
 
 use clap::Parser;
-use collwire_driver::Call;
+use collwire_driver::{Call, Communicator};
 use collwire_proto::frame::{Endpoints, build_frame};
 use collwire_proto::{Algorithm, Collective, Datatype, MessageType, OffloadRepr, ReduceOp};
 use collwire_sim::cluster::{Cluster, ClusterConfig, Topology, board_ip, board_mac};
 use collwire_sim::collective::{Job, run_jobs};
+use collwire_sim::hosts::{rank_frame, udp_datagram};
 use serde::Serialize;
 
 #[derive(Parser)]
@@ -40,6 +41,7 @@ struct Args {
 enum Section {
     Hops,
     Throughput,
+    Engine,
     Allreduce,
     Speed,
 }
@@ -85,6 +87,35 @@ struct Throughput {
     worst_input_wait: u64,
 }
 
+/// Engine load: every host of a 4-board ring posts MTU allreduces (recursive doubling, f64 SUM,
+/// one 1440-byte segment each, distinct op ids and data) at `offered_load` of its host port's
+/// line rate (1G on the 64-bit board at 125 MHz: one byte a clock; 10G on the 256-bit board at
+/// 200 MHz: 6.25 bytes a clock; a frame occupies its length + 24 bytes of preamble, FCS and
+/// gap), keeping at most the driver's window of unanswered operations. Every engine takes
+/// the request and its two partners' partials: three MTU frames on three ports per operation.
+/// The simulated cables between boards move a bus word per clock (faster than 1G/10G).
+#[derive(Serialize)]
+struct EngineLoad {
+    width: usize,
+    clock_mhz: f64,
+    /// Requests offered per host, as a fraction of the host port's line rate.
+    offered_load: f64,
+    operations_per_host: usize,
+    /// Operations completed per second per host at the target clock (offered: `offered_load`
+    /// × line rate ÷ request frame size).
+    offered_ops_per_second: f64,
+    completed_ops_per_second: f64,
+    /// Offload frames board 1's engine took, per second (`offload_frames`).
+    engine_frames_per_second: f64,
+    /// Clocks an offload frame's beats waited for board 1's engine, on average per frame
+    /// (`engine_waits` / `offload_frames`).
+    engine_wait_clocks_per_frame: f64,
+    /// Request sent → response back, in clocks.
+    mean_latency_cycles: f64,
+    max_latency_cycles: u64,
+    engine_busy_drops: u64,
+}
+
 #[derive(Serialize)]
 struct Allreduce {
     algorithm: String,
@@ -119,6 +150,10 @@ struct Report {
     cabling: &'static str,
     hops: Vec<Hop>,
     throughput: Vec<Throughput>,
+    engine_load: Vec<EngineLoad>,
+    /// The lowest offered load (of those measured, per width) at which the hosts' requests
+    /// complete more slowly than they are offered (below 99 %).
+    engine_saturates_at: Vec<(usize, Option<f64>)>,
     allreduce_f64_sum: Vec<Allreduce>,
     simulator_speed: Vec<SimSpeed>,
 }
@@ -353,6 +388,97 @@ fn throughput(width: usize, load: f64, link_latency: u64) -> Throughput {
     }
 }
 
+/// Bytes a frame of `len` bytes occupies on the wire: preamble and start delimiter (8), FCS
+/// (4), inter-frame gap (12).
+fn wire_bytes(len: usize) -> usize {
+    len + 24
+}
+
+fn engine_load(width: usize, load: f64, ops: usize, link_latency: u64) -> EngineLoad {
+    const BOARDS: usize = 4;
+    const ELEMENTS: usize = 180;
+    let mut c = cluster(BOARDS, width, link_latency);
+    let (clock_mhz, line_bytes_per_clock) = if width == 64 {
+        (125.0, 1.0)
+    } else {
+        (200.0, 6.25)
+    };
+    // Every host's requests, in order: (op id, frame).
+    let requests: Vec<Vec<Vec<u8>>> = (0..BOARDS)
+        .map(|b| {
+            let comm = Communicator::new(BOARDS, 1, b, 1, 1500).expect("communicator");
+            (1..=ops as u16)
+                .map(|op_id| {
+                    let call = Call {
+                        elements: ELEMENTS,
+                        op_id,
+                        ..allreduce_job(Algorithm::RecursiveDoubling, BOARDS, 0, op_id).call
+                    };
+                    let data: Vec<u8> = (0..ELEMENTS)
+                        .flat_map(|e| (b as f64 + 0.5 * f64::from(op_id) + e as f64).to_le_bytes())
+                        .collect();
+                    let datagrams = call.requests(&comm, &data).expect("requests");
+                    assert_eq!(datagrams.len(), 1, "one segment");
+                    rank_frame(b, 0, &datagrams[0])
+                })
+                .collect()
+        })
+        .collect();
+    let interval = wire_bytes(requests[0][0].len()) as f64 / line_bytes_per_clock / load;
+    let window = 4;
+    let start = c.cycle;
+    let before = c.counters(1);
+    let mut sent_at = vec![Vec::new(); BOARDS];
+    let mut latencies = Vec::new();
+    let mut answered = [0usize; BOARDS];
+    let mut last_response = start;
+    while answered.iter().sum::<usize>() < BOARDS * ops {
+        assert!(c.cycle - start < 100_000_000, "engine load run stalled");
+        for b in 0..BOARDS {
+            for r in c.host_take(b) {
+                let Some((_, datagram)) = udp_datagram(&r.frame) else {
+                    continue;
+                };
+                let Ok((repr, _)) = OffloadRepr::from_datagram(datagram) else {
+                    continue;
+                };
+                assert_eq!(repr.msg_type, MessageType::Response, "board {b}: {repr:?}");
+                let k = usize::from(repr.op_id) - 1;
+                latencies.push(r.cycle - sent_at[b][k]);
+                answered[b] += 1;
+                last_response = last_response.max(r.cycle);
+            }
+            let k = sent_at[b].len();
+            if k < ops
+                && k - answered[b] < window
+                && c.cycle >= start + (k as f64 * interval) as u64
+            {
+                sent_at[b].push(c.cycle);
+                c.host_send(b, &requests[b][k]);
+            }
+        }
+        c.step();
+    }
+    assert_eq!(c.underruns, 0, "an output port ran dry inside a frame");
+    let after = c.counters(1);
+    let delta = |name: &str| after.get(name) - before.get(name);
+    let seconds = (last_response - start) as f64 / (clock_mhz * 1e6);
+    EngineLoad {
+        width,
+        clock_mhz,
+        offered_load: load,
+        operations_per_host: ops,
+        offered_ops_per_second: clock_mhz * 1e6 / interval,
+        completed_ops_per_second: ops as f64 / seconds,
+        engine_frames_per_second: delta("offload_frames") as f64 / seconds,
+        engine_wait_clocks_per_frame: delta("engine_waits") as f64
+            / delta("offload_frames").max(1) as f64,
+        mean_latency_cycles: latencies.iter().sum::<u64>() as f64 / latencies.len() as f64,
+        max_latency_cycles: latencies.iter().copied().max().unwrap_or(0),
+        engine_busy_drops: delta("engine_busy_drops"),
+    }
+}
+
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let run = |s: Section| args.only.is_empty() || args.only.contains(&s);
@@ -392,6 +518,37 @@ fn main() -> anyhow::Result<()> {
             );
             throughputs.push(t);
         }
+    }
+    let mut engine_loads = Vec::new();
+    let mut saturates = Vec::new();
+    for width in [64, 256].into_iter().filter(|_| run(Section::Engine)) {
+        let mut knee = None;
+        for load in [0.25, 0.5, 0.75, 0.9, 1.0, 1.5, 2.0, 4.0] {
+            let e = engine_load(width, load, 32, args.link_latency);
+            println!(
+                "{width}-bit engine, MTU recursive-doubling allreduces on 4 boards, offered {load:.2} of the host line rate: \
+                 {:.0}/{:.0} ops/s per host completed/offered, engine {:.0} frames/s, waits {:.1} clocks/frame, \
+                 latency {:.0} mean / {} max cycles, {} dropped (engine busy)",
+                e.completed_ops_per_second,
+                e.offered_ops_per_second,
+                e.engine_frames_per_second,
+                e.engine_wait_clocks_per_frame,
+                e.mean_latency_cycles,
+                e.max_latency_cycles,
+                e.engine_busy_drops
+            );
+            if knee.is_none() && e.completed_ops_per_second < 0.99 * e.offered_ops_per_second {
+                knee = Some(load);
+            }
+            engine_loads.push(e);
+        }
+        match knee {
+            Some(l) => println!(
+                "{width}-bit engine: completes less than offered from {l:.2} of the line rate"
+            ),
+            None => println!("{width}-bit engine: keeps up at every offered load measured"),
+        }
+        saturates.push((width, knee));
     }
     let mut runs = Vec::new();
     for payload in HOP_PAYLOADS.into_iter().filter(|_| run(Section::Allreduce)) {
@@ -453,6 +610,8 @@ fn main() -> anyhow::Result<()> {
         cabling: "ring (port 1 → next board), routes by shortest path",
         hops,
         throughput: throughputs,
+        engine_load: engine_loads,
+        engine_saturates_at: saturates,
         allreduce_f64_sum: runs,
         simulator_speed: speeds,
     };
