@@ -97,7 +97,8 @@ pub struct Board<
     stats_tag: Constant<Bits<16>>,
     stats_index_bits: Constant<Bits<16>>,
     bad_bit: Constant<Bits<16>>,
-    /// Merge inputs 0 (pass-through) and 1 (transit), as `tuser` source bits.
+    /// Merge inputs 0 (pass-through), 1 (transit) and 2 (engine: gapless frames,
+    /// [`crate::frame_builder`]), as `tuser` source bits.
     gapless_sources: Constant<Bits<8>>,
     mac_user: [Signal<Local, Bits<16>>; N],
     ev_cfe: Signal<Local, Bits<STATS>>,
@@ -150,7 +151,7 @@ impl<
             stats_tag: Constant::new(bits::<16>(cfg::region_tag(cfg::STATS, cfg::STAT_ENTRIES))),
             stats_index_bits: Constant::new(bits::<16>(STAT_INDEX_BITS as u64)),
             bad_bit: Constant::new(bits::<16>(1 << TUSER_BAD_AT)),
-            gapless_sources: Constant::new(bits::<8>(0b011)),
+            gapless_sources: Constant::new(bits::<8>(0b111)),
             mac_user: std::array::from_fn(|_| Default::default()),
             ev_cfe: Default::default(),
             ev_router: Default::default(),

@@ -8,6 +8,14 @@
 //! other empty messages). The last beat's `tkeep` comes from the payload length; `tuser[15:8]`
 //! is the entry's destination port mask for the whole frame.
 //!
+//! **Gapless frames**: a frame whose payload comes from the CIPE starts only once its first
+//! result beat is at the builder's input. From there the CIPE produces a beat per clock
+//! (II = 1; its pipeline issues only while its result FIFO has room for everything in flight
+//! plus [`crate::cipe`]'s headroom, so while the header beats leave the backlog waits in that
+//! FIFO, never as a gap), and the builder sends a beat per clock while its output is ready. So
+//! a frame never has a gap unless the output back-pressures, and the output queues may cut
+//! engine frames through like pass-through and transit frames ([`crate::output_queues`]).
+//!
 //! Entry layout ([`ENTRY_BITS`] bits): [`EntryWord`] — header (frame byte `n` at `8n`),
 //! destination port mask, payload bytes after the header, payload from the CIPE, inline
 //! record, the record's 4 bytes in wire order. [`entry`] builds one as bytes in Rust (tests);
@@ -124,6 +132,8 @@ pub struct FrameBuilder<
     empty_lanes: Signal<Local, Bits<KL>>,
     last_keep: Signal<Local, Bits<K>>,
     move_beat: Signal<Local, Bit>,
+    /// A header beat is offered this clock (`Header`, or `Idle` starting a frame).
+    in_header: Signal<Local, Bit>,
     /// Drives `m_axis.tdata`, assigned once at the end of `update`.
     out_tdata: Signal<Local, Bits<W>>,
     /// Drives `m_axis.tkeep`, assigned once at the end of `update`.
@@ -168,6 +178,7 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
             empty_lanes: Default::default(),
             last_keep: Default::default(),
             move_beat: Default::default(),
+            in_header: Default::default(),
             out_tdata: Default::default(),
             out_tkeep: Default::default(),
             out_tlast: Default::default(),
@@ -212,33 +223,21 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
         self.out_s_tready.next = false;
         self.pop_entry.next = false;
         self.move_beat.next = false;
+        self.in_header.next = self.state.q.val() == BuilderState::Header;
         match self.state.q.val() {
             BuilderState::Idle => {
-                if !self.entries.empty.val() {
+                // A frame with a CIPE payload starts when its first result beat is here: the
+                // CIPE then delivers the rest a beat per clock (docs/cipe.md), so the frame
+                // leaves without a gap and the output queues may cut it through. Its first
+                // header beat leaves on this clock.
+                if !self.entries.empty.val()
+                    & (!self.head.val().from_cipe | self.s_axis.tvalid.val())
+                {
                     self.state.d.next = BuilderState::Header;
-                    self.beat.d.next = bits::<4>(0);
+                    self.in_header.next = true;
                 }
             }
-            BuilderState::Header => {
-                self.out_tvalid.next = true;
-                if self.beat.q.val() == self.last_header_beat.val() {
-                    self.out_tlast.next = !self.head.val().from_cipe & !self.head.val().inline;
-                }
-                self.move_beat.next = self.m_axis.tready.val();
-                if self.m_axis.tready.val() {
-                    self.beat.d.next = self.beat.q.val() + bits::<4>(1);
-                    if self.beat.q.val() == self.last_header_beat.val() {
-                        if self.head.val().from_cipe {
-                            self.state.d.next = BuilderState::Payload;
-                        } else if self.head.val().inline {
-                            self.state.d.next = BuilderState::Inline;
-                        } else {
-                            self.state.d.next = BuilderState::Idle;
-                            self.pop_entry.next = true;
-                        }
-                    }
-                }
-            }
+            BuilderState::Header => {}
             BuilderState::Payload => {
                 self.out_tdata.next = self.s_axis.tdata.val();
                 self.out_tlast.next = self.s_axis.tlast.val();
@@ -266,6 +265,29 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
             }
             _ => {
                 self.state.d.next = BuilderState::Idle;
+            }
+        }
+        // Header beat `beat` (0 in `Idle`): the last one goes on to the payload, the inline
+        // record or the next entry.
+        if self.in_header.val() {
+            self.out_tvalid.next = true;
+            if self.beat.q.val() == self.last_header_beat.val() {
+                self.out_tlast.next = !self.head.val().from_cipe & !self.head.val().inline;
+            }
+            self.move_beat.next = self.m_axis.tready.val();
+            if self.m_axis.tready.val() {
+                self.beat.d.next = self.beat.q.val() + bits::<4>(1);
+                if self.beat.q.val() == self.last_header_beat.val() {
+                    self.beat.d.next = bits::<4>(0);
+                    if self.head.val().from_cipe {
+                        self.state.d.next = BuilderState::Payload;
+                    } else if self.head.val().inline {
+                        self.state.d.next = BuilderState::Inline;
+                    } else {
+                        self.state.d.next = BuilderState::Idle;
+                        self.pop_entry.next = true;
+                    }
+                }
             }
         }
         if self.move_beat.val() & self.out_tlast.val() {

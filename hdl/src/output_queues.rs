@@ -7,14 +7,15 @@
 //!   (`queue_drops`, [`crate::statistics`]).
 //! * **Cut-through**: a port starts sending a frame two clocks after its first beat came in —
 //!   when the frame comes from a source that delivers a frame's beats on consecutive clocks
-//!   (`gapless`, a mask of `tuser` source bits: the board's pass-through and transit paths) and
+//!   (`gapless`, a mask of `tuser` source bits: the board's pass-through, transit and engine
+//!   paths; the frame builder starts an engine frame only once its payload flows) and
 //!   every queue it goes to has room for a longest frame (`limits::MAX_FRAME` + one beat) as it
 //!   starts. The input then never waits inside the frame, so the queue never runs dry inside
 //!   it: a MAC never sees a gap (underrun). A cut-through frame found bad at its last beat has
 //!   already left in part: it leaves whole, its last beat marked bad, and the MAC aborts it
 //!   (`tuser`, the board's `m_axis_*_tuser`).
-//! * **Frame mode** ([`AxisFifo`]) for every other frame (engine frames, or a queue short of
-//!   room): a port starts sending a frame only when the whole frame is in its queue, so a MAC
+//! * **Frame mode** ([`AxisFifo`]) for every other frame (a source not in `gapless`, or a
+//!   queue short of room): a port starts sending a frame only when the whole frame is in its queue, so a MAC
 //!   never sees a gap even when a multicast stalls on another port; a frame whose last beat is
 //!   marked bad (a runt, a cut-off giant or a frame its MAC received bad, marked by the router,
 //!   which counts it) is dropped by every queue it was written to, and never sent. Each queue

@@ -2,7 +2,9 @@
 //! payload of 1 to 2048 bytes, with a 4-byte inline record, or header only — and the CIPE's
 //! result beats, under random gaps and back-pressure. Every frame must be exactly header +
 //! payload bytes (the last beat's tkeep from the payload length), in entry order, with the
-//! entry's destination mask in tuser[15:8].
+//! entry's destination mask in tuser[15:8]. And with the output always ready, every frame
+//! leaves without a gap when its payload beats come a beat per clock once they start (the CIPE),
+//! however late they start: the output queues cut engine frames through.
 
 use std::collections::VecDeque;
 
@@ -158,4 +160,100 @@ fn frames_64() {
 fn frames_256() {
     run::<FrameBuilder256>(3, 30, 70);
     run::<FrameBuilder256>(4, 0, 100);
+}
+
+/// The CIPE produces each payload a beat per clock, after a random pause (0..60 clocks) between
+/// payloads, into a queue the builder reads; the output is always ready. Every frame's beats
+/// must leave on consecutive clocks.
+/// A payload beat: data, last.
+type Beat = (Vec<u8>, bool);
+
+fn gapless<B: Builder>(seed: u64) {
+    let mut rng = SplitMix(seed);
+    let mut entries: VecDeque<Vec<u8>> = VecDeque::new();
+    // Per CIPE payload: its beats, and the pause before the CIPE starts producing it.
+    let mut payloads: VecDeque<(Vec<Beat>, u64)> = VecDeque::new();
+    let frames = 200;
+    for _ in 0..frames {
+        let header: [u8; 64] = std::array::from_fn(|_| rng.next_u64() as u8);
+        if rng.next_u64().is_multiple_of(4) {
+            entries.push_back(entry(&header, 1, 0, false, None));
+            continue;
+        }
+        let len = 1 + (rng.next_u64() % 1500) as usize;
+        let data: Vec<u8> = (0..len.div_ceil(B::BYTES) * B::BYTES)
+            .map(|_| rng.next_u64() as u8)
+            .collect();
+        let bs = beats(&data, B::BYTES, 0)
+            .into_iter()
+            .map(|b| (b.data, b.last))
+            .collect();
+        payloads.push_back((bs, rng.next_u64() % 60));
+        entries.push_back(entry(&header, 1, len as u16, true, None));
+    }
+    let mut dut = B::default();
+    let mut produced: VecDeque<(Vec<u8>, bool)> = VecDeque::new();
+    let mut pause = payloads.front().map_or(0, |p| p.1);
+    let mut out_clocks: Vec<Vec<u64>> = Vec::new();
+    let mut in_frame = false;
+    let mut seen = 0;
+    for cycle in 0..400_000u64 {
+        // The CIPE: a beat per clock of the current payload once its pause is over.
+        if pause > 0 {
+            pause -= 1;
+        } else if let Some((bs, _)) = payloads.front_mut() {
+            produced.push_back(bs.remove(0));
+            if bs.is_empty() {
+                payloads.pop_front();
+                pause = payloads.front().map_or(0, |p| p.1);
+            }
+        }
+        let head = produced.front().cloned();
+        dut.drive(
+            entries.front().map(|e| e.as_slice()),
+            head.as_ref().map(|(d, l)| (d.as_slice(), *l)),
+            true,
+        );
+        dut.eval();
+        if !entries.is_empty() && dut.entry_ready() {
+            entries.pop_front();
+        }
+        if head.is_some() && dut.in_ready() {
+            produced.pop_front();
+        }
+        if let Some((_, _, last, _)) = dut.out() {
+            if !in_frame {
+                out_clocks.push(Vec::new());
+            }
+            out_clocks.last_mut().unwrap().push(cycle);
+            in_frame = !last;
+            seen += usize::from(last);
+        }
+        dut.tick();
+        if seen == frames {
+            break;
+        }
+    }
+    assert_eq!(seen, frames, "every frame left");
+    for (k, clocks) in out_clocks.iter().enumerate() {
+        for pair in clocks.windows(2) {
+            assert_eq!(
+                pair[1],
+                pair[0] + 1,
+                "{}-bit frame {k}: a gap after the beat of clock {}",
+                8 * B::BYTES,
+                pair[0]
+            );
+        }
+    }
+}
+
+#[test]
+fn frames_leave_without_gaps_64() {
+    gapless::<FrameBuilder64>(5);
+}
+
+#[test]
+fn frames_leave_without_gaps_256() {
+    gapless::<FrameBuilder256>(6);
 }

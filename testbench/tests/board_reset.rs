@@ -104,9 +104,9 @@ fn sample(rph: u8) -> Vec<Case> {
 
 #[test]
 fn a_cluster_reset_mid_traffic_runs_the_golden_sample() {
-    for (width, boards, rph) in [(64, 4, 2), (256, 3, 1)] {
+    for (width, boards, rph, stop) in [(64, 4, 2, 1_500), (256, 3, 1, 700)] {
         let mut cluster = Cluster::new(config(width, boards)).unwrap();
-        interrupt(&mut cluster, rph, 1_500);
+        interrupt(&mut cluster, rph, stop);
         cluster.reset_boards(4);
         for b in 0..boards {
             let counters = cluster.counters(b);
