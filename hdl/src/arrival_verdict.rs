@@ -97,7 +97,10 @@ pub struct ArrivalVerdict {
     coll_scan: Constant<Bits<4>>,
     is_board: Signal<Local, Bit>,
     is_abort: Signal<Local, Bit>,
-    boards_m1: Signal<Local, Bits<16>>,
+    /// Boards of the communicator (ranks ÷ ranks per host).
+    boards: Signal<Local, Bits<16>>,
+    /// Its low 6 bits, minus one (the directory index's boards − 1).
+    boards_m1: Signal<Local, Bits<6>>,
     rank_board: Signal<Local, Bits<16>>,
     /// The register the arrival fills: the local rank's (0/1) or the board frame's tag.
     reg8: Signal<Local, Bits<8>>,
@@ -185,6 +188,7 @@ impl ArrivalVerdict {
             coll_scan: code4(Collective::Scan.code()),
             is_board: Default::default(),
             is_abort: Default::default(),
+            boards: Default::default(),
             boards_m1: Default::default(),
             rank_board: Default::default(),
             reg8: Default::default(),
@@ -225,11 +229,11 @@ impl Logic for ArrivalVerdict {
             | (bit_cast::<88, 16>(self.fields.val().elem_count) << 72);
         // Boards, the rank's board, and the register the arrival fills: a local rank's own (0,
         // or its parity with two ranks per host), a board frame's tag (the rank's high byte).
-        self.boards_m1.next = self.fields.val().comm_size - bits::<16>(1);
+        self.boards.next = self.fields.val().comm_size;
         self.rank_board.next = self.fields.val().rank;
         self.reg8.next = bits::<8>(0);
         if self.rph2.val() {
-            self.boards_m1.next = (self.fields.val().comm_size >> 1) - bits::<16>(1);
+            self.boards.next = self.fields.val().comm_size >> 1;
             self.rank_board.next = self.fields.val().rank >> 1;
             self.reg8.next = bit_cast::<8, 16>(self.fields.val().rank & bits::<16>(1));
         }
@@ -246,15 +250,19 @@ impl Logic for ArrivalVerdict {
         self.bus_words.next =
             (self.payload_len.val() + self.word_round.val()) >> self.word_shift.val();
         self.words.next = bit_cast::<12, 16>(self.bus_words.val());
-        // Directory (`cfe_config::directory_index`): algorithm, kind (scan), boards − 1.
+        // Directory (`cfe_config::directory_index`): algorithm, kind (scan), boards − 1 (its
+        // low 6 bits: a short subtraction).
+        self.boards_m1.next = bit_cast::<6, 16>(self.boards.val()) - bits::<6>(1);
         self.dir_index.next = (bit_cast::<9, 4>(self.fields.val().algorithm) << 7)
-            | (bit_cast::<9, 16>(self.boards_m1.val()) & bits::<9>(63));
+            | bit_cast::<9, 6>(self.boards_m1.val());
         if self.fields.val().collective == self.coll_scan.val() {
             self.dir_index.next = self.dir_index.val() | bits::<9>(64);
         }
         self.dir_addr.next = self.dir_index.val();
-        self.dir_ok.next =
-            self.dir_word.val().installed & (self.boards_m1.val() < self.max_boards.val());
+        // 1 ≤ boards ≤ MAX_BOARDS, compared without subtracting first.
+        self.dir_ok.next = self.dir_word.val().installed
+            & (self.boards.val() != bits::<16>(0))
+            & (self.boards.val() <= self.max_boards.val());
 
         self.l_cancel.next = false;
         self.l_drop.next = false;

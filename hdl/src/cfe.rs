@@ -155,6 +155,11 @@ pub struct Cfe {
     arr_fields: DFF<FrameFields>,
     arr_len: DFF<Bits<16>>,
     arr_unsup: DFF<Bit>,
+    /// The stored arrival waits, unsplit, to be combined as it streams in by the next pass of
+    /// its context (`cur`), if that pass may take it (docs/cfe.md, "Combining on arrival").
+    fusing: DFF<Bit>,
+    /// This step is the pass that takes the waiting arrival.
+    fused_step: Signal<Local, Bit>,
     // The context being run, and which local rank a Respond step answers.
     cur: DFF<Bits<3>>,
     sub: DFF<Bit>,
@@ -235,6 +240,8 @@ impl Cfe {
             arr_fields: Default::default(),
             arr_len: Default::default(),
             arr_unsup: Default::default(),
+            fusing: Default::default(),
+            fused_step: Default::default(),
             cur: Default::default(),
             sub: Default::default(),
             cmd: Default::default(),
@@ -264,8 +271,8 @@ impl Logic for Cfe {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, blocked, verdict, arr_fields, arr_len, arr_unsup, cur, sub, cmd,
-            cmd_pend, ins, ins_pend, ent, ent_pend, ans_pend, ans_err, ans_code
+            self, clock, state, blocked, verdict, arr_fields, arr_len, arr_unsup, fusing, cur, sub,
+            cmd, cmd_pend, ins, ins_pend, ent, ent_pend, ans_pend, ans_err, ans_code
         );
         self.ev.next = self.no_events.val();
         self.conf.clock.next = self.clock.val();
@@ -305,6 +312,9 @@ impl Logic for Cfe {
         self.step.collective.next = self.composer.collective.val();
         self.step.rank.next = self.composer.rank.val();
         self.step.root.next = self.composer.root.val();
+        self.step.arrival.next = self.fusing.q.val();
+        self.step.arr_reg.next = self.arrival.arr_reg.val();
+        self.fused_step.next = self.fusing.q.val() & self.step.fuses.val();
 
         // ---- The fields an answer is built from: the arrival's (errors, acks) or a stored
         // request's.
@@ -423,21 +433,14 @@ impl Logic for Cfe {
                     self.ans_code.d.next = self.verdict.q.val().code;
                 }
                 if self.verdict.q.val().store {
+                    // Marked present (the context table's `store`); the frame waits unsplit
+                    // while the context's next pass is looked at: it may take the arrival as
+                    // it streams in, else the arrival is stored (`Decide`).
                     self.ev.next.stored = true;
-                    if self.arrival.words.val() != bits::<12>(0) {
-                        self.cmd.d.next.action = self.split_stream.val();
-                        self.cmd.d.next.words = self.arrival.words.val();
-                        // CIPE input: store the payload into its register's buffer.
-                        self.ins.d.next = self.instr_none.val();
-                        self.ins.d.next.op = self.arrival.reduce_op.val();
-                        self.ins.d.next.datatype = self.arrival.datatype.val();
-                        self.ins.d.next.opcode = self.op_input.val();
-                        self.ins.d.next.slot_d = (bit_cast::<7, 3>(self.contexts.ctx.val()) << 3)
-                            | bit_cast::<7, 3>(self.arrival.arr_reg.val());
-                        self.ins.d.next.store = true;
-                        self.ins.d.next.count = self.arrival.words.val();
-                        self.ins_pend.d.next = true;
-                    }
+                    self.cmd_pend.d.next = false;
+                    self.fusing.d.next = true;
+                    self.cur.d.next = self.contexts.ctx.val();
+                    self.state.d.next = CfeState::Fetch;
                 }
             }
             CfeState::Emit => {
@@ -459,7 +462,39 @@ impl Logic for Cfe {
             }
             CfeState::Decide => {
                 self.sub.d.next = false;
-                if self.contexts.pc.val() == self.contexts.end_pc.val() {
+                if self.fusing.q.val() {
+                    // The pass takes the arrival; or a step with nothing to send (a local
+                    // prefix of one rank) runs and the next is looked at; or the arrival is
+                    // stored, to be read by a later pass.
+                    if (self.contexts.pc.val() != self.contexts.end_pc.val())
+                        & (self.step.fuses.val()
+                            | (self.step.ready.val()
+                                & !self.step.has_instr.val()
+                                & !self.step.has_entry.val()))
+                    {
+                        self.state.d.next = CfeState::Read;
+                    } else {
+                        self.fusing.d.next = false;
+                        self.cmd.d.next.action = self.split_drain.val();
+                        self.cmd.d.next.words = bits::<12>(0);
+                        self.cmd_pend.d.next = true;
+                        if self.arrival.words.val() != bits::<12>(0) {
+                            self.cmd.d.next.action = self.split_stream.val();
+                            self.cmd.d.next.words = self.arrival.words.val();
+                            // CIPE input: store the payload into its register's buffer.
+                            self.ins.d.next = self.instr_none.val();
+                            self.ins.d.next.op = self.arrival.reduce_op.val();
+                            self.ins.d.next.datatype = self.arrival.datatype.val();
+                            self.ins.d.next.opcode = self.op_input.val();
+                            self.ins.d.next.slot_d = (bit_cast::<7, 3>(self.cur.q.val()) << 3)
+                                | bit_cast::<7, 3>(self.arrival.arr_reg.val());
+                            self.ins.d.next.store = true;
+                            self.ins.d.next.count = self.arrival.words.val();
+                            self.ins_pend.d.next = true;
+                        }
+                        self.state.d.next = CfeState::Emit;
+                    }
+                } else if self.contexts.pc.val() == self.contexts.end_pc.val() {
                     self.state.d.next = CfeState::Retire;
                 } else if self.step.ready.val() {
                     self.state.d.next = CfeState::Read;
@@ -483,14 +518,32 @@ impl Logic for Cfe {
                 self.ins.d.next.slot_a = self.step.slot_a.val();
                 self.ins.d.next.store = self.step.store.val();
                 self.ins.d.next.emit = self.step.emit.val();
+                self.ins.d.next.swap = self.step.swap.val();
                 self.ins.d.next.count = self.contexts.words.val();
                 self.ins_pend.d.next = self.step.has_instr.val();
+                if self.fused_step.val() {
+                    // The waiting arrival streams into this pass.
+                    self.cmd.d.next.action = self.split_drain.val();
+                    self.cmd.d.next.words = bits::<12>(0);
+                    if self.arrival.words.val() != bits::<12>(0) {
+                        self.cmd.d.next.action = self.split_stream.val();
+                        self.cmd.d.next.words = self.arrival.words.val();
+                    }
+                    self.cmd_pend.d.next = true;
+                }
                 // A stored result makes its register present.
                 self.t_produce.next = self.step.produce.val();
                 self.state.d.next = CfeState::Send;
             }
             CfeState::Send => {
-                if !(self.ins_pend.q.val() | self.ent_pend.q.val() | self.composer.busy.val()) {
+                if !(self.cmd_pend.q.val()
+                    | self.ins_pend.q.val()
+                    | self.ent_pend.q.val()
+                    | self.composer.busy.val())
+                {
+                    if self.fused_step.val() {
+                        self.fusing.d.next = false;
+                    }
                     if self.step.last_sub.val() {
                         self.t_advance.next = true;
                         self.state.d.next = CfeState::Fetch;
@@ -560,6 +613,7 @@ impl Logic for Cfe {
             self.ins_pend.d.next = false;
             self.ent_pend.d.next = false;
             self.ans_pend.d.next = false;
+            self.fusing.d.next = false;
             self.cur.d.next = bits::<3>(0);
             self.sub.d.next = false;
         }

@@ -29,7 +29,12 @@ pub mod uop_code {
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
 pub struct UopWord {
     /// [`uop_code`].
-    pub kind: Bits<4>,
+    pub kind: Bits<2>,
+    /// Pass: an arrival for register `a` may be combined as it streams in (the compiler found
+    /// that `a`'s own value is not read again, or the pass stores it where it arrived).
+    pub fuse_a: Bit,
+    /// Pass: the same for register `b`.
+    pub fuse_b: Bit,
     /// `a` (Pass, Respond) or `x` (RespondPrefix).
     pub a: Bits<4>,
     pub b: Bits<4>,
@@ -60,6 +65,8 @@ impl From<Bits<32>> for UopWord {
         let field = |offset: usize, width: usize| (w.to_u64() >> offset) & ((1 << width) - 1);
         UopWord {
             kind: field(d.get_my_offset_kind(), d.get_my_width_kind()).into(),
+            fuse_a: field(d.get_my_offset_fuse_a(), 1) != 0,
+            fuse_b: field(d.get_my_offset_fuse_b(), 1) != 0,
             a: field(d.get_my_offset_a(), d.get_my_width_a()).into(),
             b: field(d.get_my_offset_b(), d.get_my_width_b()).into(),
             combine: field(d.get_my_offset_combine(), 1) != 0,
@@ -88,8 +95,17 @@ pub struct UopDecode {
     pub collective: Signal<In, Bits<4>>,
     pub rank: Signal<In, Bits<16>>,
     pub root: Signal<In, Bits<16>>,
+    /// An arrival for register `arr_reg` of the running context waits to be combined as it
+    /// streams in (docs/cfe.md, "Combining on arrival"): the pass, if it `fuses`, takes it.
+    pub arrival: Signal<In, Bit>,
+    pub arr_reg: Signal<In, Bits<3>>,
     /// The fields.
     pub word: Signal<Out, UopWord>,
+    /// The micro-op is a pass whose operands are present and which may take the waiting
+    /// arrival as it streams in: the arrival is its `a` (with `fuse_a`) or `b` (with `fuse_b`).
+    pub fuses: Signal<Out, Bit>,
+    /// The CIPE pass swaps its operands (a fused arrival of `a`: incoming · `b`).
+    pub swap: Signal<Out, Bit>,
     /// The micro-op's operands are present.
     pub ready: Signal<Out, Bit>,
     /// This is the micro-op's last step (Respond and RespondPrefix take one per local rank).
@@ -113,14 +129,23 @@ pub struct UopDecode {
     /// The step runs a CIPE pass / emits a frame.
     pub has_instr: Signal<Out, Bit>,
     pub has_entry: Signal<Out, Bit>,
-    kind_local_prefix: Constant<Bits<4>>,
-    kind_pass: Constant<Bits<4>>,
-    kind_respond: Constant<Bits<4>>,
-    kind_respond_prefix: Constant<Bits<4>>,
+    kind_local_prefix: Constant<Bits<2>>,
+    kind_pass: Constant<Bits<2>>,
+    kind_respond: Constant<Bits<2>>,
+    kind_respond_prefix: Constant<Bits<2>>,
     reg_h: Constant<Bits<4>>,
     coll_reduce: Constant<Bits<4>>,
     op_buffer: Constant<Bits<4>>,
     op_pair: Constant<Bits<4>>,
+    op_input: Constant<Bits<4>>,
+    op_combine: Constant<Bits<4>>,
+    /// The arrival is the pass's `a` / `b` and may be combined (see `fuses`).
+    via_a: Signal<Local, Bit>,
+    via_b: Signal<Local, Bit>,
+    /// Drives `fuses`, assigned once at the end of `update`.
+    l_fuses: Signal<Local, Bit>,
+    /// Drives `swap`, assigned once at the end of `update`.
+    l_swap: Signal<Local, Bit>,
     w: Signal<Local, UopWord>,
     ra: Signal<Local, Bits<3>>,
     rb: Signal<Local, Bits<3>>,
@@ -155,7 +180,18 @@ pub struct UopDecode {
 impl Default for UopDecode {
     fn default() -> Self {
         let code = |c: u32| Constant::new(bits::<4>(u64::from(c)));
+        let kind = |c: u32| Constant::new(bits::<2>(u64::from(c)));
         Self {
+            arrival: Default::default(),
+            arr_reg: Default::default(),
+            fuses: Default::default(),
+            swap: Default::default(),
+            op_input: code(Opcode::Input as u32),
+            op_combine: code(Opcode::Combine as u32),
+            via_a: Default::default(),
+            via_b: Default::default(),
+            l_fuses: Default::default(),
+            l_swap: Default::default(),
             uop: Default::default(),
             cur: Default::default(),
             present: Default::default(),
@@ -192,10 +228,10 @@ impl Default for UopDecode {
             l_has_instr: Default::default(),
             has_entry: Default::default(),
             l_has_entry: Default::default(),
-            kind_local_prefix: code(uop_code::LOCAL_PREFIX),
-            kind_pass: code(uop_code::PASS),
-            kind_respond: code(uop_code::RESPOND),
-            kind_respond_prefix: code(uop_code::RESPOND_PREFIX),
+            kind_local_prefix: kind(uop_code::LOCAL_PREFIX),
+            kind_pass: kind(uop_code::PASS),
+            kind_respond: kind(uop_code::RESPOND),
+            kind_respond_prefix: kind(uop_code::RESPOND_PREFIX),
             reg_h: code(u32::from(H)),
             coll_reduce: code(u32::from(collwire_proto::Collective::Reduce.code())),
             op_buffer: code(Opcode::Buffer as u32),
@@ -296,6 +332,33 @@ impl Logic for UopDecode {
             self.l_has_entry.next = self.sends.val();
             self.l_has_instr.next = self.l_data.val() & (self.w.val().store | self.sends.val());
         }
+        // Combining on arrival: the pass's operands are present (the arrival's register is
+        // marked present when it arrives) and the arrival is one the compiler allows.
+        self.via_a.next = self.w.val().fuse_a & (self.ra.val() == self.arr_reg.val());
+        self.via_b.next =
+            self.w.val().fuse_b & self.w.val().combine & (self.rb.val() == self.arr_reg.val());
+        self.l_fuses.next = (self.w.val().kind == self.kind_pass.val())
+            & self.l_ready.val()
+            & (self.via_a.val() | self.via_b.val());
+        self.l_swap.next = false;
+        if self.arrival.val() & self.l_fuses.val() {
+            if self.w.val().combine {
+                // incoming · b (the arrival is a: swapped), or a · incoming.
+                self.l_opcode.next = self.op_combine.val();
+                if self.via_a.val() {
+                    self.l_slot_a.next = self.ctx_base.val() | bit_cast::<7, 3>(self.rb.val());
+                    self.l_swap.next = true;
+                }
+            } else {
+                // The arrival itself: stored where the pass stores it, else in its register.
+                self.l_opcode.next = self.op_input.val();
+                self.l_store.next = true;
+                if !self.w.val().store {
+                    self.l_slot_d.next = self.ctx_base.val() | bit_cast::<7, 3>(self.ra.val());
+                }
+                self.l_has_instr.next = self.l_data.val();
+            }
+        }
         if self.w.val().kind == self.kind_respond_prefix.val() {
             // RespondPrefix: rank `sub` gets x · r[sub], or r[sub].
             self.l_slot_a.next = self.ctx_base.val() | bit_cast::<7, 1>(self.sub.val().into());
@@ -305,6 +368,8 @@ impl Logic for UopDecode {
                 self.l_slot_b.next = self.ctx_base.val() | bit_cast::<7, 1>(self.sub.val().into());
             }
         }
+        self.fuses.next = self.l_fuses.val();
+        self.swap.next = self.l_swap.val();
         self.ready.next = self.l_ready.val();
         self.last_sub.next = self.l_last_sub.val();
         self.opcode.next = self.l_opcode.val();
@@ -327,6 +392,8 @@ mod tests {
     fn word_round_trips() {
         let w = UopWord {
             kind: 1.into(),
+            fuse_a: true,
+            fuse_b: false,
             a: 15.into(),
             b: 3.into(),
             combine: true,
@@ -341,7 +408,7 @@ mod tests {
         assert_eq!(UopWord::from(bits::<32>(u64::from(w.to_word()))), w);
         assert_eq!(
             w.to_word(),
-            1 | 15 << 4 | 3 << 8 | 1 << 12 | 9 << 14 | 3 << 18 | 5 << 20 | 0xA7 << 24
+            1 | 1 << 2 | 15 << 4 | 3 << 8 | 1 << 12 | 9 << 14 | 3 << 18 | 5 << 20 | 0xA7 << 24
         );
     }
 }

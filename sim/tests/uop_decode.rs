@@ -2,9 +2,11 @@
 //! (`collwire_control::program::Uop`, docs/cfe.md): random micro-ops, encoded by `Uop::encode`, on random
 //! context states. Compared: operands ready, last step, the register a result goes to, whether
 //! a frame is sent, whether it carries data, and the CIPE pass (opcode, the slots it reads and
-//! writes, store, emit) — the outputs that matter for each kind.
+//! writes, store, emit) — the outputs that matter for each kind; and combining on arrival: with
+//! random fuse flags and a waiting arrival for a random register, whether the pass takes it and
+//! the pass it then runs (docs/cfe.md).
 
-use collwire_control::program::{Send, Uop};
+use collwire_control::program::{Fuse, Send, Uop};
 use collwire_hdl::cipe::Opcode;
 use collwire_hdl::uop_decode::H;
 use collwire_proto::{Collective, MessageType};
@@ -19,6 +21,10 @@ struct Ctx {
     sub: bool,
     reduce: bool,
     rank_is_root: bool,
+    /// The pass's fuse flags, and the waiting arrival's register (`arrival`: one waits).
+    fuse: Fuse,
+    arr_reg: u64,
+    arrival: bool,
 }
 
 /// A CIPE pass: opcode, slot a, slot b (pair only), slot d (store only), store, emit.
@@ -33,6 +39,9 @@ struct Step {
     sends: bool,
     has_instr: bool,
     has_entry: bool,
+    /// The pass may take the waiting arrival, and swaps its operands.
+    fuses: bool,
+    swap: bool,
     /// The pass, when one runs.
     pass: Option<Pass>,
 }
@@ -50,6 +59,7 @@ fn expected(u: Uop, c: &Ctx) -> Step {
     let slot = |r: u64| c.cur << 3 | r;
     let answers = matches!(u, Uop::Respond { .. } | Uop::RespondPrefix { .. });
     let data = c.words != 0 && !(matches!(u, Uop::Respond { .. }) && c.reduce && !c.rank_is_root);
+    let (mut fuses, mut swap) = (false, false);
     let (ready, produce, sends, store, emit, has_entry, has_instr, opcode, a, b, d) = match u {
         Uop::LocalPrefix => {
             let (a, b) = (slot(0), slot(1));
@@ -68,14 +78,33 @@ fn expected(u: Uop, c: &Ctx) -> Step {
             )
         }
         Uop::Pass { a, b, dst, send } => {
-            let store = dst.is_some();
-            let op = if b.is_some() {
-                Opcode::Pair
-            } else {
-                Opcode::Buffer
+            let ready = has(a) && b.is_none_or(has);
+            let via_a = c.fuse.a && reg(a) == c.arr_reg;
+            let via_b = c.fuse.b && b.is_some_and(|b| reg(b) == c.arr_reg);
+            fuses = ready && (via_a || via_b);
+            let mut store = dst.is_some();
+            let mut d = dst.map(|d| slot(reg(d)));
+            let mut slot_a = slot(reg(a));
+            let op = match (b, c.arrival && fuses) {
+                (Some(_), false) => Opcode::Pair,
+                (None, false) => Opcode::Buffer,
+                (Some(b), true) => {
+                    // a · incoming, or incoming · b (swapped) when the arrival is a.
+                    if via_a {
+                        slot_a = slot(reg(b));
+                        swap = true;
+                    }
+                    Opcode::Combine
+                }
+                (None, true) => {
+                    // The arrival, stored where the pass stores, else in its own register.
+                    store = true;
+                    d = d.or(Some(slot(reg(a))));
+                    Opcode::Input
+                }
             };
             (
-                has(a) && b.is_none_or(has),
+                ready,
                 dst.map(reg),
                 send.is_some(),
                 store,
@@ -83,9 +112,11 @@ fn expected(u: Uop, c: &Ctx) -> Step {
                 send.is_some(),
                 data && (store || send.is_some()),
                 op,
-                slot(reg(a)),
-                b.map(|b| slot(reg(b))),
-                dst.map(|d| slot(reg(d))),
+                slot_a,
+                (op == Opcode::Pair)
+                    .then(|| b.map(|b| slot(reg(b))))
+                    .flatten(),
+                d,
             )
         }
         Uop::Respond { a } => (
@@ -129,6 +160,8 @@ fn expected(u: Uop, c: &Ctx) -> Step {
         sends,
         has_instr,
         has_entry,
+        fuses,
+        swap,
         pass: has_instr.then_some((
             opcode as u64,
             a,
@@ -150,6 +183,8 @@ fn observe(dut: &UopDecode) -> Step {
         sends: dut.sends() == 1,
         has_instr: dut.has_instr() == 1,
         has_entry: dut.has_entry() == 1,
+        fuses: dut.fuses() == 1,
+        swap: dut.swap() == 1,
         pass: (dut.has_instr() == 1).then(|| {
             (
                 opcode,
@@ -205,6 +240,7 @@ fn every_step_does_what_its_micro_op_means() {
     let mut rng = SplitMix(31337);
     let mut dut = UopDecode::default();
     let mut kinds = [0usize; 4];
+    let mut fused = 0;
     for case in 0..20_000 {
         let u = random_uop(&mut rng);
         let c = Ctx {
@@ -219,8 +255,16 @@ fn every_step_does_what_its_micro_op_means() {
             sub: rng.next_u64().is_multiple_of(2),
             reduce: rng.next_u64().is_multiple_of(2),
             rank_is_root: rng.next_u64().is_multiple_of(2),
+            fuse: Fuse {
+                a: rng.next_u64().is_multiple_of(2),
+                b: rng.next_u64().is_multiple_of(2),
+            },
+            arr_reg: rng.next_u64() % 8,
+            arrival: rng.next_u64().is_multiple_of(2),
         };
-        let word = u.encode();
+        let word = u.encode_fused(c.fuse);
+        dut.set_arrival(u64::from(c.arrival));
+        dut.set_arr_reg(c.arr_reg);
         dut.set_uop(u64::from(word));
         dut.set_cur(c.cur);
         dut.set_present(c.present);
@@ -238,7 +282,9 @@ fn every_step_does_what_its_micro_op_means() {
         dut.eval();
         assert_eq!(dut.word(), u64::from(word), "the word passes through");
         assert_eq!(observe(&dut), expected(u, &c), "case {case}: {u:?}");
-        kinds[(word & 15) as usize] += 1;
+        kinds[(word & 3) as usize] += 1;
+        fused += usize::from(c.arrival && dut.fuses() == 1);
     }
     assert!(kinds.iter().all(|&n| n > 1000), "{kinds:?}");
+    assert!(fused > 50, "{fused} fused passes");
 }

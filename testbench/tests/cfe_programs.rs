@@ -2,8 +2,14 @@
 //! execution model — arrivals stored at once in any order, micro-ops in order when their
 //! registers are present — in many random interleavings, against the golden model's exact
 //! association for every rank. This checks the schedules before the hardware runs them.
+//!
+//! Combining on arrival is interpreted as the engine does it (docs/cfe.md): an arrival whose
+//! board's next micro-op is a pass it may be fused into ([`Program::fusible`]; a rank-1
+//! local prefix in between is a no-op) runs that pass on the arriving value, and the arrival's
+//! register then holds a poison symbol instead of the value: a later read of it (a wrong
+//! fuse flag) shows in the result.
 
-use collwire_control::program::{self, H, Kind, MAX_BOARDS, Program, REGS, Uop};
+use collwire_control::program::{self, Fuse, H, Kind, MAX_BOARDS, Program, REGS, Uop};
 use collwire_proto::{Algorithm, Collective, Layout};
 use collwire_testbench::golden::schedule;
 use rand::rngs::SmallRng;
@@ -15,6 +21,7 @@ fn sym(a: &String, b: &String) -> String {
 
 struct Board<'p> {
     program: &'p Program,
+    fusible: Vec<Fuse>,
     regs: [Option<String>; 16],
     /// Input registers whose input has not arrived / been read yet.
     unread_inputs: Vec<u8>,
@@ -36,6 +43,7 @@ fn run(programs: &[Program], rph: usize, rng: &mut SmallRng) -> Vec<String> {
         .iter()
         .map(|p| Board {
             program: p,
+            fusible: p.fusible(),
             regs: Default::default(),
             unread_inputs: p.inputs.iter().map(|(r, _)| *r).collect(),
             pc: 0,
@@ -76,6 +84,7 @@ fn run(programs: &[Program], rph: usize, rng: &mut SmallRng) -> Vec<String> {
         if pick < requests.len() {
             let (b, l) = requests.swap_remove(pick);
             state[b].regs[l] = Some((b * rph + l).to_string());
+            fuse_arrival(&mut state[b], b, l as u8, rph, &mut in_flight);
             continue;
         }
         pick -= requests.len();
@@ -94,6 +103,7 @@ fn run(programs: &[Program], rph: usize, rng: &mut SmallRng) -> Vec<String> {
                 m.to
             );
             s.regs[r] = Some(m.value);
+            fuse_arrival(s, m.to, m.reg, rph, &mut in_flight);
             continue;
         }
         let b = ready[pick - in_flight.len()];
@@ -122,22 +132,7 @@ fn run(programs: &[Program], rph: usize, rng: &mut SmallRng) -> Vec<String> {
                 if let Some(rhs) = rhs {
                     v = sym(&v, &read(s, rhs));
                 }
-                if let Some(dst) = dst {
-                    let d = usize::from(reg(dst));
-                    assert!(d < REGS, "register r{d} out of range");
-                    assert!(
-                        !s.unread_inputs.contains(&(d as u8)),
-                        "board {b}: r{d} written before its input was read"
-                    );
-                    s.regs[d] = Some(v.clone());
-                }
-                if let Some(send) = send {
-                    in_flight.push(Message {
-                        to: usize::from(send.board),
-                        reg: send.tag,
-                        value: v,
-                    });
-                }
+                finish_pass(s, b, v, dst, send, rph, &mut in_flight);
             }
             Uop::Respond { a } => {
                 let v = read(s, a);
@@ -173,6 +168,84 @@ fn run(programs: &[Program], rph: usize, rng: &mut SmallRng) -> Vec<String> {
                 .map(|r| r.expect("every rank answered"))
         })
         .collect()
+}
+
+/// Register `code` at `rph` ranks per host.
+fn reg_at(code: u8, rph: usize) -> u8 {
+    if code == H { rph as u8 - 1 } else { code }
+}
+
+/// A pass's result `v`: stored into `dst`, sent on.
+fn finish_pass(
+    s: &mut Board,
+    b: usize,
+    v: String,
+    dst: Option<u8>,
+    send: Option<program::Send>,
+    rph: usize,
+    in_flight: &mut Vec<Message>,
+) {
+    if let Some(dst) = dst {
+        let d = usize::from(reg_at(dst, rph));
+        assert!(d < REGS, "register r{d} out of range");
+        assert!(
+            !s.unread_inputs.contains(&(d as u8)),
+            "board {b}: r{d} written before its input was read"
+        );
+        s.regs[d] = Some(v.clone());
+    }
+    if let Some(send) = send {
+        in_flight.push(Message {
+            to: usize::from(send.board),
+            reg: send.tag,
+            value: v,
+        });
+    }
+}
+
+/// The engine's combining on arrival: register `r` of board `b` has just arrived (and is
+/// present). A rank-1 local prefix (no pass) runs first; then, if the next micro-op is a pass
+/// that may take `r` as it streams in, it runs on the arriving value and `r` is poisoned
+/// unless the pass stores there.
+fn fuse_arrival(s: &mut Board, b: usize, r: u8, rph: usize, in_flight: &mut Vec<Message>) {
+    let has = |s: &Board, code: u8| s.regs[usize::from(reg_at(code, rph))].is_some();
+    if rph == 1 && s.program.uops.get(s.pc) == Some(&Uop::LocalPrefix) && has(s, 0) {
+        s.pc += 1;
+    }
+    let Some(&Uop::Pass {
+        a,
+        b: rhs,
+        dst,
+        send,
+    }) = s.program.uops.get(s.pc)
+    else {
+        return;
+    };
+    let fuse = s.fusible[s.pc];
+    let via_a = fuse.a && reg_at(a, rph) == r;
+    let via_b = fuse.b && rhs.is_some_and(|x| reg_at(x, rph) == r);
+    if !(via_a || via_b) || !has(s, a) || rhs.is_some_and(|x| !has(s, x)) {
+        return;
+    }
+    s.pc += 1;
+    let incoming = s.regs[usize::from(r)].take().expect("arrived");
+    s.unread_inputs.retain(|x| *x != r);
+    let operand = |s: &mut Board, code: u8| {
+        let x = reg_at(code, rph);
+        s.unread_inputs.retain(|y| *y != x);
+        s.regs[usize::from(x)].clone().expect("operand present")
+    };
+    let v = match rhs {
+        None => incoming,
+        Some(rhs) if via_a => sym(&incoming, &operand(s, rhs)),
+        Some(_) => sym(&operand(s, a), &incoming),
+    };
+    // The arrival's register holds the value only if a pass without `b` stores it there.
+    s.regs[usize::from(r)] = Some(format!("<r{r} not stored>"));
+    if rhs.is_none() && dst.is_none() {
+        s.regs[usize::from(r)] = Some(v.clone());
+    }
+    finish_pass(s, b, v, dst, send, rph, in_flight);
 }
 
 const ALGS: [Algorithm; 4] = [

@@ -12,9 +12,11 @@
 //! Registers `0 .. rph` receive the local ranks' requests (local rank `l` → register `l`); the
 //! other *input* registers receive packets from other boards: a board-to-board frame names the
 //! register it is for (its `rank` field is `tag << 8 | sending board`, docs/protocol.md). Every
-//! arrival is stored in its register the moment it arrives, whatever the program is doing, so
-//! arrival order never matters; a second arrival for a register already present (a duplicate
-//! or retransmission) is dropped.
+//! arrival is taken the moment it arrives, whatever the program is doing, so arrival order
+//! never matters: its register is marked present and the payload is stored there, or, when the
+//! next micro-op is a pass that may take it ([`Fuse`], [`Program::fusible`]), combined as it
+//! streams in. A second arrival for a register already present (a duplicate or
+//! retransmission) is dropped.
 //!
 //! The program runs in order: each micro-op waits until the registers it reads are present,
 //! then issues one or more CIPE passes (each streams the segment once at one word per clock).
@@ -81,6 +83,107 @@ pub struct Program {
     pub inputs: Vec<(u8, u8)>,
     /// Registers this program uses, local ones included (at `MAX_RANKS_PER_HOST` local ranks).
     pub registers: usize,
+}
+
+/// Which operands of a [`Uop::Pass`] an arriving frame may be combined into as it streams in
+/// (docs/cfe.md, "Combining on arrival"): the engine then runs the pass on the arrival instead
+/// of storing it first, and the arrival's own register never holds its value. So `a` (`b`)
+/// may be fused only if no later micro-op reads that register before it is written again —
+/// or, for a pass without `b`, if the pass stores its result where `a` arrived (or nowhere:
+/// the engine then stores the arrival in its own register).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Fuse {
+    pub a: bool,
+    pub b: bool,
+}
+
+/// The registers a register code may mean: [`H`] is register 0 or 1 (by ranks per host).
+fn resolve(code: u8) -> Vec<u8> {
+    if code == H { vec![0, 1] } else { vec![code] }
+}
+
+impl Uop {
+    /// Registers this micro-op may read (at 1 or 2 ranks per host).
+    fn reads(&self) -> Vec<u8> {
+        match *self {
+            Uop::LocalPrefix => vec![0, 1],
+            Uop::Pass { a, b, .. } => {
+                let mut r = resolve(a);
+                r.extend(b.map(resolve).unwrap_or_default());
+                r
+            }
+            Uop::Respond { a } => resolve(a),
+            Uop::RespondPrefix { x } => {
+                let mut r = x.map(resolve).unwrap_or_default();
+                r.extend([0, 1]);
+                r
+            }
+        }
+    }
+
+    /// The register this micro-op surely overwrites (whatever the ranks per host).
+    fn overwrites(&self) -> Option<u8> {
+        match *self {
+            Uop::Pass { dst: Some(d), .. } if d != H => Some(d),
+            _ => None,
+        }
+    }
+}
+
+impl Program {
+    /// Whether register `r` is read after micro-op `i` before it is overwritten.
+    fn read_after(&self, i: usize, r: u8) -> bool {
+        for u in &self.uops[i + 1..] {
+            if u.reads().contains(&r) {
+                return true;
+            }
+            if u.overwrites() == Some(r) {
+                return false;
+            }
+        }
+        false
+    }
+
+    /// Per micro-op, which operands an arrival may be combined into ([`Fuse`]).
+    pub fn fusible(&self) -> Vec<Fuse> {
+        // A register's own value is dead after micro-op `i` if `i` overwrites it with its
+        // result or nothing later reads it before it is overwritten.
+        let dead = |i: usize, code: u8| {
+            resolve(code)
+                .iter()
+                .all(|&r| self.uops[i].overwrites() == Some(r) || !self.read_after(i, r))
+        };
+        self.uops
+            .iter()
+            .enumerate()
+            .map(|(i, u)| match *u {
+                Uop::Pass {
+                    a, b: None, dst, ..
+                } => Fuse {
+                    a: dst.is_none() || dst == Some(a) || dead(i, a),
+                    b: false,
+                },
+                Uop::Pass { a, b: Some(b), .. } => {
+                    // The same register twice is never fused: its value is needed twice.
+                    let distinct = resolve(a).iter().all(|r| !resolve(b).contains(r));
+                    Fuse {
+                        a: distinct && dead(i, a),
+                        b: distinct && dead(i, b),
+                    }
+                }
+                _ => Fuse::default(),
+            })
+            .collect()
+    }
+
+    /// The program-memory words, with each pass's [`Fuse`] flags.
+    pub fn words(&self) -> Vec<u32> {
+        self.uops
+            .iter()
+            .zip(self.fusible())
+            .map(|(u, f)| u.encode_fused(f))
+            .collect()
+    }
 }
 
 /// Why a schedule cannot be compiled.
@@ -213,6 +316,7 @@ pub fn compile(
                     });
             }
         }
+        let uops = merge_sends(std::mem::take(&mut b.uops));
         let registers = usize::from(b.next);
         if registers > REGS {
             return Err(CompileError::Registers {
@@ -222,12 +326,41 @@ pub fn compile(
             });
         }
         programs.push(Program {
-            uops: b.uops,
+            uops,
             inputs: b.inputs,
             registers,
         });
     }
     Ok(programs)
+}
+
+/// A pass that stores its result into `d` followed by a pass that only sends `d` on become one
+/// pass that stores and sends (the CIPE stores and emits in the same pass): one pass over the
+/// segment fewer, and an arrival can then be combined into it as it streams in ([`Fuse`]).
+fn merge_sends(uops: Vec<Uop>) -> Vec<Uop> {
+    let mut out: Vec<Uop> = Vec::with_capacity(uops.len());
+    for u in uops {
+        if let (
+            Some(Uop::Pass {
+                dst: Some(d),
+                send: prev_send @ None,
+                ..
+            }),
+            Uop::Pass {
+                a,
+                b: None,
+                dst: None,
+                send: Some(send),
+            },
+        ) = (out.last_mut(), u)
+            && a == *d
+        {
+            *prev_send = Some(send);
+            continue;
+        }
+        out.push(u);
+    }
+    out
 }
 
 impl Uop {
@@ -236,7 +369,8 @@ impl Uop {
     ///
     /// | bits | field |
     /// |---|---|
-    /// | 3:0 | kind ([`uop_code`]) |
+    /// | 1:0 | kind ([`uop_code`]) |
+    /// | 2, 3 | Pass: an arrival for `a` / `b` may be combined on arrival ([`Fuse`]) |
     /// | 7:4 | `a` (Pass, Respond) or `x` (RespondPrefix); 15 = [`H`] |
     /// | 11:8 | `b` |
     /// | 12 | `b` present (Pass) / `x` present (RespondPrefix) |
@@ -247,7 +381,12 @@ impl Uop {
     /// | 23:20 | receiver's register (`tag`) |
     /// | 31:24 | receiver board |
     pub fn encode(self) -> u32 {
-        let kind = |code: u32| Bits::<4>::from(u64::from(code));
+        self.encode_fused(Fuse::default())
+    }
+
+    /// [`Uop::encode`] with a pass's [`Fuse`] flags (bits 2 and 3).
+    pub fn encode_fused(self, fuse: Fuse) -> u32 {
+        let kind = |code: u32| Bits::<2>::from(u64::from(code));
         let reg = |r: u8| Bits::<4>::from(u64::from(r));
         let w = match self {
             Uop::LocalPrefix => UopWord {
@@ -256,6 +395,8 @@ impl Uop {
             },
             Uop::Pass { a, b, dst, send } => UopWord {
                 kind: kind(uop_code::PASS),
+                fuse_a: fuse.a,
+                fuse_b: fuse.b,
                 a: reg(a),
                 b: reg(b.unwrap_or(0)),
                 combine: b.is_some(),
@@ -303,7 +444,7 @@ pub fn image(board: usize, max_boards: usize) -> Image {
                     continue;
                 };
                 let start = words.len();
-                words.extend(programs[board].uops.iter().map(|u| u.encode()));
+                words.extend(programs[board].words());
                 directory.push((
                     directory_index(alg, kind, boards),
                     start as u16,
@@ -352,7 +493,7 @@ mod tests {
         let sizes: Vec<usize> = (0..MAX_BOARDS)
             .map(|b| image(b, MAX_BOARDS).words.len())
             .collect();
-        // Board 0 takes part in every program: 3533 words at 64 boards.
+        // Board 0 takes part in every program: 2794 words at 64 boards.
         let most = sizes.iter().max().unwrap();
         assert!(*most <= PROGRAM_WORDS, "{sizes:?}");
     }
