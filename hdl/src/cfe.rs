@@ -22,7 +22,7 @@
 //!
 //! * `frame_*`: the offload frame waiting at the head of [`crate::frame_router`]'s offload port
 //!   (its [`FrameFields`] and verdict held while it waits). The engine looks at it only while the splitter
-//!   is idle (`m_cmd_tready`), i.e. before the frame's first beat was taken.
+//!   waits for its command (`m_cmd_tready`): at most its header beats were taken.
 //! * `m_cmd_*`: what [`crate::offload_splitter`] does with that frame ([`SplitCommand`]).
 //! * `m_instr_*`: CIPE instruction words ([`InstrWord`]).
 //! * `m_entry_*`: frame-builder header entries ([`EntryWord`]), queued in the same order as the

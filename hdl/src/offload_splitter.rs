@@ -12,8 +12,12 @@
 //!
 //! The command word is a [`SplitCommand`].
 //!
-//! `s_cmd_tready` is high only between frames, so the CFE knows the frame at the router's
-//! offload port has not been touched when it decides.
+//! The header beats are skipped as soon as a frame is at the port, before its command (the
+//! CFE decides from the decoded fields, not the header bytes), so the payload is at the port
+//! when the command comes. A frame's last beat is never taken before its command.
+//! `s_cmd_tready` is high from a frame's end until its successor's command is taken, so the
+//! CFE knows no payload beat of the frame at the router's offload port has moved when it
+//! decides, and gives each frame exactly one command.
 //!
 //! One block for both widths: [`OffloadSplitter64`] (8 header beats) and
 //! [`OffloadSplitter256`] (2).
@@ -52,8 +56,8 @@ impl From<Bits<32>> for SplitCommand {
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
 pub enum SplitterState {
-    Idle,
-    Header,
+    /// Before the command: the header beats are skipped as soon as the frame is at the port.
+    Head,
     Payload,
     Drain,
 }
@@ -70,10 +74,15 @@ pub struct OffloadSplitter<const W: usize, const K: usize, const HB: usize> {
     pub s_cmd_tready: Signal<Out, Bit>,
     /// Payload words for the CIPE.
     pub m_axis: StreamSource<Bits<W>>,
-    last_header_beat: Constant<Bits<12>>,
+    header_beats: Constant<Bits<12>>,
     state: DFF<SplitterState>,
     beat: DFF<Bits<12>>,
     words: DFF<Bits<12>>,
+    /// The frame's command has been taken (in `Head`), and whether it streams.
+    have_cmd: DFF<Bit>,
+    stream: DFF<Bit>,
+    /// The header beats have been skipped.
+    header_done: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     /// The command offered on `s_cmd`.
     command: Signal<Local, SplitCommand>,
@@ -98,10 +107,13 @@ impl<const W: usize, const K: usize, const HB: usize> Default for OffloadSplitte
             s_cmd_tvalid: Default::default(),
             s_cmd_tready: Default::default(),
             m_axis: Default::default(),
-            last_header_beat: Constant::new(bits::<12>(HB as u64 - 1)),
+            header_beats: Constant::new(bits::<12>(HB as u64)),
             state: Default::default(),
             beat: Default::default(),
             words: Default::default(),
+            have_cmd: Default::default(),
+            stream: Default::default(),
+            header_done: Default::default(),
             take: Default::default(),
             command: Default::default(),
             action_stream: Constant::new(bits::<2>(u64::from(SPLIT_STREAM))),
@@ -115,32 +127,37 @@ impl<const W: usize, const K: usize, const HB: usize> Default for OffloadSplitte
 impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<W, K, HB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, beat, words);
+        dff_setup!(self, clock, state, beat, words, have_cmd, stream);
         self.command.next = self.s_cmd_tdata.val().into();
         self.out_s_tready.next = false;
         self.out_cmd_tready.next = false;
         self.m_axis.tdata.next = self.s_axis.tdata.val();
         self.out_tvalid.next = false;
         self.take.next = false;
+        self.header_done.next = self.beat.q.val() == self.header_beats.val();
         match self.state.q.val() {
-            SplitterState::Idle => {
-                self.out_cmd_tready.next = true;
-                self.beat.d.next = bits::<12>(0);
-                if self.s_cmd_tvalid.val() {
+            SplitterState::Head => {
+                // One command per frame, taken while no beat of the payload has moved.
+                self.out_cmd_tready.next = !self.have_cmd.q.val();
+                if self.s_cmd_tvalid.val() & !self.have_cmd.q.val() {
+                    self.have_cmd.d.next = true;
                     self.words.d.next = self.command.val().words;
-                    self.state.d.next = SplitterState::Drain;
-                    if self.command.val().action == self.action_stream.val() {
-                        self.state.d.next = SplitterState::Header;
-                    }
+                    self.stream.d.next = self.command.val().action == self.action_stream.val();
                 }
-            }
-            SplitterState::Header => {
-                self.out_s_tready.next = true;
-                self.take.next = self.s_axis.tvalid.val();
+                // Skip the header meanwhile, but never a frame's last beat: the frame ends
+                // only under its command.
+                self.out_s_tready.next = !self.header_done.val() & !self.s_axis.tlast.val();
+                self.take.next = self.s_axis.tvalid.val() & self.out_s_tready.val();
                 if self.take.val() {
                     self.beat.d.next = self.beat.q.val() + bits::<12>(1);
-                    if self.beat.q.val() == self.last_header_beat.val() {
-                        self.beat.d.next = bits::<12>(0);
+                }
+                if self.have_cmd.q.val()
+                    & (self.header_done.val()
+                        | (self.s_axis.tvalid.val() & self.s_axis.tlast.val()))
+                {
+                    self.beat.d.next = bits::<12>(0);
+                    self.state.d.next = SplitterState::Drain;
+                    if self.stream.q.val() & self.header_done.val() {
                         self.state.d.next = SplitterState::Payload;
                     }
                 }
@@ -161,18 +178,22 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
                 self.take.next = self.s_axis.tvalid.val();
             }
             _ => {
-                self.state.d.next = SplitterState::Idle;
+                self.state.d.next = SplitterState::Head;
             }
         }
         // A frame ends at its tlast whatever the command said (a short frame never
         // leaves the splitter waiting for beats that do not come).
         if self.take.val() & self.s_axis.tlast.val() {
-            self.state.d.next = SplitterState::Idle;
+            self.state.d.next = SplitterState::Head;
+            self.beat.d.next = bits::<12>(0);
+            self.have_cmd.d.next = false;
         }
         if self.reset.val() {
-            self.state.d.next = SplitterState::Idle;
+            self.state.d.next = SplitterState::Head;
             self.beat.d.next = bits::<12>(0);
             self.words.d.next = bits::<12>(0);
+            self.have_cmd.d.next = false;
+            self.stream.d.next = false;
         }
         self.s_axis.tready.next = self.out_s_tready.val();
         self.s_cmd_tready.next = self.out_cmd_tready.val();
