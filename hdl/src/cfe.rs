@@ -136,6 +136,8 @@ pub struct Cfe {
     op_input: Constant<Bits<4>>,
     instr_none: Constant<InstrWord>,
     no_verdict: Constant<Verdict>,
+    /// Drain, no words.
+    no_cmd: Constant<SplitCommand>,
     // Blocks.
     conf: CfeConfig,
     contexts: ContextTable,
@@ -160,6 +162,8 @@ pub struct Cfe {
     fusing: DFF<Bit>,
     /// This step is the pass that takes the waiting arrival.
     fused_step: Signal<Local, Bit>,
+    /// The splitter command for the waiting arrival.
+    arrival_cmd: Signal<Local, SplitCommand>,
     // The context being run, and which local rank a Respond step answers.
     cur: DFF<Bits<3>>,
     sub: DFF<Bit>,
@@ -227,6 +231,10 @@ impl Cfe {
             op_input: Constant::new(bits::<4>(Opcode::Input as u64)),
             instr_none: Constant::new(InstrWord::default()),
             no_verdict: Constant::new(Verdict::default()),
+            no_cmd: Constant::new(SplitCommand {
+                action: bits::<2>(u64::from(SPLIT_DRAIN)),
+                ..Default::default()
+            }),
             conf: Default::default(),
             contexts: Default::default(),
             time_base: Default::default(),
@@ -242,6 +250,7 @@ impl Cfe {
             arr_unsup: Default::default(),
             fusing: Default::default(),
             fused_step: Default::default(),
+            arrival_cmd: Default::default(),
             cur: Default::default(),
             sub: Default::default(),
             cmd: Default::default(),
@@ -315,6 +324,13 @@ impl Logic for Cfe {
         self.step.arrival.next = self.fusing.q.val();
         self.step.arr_reg.next = self.arrival.arr_reg.val();
         self.fused_step.next = self.fusing.q.val() & self.step.fuses.val();
+        // The splitter command for the stored arrival, whether a pass takes it or it is
+        // stored: stream its payload words, or drain a frame without payload.
+        self.arrival_cmd.next = self.no_cmd.val();
+        if self.arrival.words.val() != bits::<12>(0) {
+            self.arrival_cmd.next.action = self.split_stream.val();
+            self.arrival_cmd.next.words = self.arrival.words.val();
+        }
 
         // ---- The fields an answer is built from: the arrival's (errors, acks) or a stored
         // request's.
@@ -475,12 +491,9 @@ impl Logic for Cfe {
                         self.state.d.next = CfeState::Read;
                     } else {
                         self.fusing.d.next = false;
-                        self.cmd.d.next.action = self.split_drain.val();
-                        self.cmd.d.next.words = bits::<12>(0);
+                        self.cmd.d.next = self.arrival_cmd.val();
                         self.cmd_pend.d.next = true;
                         if self.arrival.words.val() != bits::<12>(0) {
-                            self.cmd.d.next.action = self.split_stream.val();
-                            self.cmd.d.next.words = self.arrival.words.val();
                             // CIPE input: store the payload into its register's buffer.
                             self.ins.d.next = self.instr_none.val();
                             self.ins.d.next.op = self.arrival.reduce_op.val();
@@ -523,12 +536,7 @@ impl Logic for Cfe {
                 self.ins_pend.d.next = self.step.has_instr.val();
                 if self.fused_step.val() {
                     // The waiting arrival streams into this pass.
-                    self.cmd.d.next.action = self.split_drain.val();
-                    self.cmd.d.next.words = bits::<12>(0);
-                    if self.arrival.words.val() != bits::<12>(0) {
-                        self.cmd.d.next.action = self.split_stream.val();
-                        self.cmd.d.next.words = self.arrival.words.val();
-                    }
+                    self.cmd.d.next = self.arrival_cmd.val();
                     self.cmd_pend.d.next = true;
                 }
                 // A stored result makes its register present.

@@ -55,7 +55,7 @@ fn run(programs: &[Program], rph: usize, rng: &mut SmallRng) -> Vec<String> {
         .flat_map(|b| (0..rph).map(move |l| (b, l)))
         .collect();
     let mut in_flight: Vec<Message> = Vec::new();
-    let reg = |code: u8| if code == H { rph as u8 - 1 } else { code };
+    let reg = |code: u8| reg_at(code, rph);
     loop {
         // Everything that can happen now: an arrival, or a board's next micro-op.
         let ready: Vec<usize> = (0..boards)
@@ -110,11 +110,7 @@ fn run(programs: &[Program], rph: usize, rng: &mut SmallRng) -> Vec<String> {
         let s = &mut state[b];
         let uop = s.program.uops[s.pc];
         s.pc += 1;
-        let read = |s: &mut Board, code: u8| -> String {
-            let r = reg(code);
-            s.unread_inputs.retain(|x| *x != r);
-            s.regs[usize::from(r)].clone().expect("operand present")
-        };
+        let read = |s: &mut Board, code: u8| read_reg(s, code, rph);
         match uop {
             Uop::LocalPrefix => {
                 for l in 1..rph {
@@ -175,6 +171,13 @@ fn reg_at(code: u8, rph: usize) -> u8 {
     if code == H { rph as u8 - 1 } else { code }
 }
 
+/// Operand `code`'s value (present), its input now read.
+fn read_reg(s: &mut Board, code: u8, rph: usize) -> String {
+    let r = reg_at(code, rph);
+    s.unread_inputs.retain(|x| *x != r);
+    s.regs[usize::from(r)].clone().expect("operand present")
+}
+
 /// A pass's result `v`: stored into `dst`, sent on.
 fn finish_pass(
     s: &mut Board,
@@ -230,15 +233,10 @@ fn fuse_arrival(s: &mut Board, b: usize, r: u8, rph: usize, in_flight: &mut Vec<
     s.pc += 1;
     let incoming = s.regs[usize::from(r)].take().expect("arrived");
     s.unread_inputs.retain(|x| *x != r);
-    let operand = |s: &mut Board, code: u8| {
-        let x = reg_at(code, rph);
-        s.unread_inputs.retain(|y| *y != x);
-        s.regs[usize::from(x)].clone().expect("operand present")
-    };
     let v = match rhs {
         None => incoming,
-        Some(rhs) if via_a => sym(&incoming, &operand(s, rhs)),
-        Some(_) => sym(&operand(s, a), &incoming),
+        Some(rhs) if via_a => sym(&incoming, &read_reg(s, rhs, rph)),
+        Some(_) => sym(&read_reg(s, a, rph), &incoming),
     };
     // The arrival's register holds the value only if a pass without `b` stores it there.
     s.regs[usize::from(r)] = Some(format!("<r{r} not stored>"));
