@@ -478,6 +478,21 @@ impl Logic for Cfe {
             }
             CfeState::Decide => {
                 self.sub.d.next = false;
+                // The stored arrival's splitter command and CIPE input instruction (store the
+                // payload into its register's buffer) are loaded on every `Decide`, whichever
+                // way it goes: nothing is pending here (`Send` and `Emit` wait for that), the
+                // pending flags below say whether they count, and `Issue` reloads both. So the
+                // two registers' load enables are the state alone, not the micro-op's decode
+                // (the board's worst path at 94.9 MHz: microcode RAM → decode → `ins` enable).
+                self.cmd.d.next = self.arrival_cmd.val();
+                self.ins.d.next = self.instr_none.val();
+                self.ins.d.next.op = self.arrival.reduce_op.val();
+                self.ins.d.next.datatype = self.arrival.datatype.val();
+                self.ins.d.next.opcode = self.op_input.val();
+                self.ins.d.next.slot_d = (bit_cast::<7, 3>(self.cur.q.val()) << 3)
+                    | bit_cast::<7, 3>(self.arrival.arr_reg.val());
+                self.ins.d.next.store = true;
+                self.ins.d.next.count = self.arrival.words.val();
                 if self.fusing.q.val() {
                     // The pass takes the arrival; or a step with nothing to send (a local
                     // prefix of one rank) runs and the next is looked at; or the arrival is
@@ -491,20 +506,9 @@ impl Logic for Cfe {
                         self.state.d.next = CfeState::Read;
                     } else {
                         self.fusing.d.next = false;
-                        self.cmd.d.next = self.arrival_cmd.val();
                         self.cmd_pend.d.next = true;
-                        if self.arrival.words.val() != bits::<12>(0) {
-                            // CIPE input: store the payload into its register's buffer.
-                            self.ins.d.next = self.instr_none.val();
-                            self.ins.d.next.op = self.arrival.reduce_op.val();
-                            self.ins.d.next.datatype = self.arrival.datatype.val();
-                            self.ins.d.next.opcode = self.op_input.val();
-                            self.ins.d.next.slot_d = (bit_cast::<7, 3>(self.cur.q.val()) << 3)
-                                | bit_cast::<7, 3>(self.arrival.arr_reg.val());
-                            self.ins.d.next.store = true;
-                            self.ins.d.next.count = self.arrival.words.val();
-                            self.ins_pend.d.next = true;
-                        }
+                        // A payload is stored by the CIPE input instruction loaded above.
+                        self.ins_pend.d.next = self.arrival.words.val() != bits::<12>(0);
                         self.state.d.next = CfeState::Emit;
                     }
                 } else if self.contexts.pc.val() == self.contexts.end_pc.val() {
