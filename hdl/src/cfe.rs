@@ -162,6 +162,17 @@ pub struct Cfe {
     fusing: DFF<Bit>,
     /// This step is the pass that takes the waiting arrival.
     fused_step: Signal<Local, Bit>,
+    /// The step's decode, registered in `Read` and used in `Issue` (the micro-op and its
+    /// operands do not change in between), so no path runs from the microcode RAM through the
+    /// decode into the output registers: the CIPE pass (its `op`, `datatype` and `count` are
+    /// filled in `Issue`), whether it has one, whether it sends a frame, whether it makes its
+    /// register present (and which), whether it takes the waiting arrival.
+    st_ins: DFF<InstrWord>,
+    st_has_instr: DFF<Bit>,
+    st_has_entry: DFF<Bit>,
+    st_produce: DFF<Bit>,
+    st_dst_reg: DFF<Bits<3>>,
+    st_fused: DFF<Bit>,
     /// The splitter command for the waiting arrival.
     arrival_cmd: Signal<Local, SplitCommand>,
     // The context being run, and which local rank a Respond step answers.
@@ -250,6 +261,12 @@ impl Cfe {
             arr_unsup: Default::default(),
             fusing: Default::default(),
             fused_step: Default::default(),
+            st_ins: Default::default(),
+            st_has_instr: Default::default(),
+            st_has_entry: Default::default(),
+            st_produce: Default::default(),
+            st_dst_reg: Default::default(),
+            st_fused: Default::default(),
             arrival_cmd: Default::default(),
             cur: Default::default(),
             sub: Default::default(),
@@ -280,8 +297,32 @@ impl Logic for Cfe {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, blocked, verdict, arr_fields, arr_len, arr_unsup, fusing, cur, sub,
-            cmd, cmd_pend, ins, ins_pend, ent, ent_pend, ans_pend, ans_err, ans_code
+            self,
+            clock,
+            state,
+            blocked,
+            verdict,
+            arr_fields,
+            arr_len,
+            arr_unsup,
+            fusing,
+            cur,
+            sub,
+            cmd,
+            cmd_pend,
+            ins,
+            ins_pend,
+            ent,
+            ent_pend,
+            ans_pend,
+            ans_err,
+            ans_code,
+            st_ins,
+            st_has_instr,
+            st_has_entry,
+            st_produce,
+            st_dst_reg,
+            st_fused
         );
         self.ev.next = self.no_events.val();
         self.conf.clock.next = self.clock.val();
@@ -365,9 +406,18 @@ impl Logic for Cfe {
             | bit_cast::<4, 3>(self.arrival.arr_reg.val() & bits::<3>(1));
         self.requests.write_data.next = self.arr_fields.q.val();
         self.requests.read_address.next = bit_cast::<4, 3>(self.cur.q.val()) << 1;
+        // Rank `sub`'s request, as `sub` will be in `Read`: in `Decide` (which clears `sub`)
+        // rank 0's, in `Send` already the next step's (`Send` → `Read` is the only way to a
+        // second step, `sub` = 1). So it is read by the time `Read` registers the step's
+        // decode (which depends on the request's collective, rank and root). The composer
+        // took this step's request when it started, in `Issue`.
         if self.step.answers.val() {
             self.requests.read_address.next = (bit_cast::<4, 3>(self.cur.q.val()) << 1)
-                | bit_cast::<4, 1>(self.sub.q.val().into());
+                | bit_cast::<4, 1>(
+                    ((self.sub.q.val() & (self.state.q.val() != CfeState::Decide))
+                        | (self.state.q.val() == CfeState::Send))
+                        .into(),
+                );
         }
         self.route_addr.next = bit_cast::<6, 8>(self.step.word.val().board);
         self.t_park.next = false;
@@ -521,30 +571,34 @@ impl Logic for Cfe {
                 }
             }
             CfeState::Read => {
+                self.st_ins.d.next = self.instr_none.val();
+                self.st_ins.d.next.opcode = self.step.opcode.val();
+                self.st_ins.d.next.slot_d = self.step.slot_d.val();
+                self.st_ins.d.next.slot_b = self.step.slot_b.val();
+                self.st_ins.d.next.slot_a = self.step.slot_a.val();
+                self.st_ins.d.next.store = self.step.store.val();
+                self.st_ins.d.next.emit = self.step.emit.val();
+                self.st_ins.d.next.swap = self.step.swap.val();
+                self.st_has_instr.d.next = self.step.has_instr.val();
+                self.st_has_entry.d.next = self.step.has_entry.val();
+                self.st_produce.d.next = self.step.produce.val();
+                self.st_dst_reg.d.next = self.step.dst_reg.val();
+                self.st_fused.d.next = self.fused_step.val();
                 self.state.d.next = CfeState::Issue;
             }
             CfeState::Issue => {
                 // The frame: a partial/result to another board, or an answer to local rank l.
-                self.t_compose.next = self.step.has_entry.val();
-                self.ins.d.next = self.instr_none.val();
+                self.t_compose.next = self.st_has_entry.q.val();
+                self.ins.d.next = self.st_ins.q.val();
                 self.ins.d.next.op = self.composer.reduce_op.val();
                 self.ins.d.next.datatype = self.composer.datatype.val();
-                self.ins.d.next.opcode = self.step.opcode.val();
-                self.ins.d.next.slot_d = self.step.slot_d.val();
-                self.ins.d.next.slot_b = self.step.slot_b.val();
-                self.ins.d.next.slot_a = self.step.slot_a.val();
-                self.ins.d.next.store = self.step.store.val();
-                self.ins.d.next.emit = self.step.emit.val();
-                self.ins.d.next.swap = self.step.swap.val();
                 self.ins.d.next.count = self.contexts.words.val();
-                self.ins_pend.d.next = self.step.has_instr.val();
-                if self.fused_step.val() {
-                    // The waiting arrival streams into this pass.
-                    self.cmd.d.next = self.arrival_cmd.val();
-                    self.cmd_pend.d.next = true;
-                }
+                self.ins_pend.d.next = self.st_has_instr.q.val();
+                // The waiting arrival streams into this pass: its command has been in `cmd`
+                // since `Decide`.
+                self.cmd_pend.d.next = self.st_fused.q.val();
                 // A stored result makes its register present.
-                self.t_produce.next = self.step.produce.val();
+                self.t_produce.next = self.st_produce.q.val();
                 self.state.d.next = CfeState::Send;
             }
             CfeState::Send => {
@@ -553,7 +607,7 @@ impl Logic for Cfe {
                     | self.ent_pend.q.val()
                     | self.composer.busy.val())
                 {
-                    if self.fused_step.val() {
+                    if self.st_fused.q.val() {
                         self.fusing.d.next = false;
                     }
                     if self.step.last_sub.val() {
@@ -626,6 +680,10 @@ impl Logic for Cfe {
             self.ent_pend.d.next = false;
             self.ans_pend.d.next = false;
             self.fusing.d.next = false;
+            self.st_has_instr.d.next = false;
+            self.st_has_entry.d.next = false;
+            self.st_produce.d.next = false;
+            self.st_fused.d.next = false;
             self.cur.d.next = bits::<3>(0);
             self.sub.d.next = false;
         }
@@ -645,7 +703,7 @@ impl Logic for Cfe {
         self.contexts.cancel.next = self.arriving.val() & self.verdict.q.val().cancel;
         self.contexts.park.next = self.t_park.val();
         self.contexts.produce.next = self.t_produce.val();
-        self.contexts.produce_reg.next = self.step.dst_reg.val();
+        self.contexts.produce_reg.next = self.st_dst_reg.q.val();
         self.contexts.advance.next = self.t_advance.val();
         self.contexts.retire.next = self.t_retire.val();
         self.contexts.touch.next = self.arriving.val();

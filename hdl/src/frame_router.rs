@@ -39,6 +39,7 @@ use rust_hdl::prelude::*;
 
 use crate::axis::{AxisSink, AxisSource, TUSER_BAD_AT};
 use crate::axis_fifo::AxisFifo;
+use crate::axis_register::AxisRegister;
 use crate::fifo::Fifo;
 use crate::header_capture::HeaderCapture;
 use crate::header_fields::{DST_HOST_BYTE, FrameFields, VERSION_TYPE_BYTE};
@@ -170,6 +171,9 @@ pub struct FrameRouter<
     msg_at: Constant<Bits<16>>,
     dst_host_at: Constant<Bits<16>>,
     offload: AxisFifo<W, K, BB, LAST, USER, DL, DL1>,
+    /// A register slice on the offload buffer's output: its block-RAM data (`tlast`) does not
+    /// reach through the splitter's ready back into the buffer's read address.
+    offload_out: AxisRegister<W, K>,
     verdicts: Fifo<RouterVerdict, 5, 6, 16>,
     verdict_in: Signal<Local, RouterVerdict>,
     head: Signal<Local, RouterVerdict>,
@@ -324,6 +328,7 @@ impl<
             msg_at: Constant::new(bits::<16>(8 * VERSION_TYPE_BYTE as u64)),
             dst_host_at: Constant::new(bits::<16>(8 * DST_HOST_BYTE as u64)),
             offload: Default::default(),
+            offload_out: Default::default(),
             verdicts: Default::default(),
             verdict_in: Default::default(),
             head: Default::default(),
@@ -416,6 +421,7 @@ impl<
             ingress,
             classes,
             offload,
+            offload_out,
             verdicts,
             route_table,
             routes,
@@ -442,6 +448,7 @@ impl<
         self.ingress.almost_level.next = self.ingress_never.val();
         self.classes.reset.next = self.reset.val();
         self.offload.reset.next = self.reset.val();
+        self.offload_out.reset.next = self.reset.val();
         self.verdicts.reset.next = self.reset.val();
 
         // ---- Write side: every accepted beat, unless a giant's tail is being swallowed, is
@@ -721,12 +728,13 @@ impl<
         }
 
         // ---- Read side of the offload buffer: the head frame goes where its verdict says.
+        AxisSource::<W, K>::join(&mut self.offload.m_axis, &mut self.offload_out.s_axis);
         self.head.next = self.verdicts.data_out.val();
-        self.head_valid.next = !self.verdicts.empty.val() & self.offload.m_axis.tvalid.val();
-        self.m_offload_axis.tdata.next = self.offload.m_axis.tdata.val();
-        self.m_offload_axis.tkeep.next = self.offload.m_axis.tkeep.val();
-        self.m_offload_axis.tlast.next = self.offload.m_axis.tlast.val();
-        self.m_offload_axis.tuser.next = self.offload.m_axis.tuser.val();
+        self.head_valid.next = !self.verdicts.empty.val() & self.offload_out.m_axis.tvalid.val();
+        self.m_offload_axis.tdata.next = self.offload_out.m_axis.tdata.val();
+        self.m_offload_axis.tkeep.next = self.offload_out.m_axis.tkeep.val();
+        self.m_offload_axis.tlast.next = self.offload_out.m_axis.tlast.val();
+        self.m_offload_axis.tuser.next = self.offload_out.m_axis.tuser.val();
         self.offload_fields.next = self.head.val().fields;
         self.offload_payload_len.next = self.head.val().payload_len;
         self.offload_unsupported.next = self.head.val().unsupported;
@@ -735,12 +743,12 @@ impl<
         if self.head.val().offload {
             self.head_ready.next = self.m_offload_axis.tready.val();
         }
-        self.offload.m_axis.tready.next = self.head_valid.val() & self.head_ready.val();
+        self.offload_out.m_axis.tready.next = self.head_valid.val() & self.head_ready.val();
         self.verdicts.read.next =
-            self.head_valid.val() & self.head_ready.val() & self.offload.m_axis.tlast.val();
+            self.head_valid.val() & self.head_ready.val() & self.offload_out.m_axis.tlast.val();
         if self.head_valid.val()
             & self.m_offload_axis.tready.val()
-            & self.offload.m_axis.tlast.val()
+            & self.offload_out.m_axis.tlast.val()
             & self.head.val().offload
         {
             self.ev.next.offload_frames = true;
