@@ -6,6 +6,7 @@
 //!                                                   │ offload frame + header (offload buffer)           │
 //!                                                   ├──→ cfe ── command ──→ offload_splitter            ├→ merge (axis_arbiter)
 //!                                                   │     │ instructions         │ payload words        │       → output_queues → m_axis[0..n]
+//!                                                   │     │                axis_register                │
 //!                                                   │     └──→ cipe ←────────────┘                      │
 //!                                                   │     header entries → frame_builder ← results ─ axis_register ─┘
 //! ```
@@ -21,7 +22,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::axis::{AxisSource, MacSink, MacSource, PayloadSource, StreamSource, TUSER_BAD_AT};
+use crate::axis::{AxisSource, MacSink, MacSource, PayloadSource, TUSER_BAD_AT};
 use crate::axis_arbiter::AxisArbiter;
 use crate::axis_register::AxisRegister;
 use crate::cfe::{Cfe, cfg};
@@ -91,6 +92,10 @@ pub struct Board<
     cfe: Cfe,
     splitter: OffloadSplitter<W, K, HB>,
     cipe: Cipe<W, L64, L32, WB, AB, OB>,
+    /// A register slice on the payload words from the splitter to the CIPE (only `tdata` and
+    /// the handshake are used): the CIPE's input ready does not reach through the splitter
+    /// into the router's offload-frame pop and the verdict queue's read address.
+    payload_reg: AxisRegister<W, K>,
     builder: FrameBuilder<W, K, HB, WL, KL>,
     /// A register slice between the builder and the merge: the merge's grant does not reach
     /// into the builder and the CIPE's result FIFO.
@@ -150,6 +155,7 @@ impl<
             cipe: Default::default(),
             builder: Default::default(),
             engine_out: Default::default(),
+            payload_reg: Default::default(),
             merge: Default::default(),
             queues: Default::default(),
             stats: Default::default(),
@@ -195,6 +201,7 @@ impl<
         self.builder.clock.next = self.clock.val();
         self.engine_out.clock.next = self.clock.val();
         self.ingress_reg.clock.next = self.clock.val();
+        self.payload_reg.clock.next = self.clock.val();
         self.merge.clock.next = self.clock.val();
         self.queues.clock.next = self.clock.val();
         self.stats.clock.next = self.clock.val();
@@ -207,6 +214,7 @@ impl<
         self.builder.reset.next = self.reset.val();
         self.engine_out.reset.next = self.reset.val();
         self.ingress_reg.reset.next = self.reset.val();
+        self.payload_reg.reset.next = self.reset.val();
         self.merge.reset.next = self.reset.val();
         self.queues.reset.next = self.reset.val();
         // Ingress: the MACs' streams into the arbiter, which stamps the source port; a MAC's
@@ -245,7 +253,15 @@ impl<
         self.cipe.s_instr.tdata.next = self.cfe.m_instr_tdata.val();
         self.cipe.s_instr.tvalid.next = self.cfe.m_instr_tvalid.val();
         self.cfe.m_instr_tready.next = self.cipe.s_instr.tready.val();
-        StreamSource::<Bits<W>>::join(&mut self.splitter.m_axis, &mut self.cipe.s_axis);
+        self.payload_reg.s_axis.tdata.next = self.splitter.m_axis.tdata.val();
+        self.payload_reg.s_axis.tkeep.next = bits::<K>(0);
+        self.payload_reg.s_axis.tlast.next = false;
+        self.payload_reg.s_axis.tuser.next = bits::<16>(0);
+        self.payload_reg.s_axis.tvalid.next = self.splitter.m_axis.tvalid.val();
+        self.splitter.m_axis.tready.next = self.payload_reg.s_axis.tready.val();
+        self.cipe.s_axis.tdata.next = self.payload_reg.m_axis.tdata.val();
+        self.cipe.s_axis.tvalid.next = self.payload_reg.m_axis.tvalid.val();
+        self.payload_reg.m_axis.tready.next = self.cipe.s_axis.tready.val();
         // Frames the engine sends.
         self.builder.s_entry_tdata.next = self.cfe.m_entry_tdata.val();
         self.builder.s_entry_tvalid.next = self.cfe.m_entry_tvalid.val();
