@@ -1,14 +1,14 @@
 //! One board: the whole bump in the wire, host port plus network ports.
 //!
 //! ```text
-//! s_axis[0..n] → axis_arbiter → axis_register → frame_router ─ pass-through (cut-through) ──────────────┐
-//!                                                   │     ─ transit (cut-through, route table) ─────────┤
-//!                                                   │ offload frame + header (offload buffer)           │
-//!                                                   ├──→ cfe ── command ──→ offload_splitter            ├→ merge (axis_arbiter)
-//!                                                   │     │ instructions         │ payload words        │       → output_queues → m_axis[0..n]
-//!                                                   │     │                axis_register                │
-//!                                                   │     └──→ cipe ←────────────┘                      │
-//!                                                   │     header entries → frame_builder ← results ─ axis_register ─┘
+//! s_axis[0..n] → axis_arbiter → frame_router ─ pass-through (cut-through) ──────────────┐
+//!                                   │     ─ transit (cut-through, route table) ─────────┤
+//!                                   │ offload frame + header (offload buffer)           │
+//!                                   ├──→ cfe ── command ──→ offload_splitter            ├→ merge (axis_arbiter)
+//!                                   │     │ instructions         │ payload words        │       → output_queues → m_axis[0..n]
+//!                                   │     │                axis_register                │
+//!                                   │     └──→ cipe ←────────────┘                      │
+//!                                   │     header entries → frame_builder ← results ─ axis_register ─┘
 //! ```
 //!
 //! A request from the host (port 0) or a partial/result from another board enters through the
@@ -84,10 +84,6 @@ pub struct Board<
     /// `cfg::STATS`; 0 elsewhere), combinational.
     pub cfg_rdata: Signal<Out, Bits<32>>,
     arbiter: AxisArbiter<W, K, N>,
-    /// A register slice between the arbiter and the router: the arbiter's round-robin grant
-    /// and input mux do not reach into the router's accept and header-capture enables, and
-    /// the router's ready does not reach back into the arbiter.
-    ingress_reg: AxisRegister<W, K>,
     router: FrameRouter<W, K, BB, LAST, USER, DL, DL1, HB>,
     cfe: Cfe,
     splitter: OffloadSplitter<W, K, HB>,
@@ -148,7 +144,6 @@ impl<
             cfe_state: Default::default(),
             cfg_rdata: Default::default(),
             arbiter: Default::default(),
-            ingress_reg: Default::default(),
             router: Default::default(),
             cfe: Cfe::new(K),
             splitter: Default::default(),
@@ -200,7 +195,6 @@ impl<
         self.cipe.clock.next = self.clock.val();
         self.builder.clock.next = self.clock.val();
         self.engine_out.clock.next = self.clock.val();
-        self.ingress_reg.clock.next = self.clock.val();
         self.payload_reg.clock.next = self.clock.val();
         self.merge.clock.next = self.clock.val();
         self.queues.clock.next = self.clock.val();
@@ -213,7 +207,6 @@ impl<
         self.cipe.reset.next = self.reset.val();
         self.builder.reset.next = self.reset.val();
         self.engine_out.reset.next = self.reset.val();
-        self.ingress_reg.reset.next = self.reset.val();
         self.payload_reg.reset.next = self.reset.val();
         self.merge.reset.next = self.reset.val();
         self.queues.reset.next = self.reset.val();
@@ -231,8 +224,7 @@ impl<
             self.arbiter.s_axis[i].tvalid.next = self.s_axis[i].tvalid.val();
             self.s_axis[i].tready.next = self.arbiter.s_axis[i].tready.val();
         }
-        AxisSource::<W, K>::join(&mut self.arbiter.m_axis, &mut self.ingress_reg.s_axis);
-        AxisSource::<W, K>::join(&mut self.ingress_reg.m_axis, &mut self.router.s_axis);
+        AxisSource::<W, K>::join(&mut self.arbiter.m_axis, &mut self.router.s_axis);
         self.router.cfg_we.next = self.cfg_we.val();
         self.router.cfg_addr.next = self.cfg_addr.val();
         self.router.cfg_data.next = self.cfg_data.val();

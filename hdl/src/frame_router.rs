@@ -27,8 +27,8 @@
 //!   offload one is dropped by the offload buffer; one that ends before the rule is decided is
 //!   dropped here.
 //!
-//! Inside: the beats wait in a small ingress buffer (8 beats) until their frame's class is
-//! known; the class of each frame waits beside it in a four-entry register FIFO. The input
+//! Inside: the beats wait in a small ingress buffer (8 beats; the input stops at 7, on a flag
+//! from registers) until their frame's class is known; the class of each frame waits beside it in a four-entry register FIFO. The input
 //! stalls only when the pass-through output does (its own queueing) or the class FIFO is full.
 //!
 //! One block for both widths: [`FrameRouter64`] and [`FrameRouter256`].
@@ -212,8 +212,11 @@ pub struct FrameRouter<
     /// Room the offload buffer must have to take a candidate: the longest offload frame, cut
     /// off, plus the ingress buffer and the flag's delay.
     offload_level: Constant<Bits<DL1>>,
-    /// The ingress buffer's `almost_full` level: never (its `full` back-pressures).
-    ingress_never: Constant<Bits<4>>,
+    /// The ingress buffer's `almost_full` level, which back-pressures the input: 7 of its 8
+    /// beats. The flag comes from registers a clock after the fact, so a beat taken while it
+    /// is low always fits; the input's ready is then no path from the buffer's read address
+    /// (its `full` compare) into the header capture's enables.
+    ingress_room: Constant<Bits<4>>,
     c_pass: Constant<Bits<3>>,
     c_offload: Constant<Bits<3>>,
     c_drop: Constant<Bits<3>>,
@@ -355,7 +358,7 @@ impl<
             giant_beat: Constant::new(bits::<16>(giant as u64)),
             offload_giant_beat: Constant::new(bits::<16>(offload_giant as u64)),
             offload_level: Constant::new(bits::<DL1>(((1 << DL) - room) as u64)),
-            ingress_never: Constant::new(bits::<4>(8)),
+            ingress_room: Constant::new(bits::<4>(7)),
             c_pass: Constant::new(bits::<3>(class::PASS)),
             c_offload: Constant::new(bits::<3>(class::OFFLOAD)),
             c_drop: Constant::new(bits::<3>(class::DROP)),
@@ -445,7 +448,7 @@ impl<
         self.classifier.reset.next = self.reset.val();
         self.ingress.reset.next = self.reset.val();
         self.ingress.cut_through.next = true;
-        self.ingress.almost_level.next = self.ingress_never.val();
+        self.ingress.almost_level.next = self.ingress_room.val();
         self.classes.reset.next = self.reset.val();
         self.offload.reset.next = self.reset.val();
         self.offload_out.reset.next = self.reset.val();
@@ -455,10 +458,9 @@ impl<
         // written to the ingress buffer and tapped by the parser (which so sees a giant end
         // where it is cut off).
         self.s_axis.tready.next =
-            self.swallow.q.val() | (self.ingress.s_axis.tready.val() & !self.classes.full.val());
+            self.swallow.q.val() | (!self.ingress.almost_full.val() & !self.classes.full.val());
         self.accept.next = self.s_axis.tvalid.val()
-            & (self.swallow.q.val()
-                | (self.ingress.s_axis.tready.val() & !self.classes.full.val()));
+            & (self.swallow.q.val() | (!self.ingress.almost_full.val() & !self.classes.full.val()));
         self.stored.next = self.accept.val() & !self.swallow.q.val();
         // The rules on the captured beats with the arriving one in its place.
         self.live_beat.lane.next = self.s_axis.tdata.val();
