@@ -144,8 +144,15 @@ pub struct Cfe {
     time_base: TimeBase,
     /// The verdict on the latched arrival.
     arrival: ArrivalVerdict,
-    /// One step of the running context's micro-op.
+    /// One step of the running context's micro-op, decoded from the program RAM's output as
+    /// it comes (what `Decide` decides on) ...
     step: UopDecode,
+    /// ... and from that output registered (`uop_r`: the same word from `Read` on, as the
+    /// program counter does not move before `Send`), for `Read`, `Issue` and `Send`: the
+    /// step's instruction, entry and register decode start at a flip-flop, not at the far
+    /// block RAM (the board's worst path at 106.6 MHz).
+    step_r: UopDecode,
+    uop_r: DFF<Bits<32>>,
     /// The entry of the frame being sent, built from `answer_src`.
     composer: EntryComposer,
     /// Request fields of local rank `l` of context `c` at `2c + l`.
@@ -251,6 +258,8 @@ impl Cfe {
             time_base: Default::default(),
             arrival: ArrivalVerdict::new(word_bytes),
             step: Default::default(),
+            step_r: Default::default(),
+            uop_r: Default::default(),
             composer: Default::default(),
             requests: Default::default(),
             state: Default::default(),
@@ -322,7 +331,8 @@ impl Logic for Cfe {
             st_has_entry,
             st_produce,
             st_dst_reg,
-            st_fused
+            st_fused,
+            uop_r
         );
         self.ev.next = self.no_events.val();
         self.conf.clock.next = self.clock.val();
@@ -364,7 +374,19 @@ impl Logic for Cfe {
         self.step.root.next = self.composer.root.val();
         self.step.arrival.next = self.fusing.q.val();
         self.step.arr_reg.next = self.arrival.arr_reg.val();
-        self.fused_step.next = self.fusing.q.val() & self.step.fuses.val();
+        self.uop_r.d.next = self.conf.uop.val();
+        self.step_r.uop.next = self.uop_r.q.val();
+        self.step_r.cur.next = self.cur.q.val();
+        self.step_r.present.next = self.contexts.present_mask.val();
+        self.step_r.rph2.next = self.contexts.rph2.val();
+        self.step_r.words.next = self.contexts.words.val();
+        self.step_r.sub.next = self.sub.q.val();
+        self.step_r.collective.next = self.composer.collective.val();
+        self.step_r.rank.next = self.composer.rank.val();
+        self.step_r.root.next = self.composer.root.val();
+        self.step_r.arrival.next = self.fusing.q.val();
+        self.step_r.arr_reg.next = self.arrival.arr_reg.val();
+        self.fused_step.next = self.fusing.q.val() & self.step_r.fuses.val();
         // The splitter command for the stored arrival, whether a pass takes it or it is
         // stored: stream its payload words, or drain a frame without payload.
         self.arrival_cmd.next = self.no_cmd.val();
@@ -419,7 +441,7 @@ impl Logic for Cfe {
                         .into(),
                 );
         }
-        self.route_addr.next = bit_cast::<6, 8>(self.step.word.val().board);
+        self.route_addr.next = bit_cast::<6, 8>(self.step_r.word.val().board);
         self.t_park.next = false;
         self.t_produce.next = false;
         self.t_advance.next = false;
@@ -572,17 +594,17 @@ impl Logic for Cfe {
             }
             CfeState::Read => {
                 self.st_ins.d.next = self.instr_none.val();
-                self.st_ins.d.next.opcode = self.step.opcode.val();
-                self.st_ins.d.next.slot_d = self.step.slot_d.val();
-                self.st_ins.d.next.slot_b = self.step.slot_b.val();
-                self.st_ins.d.next.slot_a = self.step.slot_a.val();
-                self.st_ins.d.next.store = self.step.store.val();
-                self.st_ins.d.next.emit = self.step.emit.val();
-                self.st_ins.d.next.swap = self.step.swap.val();
-                self.st_has_instr.d.next = self.step.has_instr.val();
-                self.st_has_entry.d.next = self.step.has_entry.val();
-                self.st_produce.d.next = self.step.produce.val();
-                self.st_dst_reg.d.next = self.step.dst_reg.val();
+                self.st_ins.d.next.opcode = self.step_r.opcode.val();
+                self.st_ins.d.next.slot_d = self.step_r.slot_d.val();
+                self.st_ins.d.next.slot_b = self.step_r.slot_b.val();
+                self.st_ins.d.next.slot_a = self.step_r.slot_a.val();
+                self.st_ins.d.next.store = self.step_r.store.val();
+                self.st_ins.d.next.emit = self.step_r.emit.val();
+                self.st_ins.d.next.swap = self.step_r.swap.val();
+                self.st_has_instr.d.next = self.step_r.has_instr.val();
+                self.st_has_entry.d.next = self.step_r.has_entry.val();
+                self.st_produce.d.next = self.step_r.produce.val();
+                self.st_dst_reg.d.next = self.step_r.dst_reg.val();
                 self.st_fused.d.next = self.fused_step.val();
                 self.state.d.next = CfeState::Issue;
             }
@@ -610,7 +632,7 @@ impl Logic for Cfe {
                     if self.st_fused.q.val() {
                         self.fusing.d.next = false;
                     }
-                    if self.step.last_sub.val() {
+                    if self.step_r.last_sub.val() {
                         self.t_advance.next = true;
                         self.state.d.next = CfeState::Fetch;
                     } else {
@@ -721,13 +743,13 @@ impl Logic for Cfe {
         self.composer.err_answer.next = self.ans_pend.q.val() & self.ans_err.q.val();
         self.composer.code.next = self.ans_code.q.val();
         self.composer.ack.next = self.ans_pend.q.val() & !self.ans_err.q.val();
-        self.composer.to_board.next = self.step.sends.val();
-        self.composer.board.next = self.step.word.val().board;
-        self.composer.tag.next = self.step.word.val().tag;
-        self.composer.result.next = self.step.word.val().result;
+        self.composer.to_board.next = self.step_r.sends.val();
+        self.composer.board.next = self.step_r.word.val().board;
+        self.composer.tag.next = self.step_r.word.val().tag;
+        self.composer.result.next = self.step_r.word.val().result;
         self.composer.ports.next = self.conf.route_ports.val();
         self.composer.bytes.next = self.contexts.bytes.val();
-        self.composer.data.next = self.step.data.val();
+        self.composer.data.next = self.step_r.data.val();
         self.composer.my_board.next = self.conf.my_board.val();
         self.composer.ip_prefix.next = self.conf.ip_prefix.val();
     }
