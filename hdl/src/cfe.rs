@@ -34,7 +34,7 @@
 //! `Idle` → `Lookup` (directory read, context-table lookup) → `Judge` (the
 //! verdict: store, allocate a context, duplicate, error; registered) → `Arrive` (act
 //! on it) → `Emit` (splitter command, CIPE input instruction,
-//! error entry) → `Idle`; or, for a context with news (`dirty`), `Fetch` (program RAM) →
+//! error entry) → `Idle`; or, for a context with news (`dirty`), `Fetch` (program RAM) → `Load` (its word registered) →
 //! `Decide` (operands present? program done?) → `Read` (request fields and route RAM) →
 //! `Issue` (one CIPE pass and/or one header entry) → `Send` → `Read` or `Fetch`; a finished
 //! program goes `Retire` (context freed, its key into the history of completed segments).
@@ -69,6 +69,7 @@ pub enum CfeState {
     Arrive,
     Emit,
     Fetch,
+    Load,
     Decide,
     Read,
     Issue,
@@ -77,9 +78,9 @@ pub enum CfeState {
 }
 
 /// `state_code` values, in [`CfeState`] order.
-pub const STATE_NAMES: [&str; 11] = [
-    "idle", "lookup", "judge", "arrive", "emit", "fetch", "decide", "read", "issue", "send",
-    "retire",
+pub const STATE_NAMES: [&str; 12] = [
+    "idle", "lookup", "judge", "arrive", "emit", "fetch", "load", "decide", "read", "issue",
+    "send", "retire",
 ];
 
 /// The arrival verdict ([`crate::arrival_verdict`]), registered in `Judge`: what `Arrive`
@@ -144,14 +145,12 @@ pub struct Cfe {
     time_base: TimeBase,
     /// The verdict on the latched arrival.
     arrival: ArrivalVerdict,
-    /// One step of the running context's micro-op, decoded from the program RAM's output as
-    /// it comes (what `Decide` decides on) ...
+    /// One step of the running context's micro-op (valid from `Decide` on), decoded from the
+    /// program RAM's output registered in `Load` (`uop_r`; the program counter does not move
+    /// before `Send`): the decisions and the step's instruction, entry and register decode
+    /// start at a flip-flop, not at the far block RAM (the board's worst paths at 96.6 and
+    /// 106.6 MHz).
     step: UopDecode,
-    /// ... and from that output registered (`uop_r`: the same word from `Read` on, as the
-    /// program counter does not move before `Send`), for `Read`, `Issue` and `Send`: the
-    /// step's instruction, entry and register decode start at a flip-flop, not at the far
-    /// block RAM (the board's worst path at 106.6 MHz).
-    step_r: UopDecode,
     uop_r: DFF<Bits<32>>,
     /// The entry of the frame being sent, built from `answer_src`.
     composer: EntryComposer,
@@ -258,7 +257,6 @@ impl Cfe {
             time_base: Default::default(),
             arrival: ArrivalVerdict::new(word_bytes),
             step: Default::default(),
-            step_r: Default::default(),
             uop_r: Default::default(),
             composer: Default::default(),
             requests: Default::default(),
@@ -363,7 +361,8 @@ impl Logic for Cfe {
         // ---- The running context and its micro-op (valid from Decide on).
         self.contexts.cur.next = self.cur.q.val();
         self.conf.uop_addr.next = self.contexts.pc.val();
-        self.step.uop.next = self.conf.uop.val();
+        self.uop_r.d.next = self.conf.uop.val();
+        self.step.uop.next = self.uop_r.q.val();
         self.step.cur.next = self.cur.q.val();
         self.step.present.next = self.contexts.present_mask.val();
         self.step.rph2.next = self.contexts.rph2.val();
@@ -374,19 +373,7 @@ impl Logic for Cfe {
         self.step.root.next = self.composer.root.val();
         self.step.arrival.next = self.fusing.q.val();
         self.step.arr_reg.next = self.arrival.arr_reg.val();
-        self.uop_r.d.next = self.conf.uop.val();
-        self.step_r.uop.next = self.uop_r.q.val();
-        self.step_r.cur.next = self.cur.q.val();
-        self.step_r.present.next = self.contexts.present_mask.val();
-        self.step_r.rph2.next = self.contexts.rph2.val();
-        self.step_r.words.next = self.contexts.words.val();
-        self.step_r.sub.next = self.sub.q.val();
-        self.step_r.collective.next = self.composer.collective.val();
-        self.step_r.rank.next = self.composer.rank.val();
-        self.step_r.root.next = self.composer.root.val();
-        self.step_r.arrival.next = self.fusing.q.val();
-        self.step_r.arr_reg.next = self.arrival.arr_reg.val();
-        self.fused_step.next = self.fusing.q.val() & self.step_r.fuses.val();
+        self.fused_step.next = self.fusing.q.val() & self.step.fuses.val();
         // The splitter command for the stored arrival, whether a pass takes it or it is
         // stored: stream its payload words, or drain a frame without payload.
         self.arrival_cmd.next = self.no_cmd.val();
@@ -441,7 +428,7 @@ impl Logic for Cfe {
                         .into(),
                 );
         }
-        self.route_addr.next = bit_cast::<6, 8>(self.step_r.word.val().board);
+        self.route_addr.next = bit_cast::<6, 8>(self.step.word.val().board);
         self.t_park.next = false;
         self.t_produce.next = false;
         self.t_advance.next = false;
@@ -546,6 +533,9 @@ impl Logic for Cfe {
                 }
             }
             CfeState::Fetch => {
+                self.state.d.next = CfeState::Load;
+            }
+            CfeState::Load => {
                 self.state.d.next = CfeState::Decide;
             }
             CfeState::Decide => {
@@ -594,17 +584,17 @@ impl Logic for Cfe {
             }
             CfeState::Read => {
                 self.st_ins.d.next = self.instr_none.val();
-                self.st_ins.d.next.opcode = self.step_r.opcode.val();
-                self.st_ins.d.next.slot_d = self.step_r.slot_d.val();
-                self.st_ins.d.next.slot_b = self.step_r.slot_b.val();
-                self.st_ins.d.next.slot_a = self.step_r.slot_a.val();
-                self.st_ins.d.next.store = self.step_r.store.val();
-                self.st_ins.d.next.emit = self.step_r.emit.val();
-                self.st_ins.d.next.swap = self.step_r.swap.val();
-                self.st_has_instr.d.next = self.step_r.has_instr.val();
-                self.st_has_entry.d.next = self.step_r.has_entry.val();
-                self.st_produce.d.next = self.step_r.produce.val();
-                self.st_dst_reg.d.next = self.step_r.dst_reg.val();
+                self.st_ins.d.next.opcode = self.step.opcode.val();
+                self.st_ins.d.next.slot_d = self.step.slot_d.val();
+                self.st_ins.d.next.slot_b = self.step.slot_b.val();
+                self.st_ins.d.next.slot_a = self.step.slot_a.val();
+                self.st_ins.d.next.store = self.step.store.val();
+                self.st_ins.d.next.emit = self.step.emit.val();
+                self.st_ins.d.next.swap = self.step.swap.val();
+                self.st_has_instr.d.next = self.step.has_instr.val();
+                self.st_has_entry.d.next = self.step.has_entry.val();
+                self.st_produce.d.next = self.step.produce.val();
+                self.st_dst_reg.d.next = self.step.dst_reg.val();
                 self.st_fused.d.next = self.fused_step.val();
                 self.state.d.next = CfeState::Issue;
             }
@@ -632,7 +622,7 @@ impl Logic for Cfe {
                     if self.st_fused.q.val() {
                         self.fusing.d.next = false;
                     }
-                    if self.step_r.last_sub.val() {
+                    if self.step.last_sub.val() {
                         self.t_advance.next = true;
                         self.state.d.next = CfeState::Fetch;
                     } else {
@@ -670,20 +660,23 @@ impl Logic for Cfe {
             CfeState::Fetch => {
                 self.state_code.next = bits::<4>(5);
             }
-            CfeState::Decide => {
+            CfeState::Load => {
                 self.state_code.next = bits::<4>(6);
             }
-            CfeState::Read => {
+            CfeState::Decide => {
                 self.state_code.next = bits::<4>(7);
             }
-            CfeState::Issue => {
+            CfeState::Read => {
                 self.state_code.next = bits::<4>(8);
             }
-            CfeState::Send => {
+            CfeState::Issue => {
                 self.state_code.next = bits::<4>(9);
             }
-            CfeState::Retire => {
+            CfeState::Send => {
                 self.state_code.next = bits::<4>(10);
+            }
+            CfeState::Retire => {
+                self.state_code.next = bits::<4>(11);
             }
             _ => {
                 self.state_code.next = bits::<4>(0);
@@ -743,13 +736,13 @@ impl Logic for Cfe {
         self.composer.err_answer.next = self.ans_pend.q.val() & self.ans_err.q.val();
         self.composer.code.next = self.ans_code.q.val();
         self.composer.ack.next = self.ans_pend.q.val() & !self.ans_err.q.val();
-        self.composer.to_board.next = self.step_r.sends.val();
-        self.composer.board.next = self.step_r.word.val().board;
-        self.composer.tag.next = self.step_r.word.val().tag;
-        self.composer.result.next = self.step_r.word.val().result;
+        self.composer.to_board.next = self.step.sends.val();
+        self.composer.board.next = self.step.word.val().board;
+        self.composer.tag.next = self.step.word.val().tag;
+        self.composer.result.next = self.step.word.val().result;
         self.composer.ports.next = self.conf.route_ports.val();
         self.composer.bytes.next = self.contexts.bytes.val();
-        self.composer.data.next = self.step_r.data.val();
+        self.composer.data.next = self.step.data.val();
         self.composer.my_board.next = self.conf.my_board.val();
         self.composer.ip_prefix.next = self.conf.ip_prefix.val();
     }
