@@ -157,7 +157,8 @@ pub struct OffloadClassifier {
     no_data: Signal<Local, Bit>,
     header_ok: Signal<Local, Bit>,
     reserved: Signal<Local, Bit>,
-    // Stage 0: everything but the divisibility of comm size by ranks per host.
+    // Stage 0: everything but the length-to-length checks (finished in stage 1) and the
+    // divisibility of comm size by ranks per host (stages 1 and 2).
     s0_valid: DFF<Bit>,
     s0_candidate: DFF<Bit>,
     s0_ok: DFF<Bit>,
@@ -165,6 +166,19 @@ pub struct OffloadClassifier {
     s0_fields: DFF<FrameFields>,
     s0_len: DFF<Bits<16>>,
     s0_payload: DFF<Bits<16>>,
+    /// The length checks that compare two header lengths (each a subtraction or an addition
+    /// and then a compare: two carry chains in one clock was the router's deepest path) are
+    /// finished in stage 1, from these registers: IPv4 total length + 14 (≤ the frame
+    /// length), the IP payload length and the UDP length (UDP within IP), the payload length
+    /// and the one its element count asks for, and whether it is an error datagram.
+    s0_total14: DFF<Bits<20>>,
+    s0_ip_payload: DFF<Bits<20>>,
+    s0_udp_len: DFF<Bits<20>>,
+    s0_payload_full: DFF<Bits<20>>,
+    s0_expected: DFF<Bits<20>>,
+    s0_error_msg: DFF<Bit>,
+    /// Stage 1's part of the checks.
+    late_ok: Signal<Local, Bit>,
     /// The divisibility-test constants of the frame's ranks per host, read in stage 0 (a
     /// synchronous ROM read: on an FPGA the block RAM's own output register).
     s0_div: DFF<Divisor>,
@@ -270,6 +284,13 @@ impl Default for OffloadClassifier {
             s0_fields: Default::default(),
             s0_len: Default::default(),
             s0_payload: Default::default(),
+            s0_total14: Default::default(),
+            s0_ip_payload: Default::default(),
+            s0_udp_len: Default::default(),
+            s0_payload_full: Default::default(),
+            s0_expected: Default::default(),
+            s0_error_msg: Default::default(),
+            late_ok: Default::default(),
             s0_div: Default::default(),
             divisors: (0..256).map(Divisor::of).into(),
             product: Default::default(),
@@ -306,6 +327,12 @@ impl Logic for OffloadClassifier {
             s0_fields,
             s0_len,
             s0_payload,
+            s0_total14,
+            s0_ip_payload,
+            s0_udp_len,
+            s0_payload_full,
+            s0_expected,
+            s0_error_msg,
             s0_div,
             s1_valid,
             s1_candidate,
@@ -345,12 +372,10 @@ impl Logic for OffloadClassifier {
             self.datagram.next = self.total_len.val() - bits::<20>(28);
             self.payload.next = self.total_len.val() - bits::<20>(50);
         }
+        // Here the checks against constants; stage 1 compares lengths with each other.
         self.lengths_ok.next = (self.total_len.val() >= bits::<20>(20))
-            & (self.len.val() >= self.total_len.val() + bits::<20>(14))
             & (self.ip_payload.val() >= bits::<20>(8))
-            & ((self.udp_len.val() == bits::<20>(0))
-                | ((self.udp_len.val() >= bits::<20>(8))
-                    & (self.udp_len.val() <= self.ip_payload.val())))
+            & ((self.udp_len.val() == bits::<20>(0)) | (self.udp_len.val() >= bits::<20>(8)))
             & (self.datagram.val() >= bits::<20>(22));
 
         self.op_mask.next = bits::<16>(0);
@@ -397,13 +422,6 @@ impl Logic for OffloadClassifier {
             & (self.fin.seg_count.val() != bits::<16>(0))
             & (self.fin.seg_index.val() < self.fin.seg_count.val())
             & !(self.no_data.val() & (self.f_elem.val() != bits::<20>(0)));
-        if self.fin.msg_type.val() == self.msg_error.val() {
-            if self.payload.val() != bits::<20>(4) {
-                self.header_ok.next = false;
-            }
-        } else if self.payload.val() != self.expected_payload.val() {
-            self.header_ok.next = false;
-        }
         self.reserved.next = (((self.supported_colls.val()
             >> bit_cast::<16, 4>(self.fin.collective.val()))
             & (self.supported_algs.val() >> bit_cast::<16, 4>(self.fin.algorithm.val()))
@@ -420,6 +438,12 @@ impl Logic for OffloadClassifier {
         self.s0_fields.d.next = self.fin.fields.val();
         self.s0_len.d.next = self.frame_len.val();
         self.s0_payload.d.next = self.payload.val().get_bits::<16>(0);
+        self.s0_total14.d.next = self.total_len.val() + bits::<20>(14);
+        self.s0_ip_payload.d.next = self.ip_payload.val();
+        self.s0_udp_len.d.next = self.udp_len.val();
+        self.s0_payload_full.d.next = self.payload.val();
+        self.s0_expected.d.next = self.expected_payload.val();
+        self.s0_error_msg.d.next = self.fin.msg_type.val() == self.msg_error.val();
         self.divisors.address.next = self.fin.ranks_per_host.val();
         self.s0_div.d.next = self.divisors.data.val();
 
@@ -429,7 +453,19 @@ impl Logic for OffloadClassifier {
         self.s1_div.d.next = self.s0_div.q.val();
         self.s1_valid.d.next = self.s0_valid.q.val();
         self.s1_candidate.d.next = self.s0_candidate.q.val();
-        self.s1_ok.d.next = self.s0_ok.q.val();
+        // The IPv4 total length within the frame, the UDP length (unless 0) within the IP
+        // payload, the payload as long as the element count says (4 bytes for an error).
+        self.late_ok.next = (bit_cast::<20, 16>(self.s0_len.q.val()) >= self.s0_total14.q.val())
+            & ((self.s0_udp_len.q.val() == bits::<20>(0))
+                | (self.s0_udp_len.q.val() <= self.s0_ip_payload.q.val()));
+        if self.s0_error_msg.q.val() {
+            if self.s0_payload_full.q.val() != bits::<20>(4) {
+                self.late_ok.next = false;
+            }
+        } else if self.s0_payload_full.q.val() != self.s0_expected.q.val() {
+            self.late_ok.next = false;
+        }
+        self.s1_ok.d.next = self.s0_ok.q.val() & self.late_ok.val();
         self.s1_unsupported.d.next = self.s0_unsupported.q.val();
         self.s1_fields.d.next = self.s0_fields.q.val();
         self.s1_len.d.next = self.s0_len.q.val();
