@@ -1,7 +1,7 @@
 //! The CFE's entry composer: the frame-builder entry ([`EntryWord`]) of every frame the engine
 //! sends, from the [`FrameFields`] of the frame it answers (a stored request, or the arrival
-//! itself) and what the state machine decided. A short pipeline: on `start` it registers the
-//! answered request and the fields it chose for the frame ([`ComposedFields`]); the header
+//! itself) and what the state machine decided. A short pipeline: on `start` it registers its inputs;
+//! then the answered request and the fields it chose for the frame ([`ComposedFields`]); the header
 //! builder registers the placed header; `entry` is valid with `entry_valid`
 //! [`COMPOSE_LATENCY`] clocks after `start`, and the CFE latches it then. The fields the state
 //! machine itself needs (`collective`, `rank`, ...) leave combinationally from `request`.
@@ -27,7 +27,7 @@ use crate::header_builder::{HEADER_LATENCY, HeaderBuilder};
 use crate::header_fields::FrameFields;
 
 /// Clocks from `start` to `entry_valid`.
-pub const COMPOSE_LATENCY: usize = 1 + HEADER_LATENCY;
+pub const COMPOSE_LATENCY: usize = 2 + HEADER_LATENCY;
 
 /// The frame's own fields as the composer chose them: where it goes, what it is, what it carries.
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
@@ -91,6 +91,22 @@ pub struct EntryComposer {
     offload_port: Constant<Bits<16>>,
     board_mac_prefix: Constant<Bits<48>>,
     builder: HeaderBuilder,
+    /// Stage 0: the inputs as they were on `start` (the state machine's choices and the
+    /// answered request reach the field choice from flip-flops near it, not across the CFE).
+    s0_valid: DFF<Bit>,
+    s0_request: DFF<FrameFields>,
+    s0_err_answer: DFF<Bit>,
+    s0_code: DFF<Bits<8>>,
+    s0_ack: DFF<Bit>,
+    s0_to_board: DFF<Bit>,
+    s0_board: DFF<Bits<8>>,
+    s0_tag: DFF<Bits<4>>,
+    s0_result: DFF<Bit>,
+    s0_ports: DFF<Bits<8>>,
+    s0_bytes: DFF<Bits<16>>,
+    s0_data: DFF<Bit>,
+    s0_my_board: DFF<Bits<8>>,
+    s0_ip_prefix: DFF<Bits<32>>,
     /// Stage 1: the answered request and the chosen fields; stage 2: the chosen fields again,
     /// beside the header builder's register.
     s1_request: DFF<FrameFields>,
@@ -141,6 +157,20 @@ impl Default for EntryComposer {
             offload_port: Constant::new(bits::<16>(u64::from(collwire_proto::OFFLOAD_UDP_PORT))),
             board_mac_prefix: Constant::new(bits::<48>(addressing::BOARD_MAC_PREFIX_BITS)),
             builder: Default::default(),
+            s0_valid: Default::default(),
+            s0_request: Default::default(),
+            s0_err_answer: Default::default(),
+            s0_code: Default::default(),
+            s0_ack: Default::default(),
+            s0_to_board: Default::default(),
+            s0_board: Default::default(),
+            s0_tag: Default::default(),
+            s0_result: Default::default(),
+            s0_ports: Default::default(),
+            s0_bytes: Default::default(),
+            s0_data: Default::default(),
+            s0_my_board: Default::default(),
+            s0_ip_prefix: Default::default(),
             s1_request: Default::default(),
             s1_fields: Default::default(),
             s1_valid: Default::default(),
@@ -155,8 +185,43 @@ impl Logic for EntryComposer {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, s1_request, s1_fields, s1_valid, s2_fields, s2_valid
+            self,
+            clock,
+            s0_valid,
+            s0_request,
+            s0_err_answer,
+            s0_code,
+            s0_ack,
+            s0_to_board,
+            s0_board,
+            s0_tag,
+            s0_result,
+            s0_ports,
+            s0_bytes,
+            s0_data,
+            s0_my_board,
+            s0_ip_prefix,
+            s1_request,
+            s1_fields,
+            s1_valid,
+            s2_fields,
+            s2_valid
         );
+        // Stage 0.
+        self.s0_valid.d.next = self.start.val();
+        self.s0_request.d.next = self.request.val();
+        self.s0_err_answer.d.next = self.err_answer.val();
+        self.s0_code.d.next = self.code.val();
+        self.s0_ack.d.next = self.ack.val();
+        self.s0_to_board.d.next = self.to_board.val();
+        self.s0_board.d.next = self.board.val();
+        self.s0_tag.d.next = self.tag.val();
+        self.s0_result.d.next = self.result.val();
+        self.s0_ports.d.next = self.ports.val();
+        self.s0_bytes.d.next = self.bytes.val();
+        self.s0_data.d.next = self.data.val();
+        self.s0_my_board.d.next = self.my_board.val();
+        self.s0_ip_prefix.d.next = self.ip_prefix.val();
         self.builder.clock.next = self.clock.val();
         self.collective.next = self.request.val().collective;
         self.datatype.next = self.request.val().datatype;
@@ -178,68 +243,68 @@ impl Logic for EntryComposer {
         self.builder.seg_count.next = self.s1_request.q.val().seg_count;
 
         // Default: an answer to the requesting rank (addresses and ports swapped).
-        self.chosen.next.dst_mac = self.request.val().src_mac;
-        self.chosen.next.src_mac = self.request.val().dst_mac;
-        self.chosen.next.src_ip = self.request.val().dst_ip;
-        self.chosen.next.dst_ip = self.request.val().src_ip;
-        self.chosen.next.src_port = self.request.val().dst_port;
-        self.chosen.next.dst_port = self.request.val().src_port;
-        self.chosen.next.rank = self.request.val().rank;
+        self.chosen.next.dst_mac = self.s0_request.q.val().src_mac;
+        self.chosen.next.src_mac = self.s0_request.q.val().dst_mac;
+        self.chosen.next.src_ip = self.s0_request.q.val().dst_ip;
+        self.chosen.next.dst_ip = self.s0_request.q.val().src_ip;
+        self.chosen.next.src_port = self.s0_request.q.val().dst_port;
+        self.chosen.next.dst_port = self.s0_request.q.val().src_port;
+        self.chosen.next.rank = self.s0_request.q.val().rank;
         self.chosen.next.msg_type = self.msg_response.val();
         self.chosen.next.ports = self.host_ports.val();
         self.chosen.next.inline = false;
-        self.chosen.next.from_cipe = self.data.val();
+        self.chosen.next.from_cipe = self.s0_data.q.val();
         self.chosen.next.payload_bytes = bits::<16>(0);
         self.chosen.next.elem_count = bits::<16>(0);
-        if self.data.val() {
-            self.chosen.next.payload_bytes = self.bytes.val();
-            self.chosen.next.elem_count = self.request.val().elem_count;
+        if self.s0_data.q.val() {
+            self.chosen.next.payload_bytes = self.s0_bytes.q.val();
+            self.chosen.next.elem_count = self.s0_request.q.val().elem_count;
         }
-        if self.err_answer.val() {
+        if self.s0_err_answer.q.val() {
             self.chosen.next.msg_type = self.msg_error.val();
             self.chosen.next.payload_bytes = self.error_bytes.val();
             self.chosen.next.elem_count = bits::<16>(0);
             self.chosen.next.inline = true;
             self.chosen.next.from_cipe = false;
-        } else if self.ack.val() {
+        } else if self.s0_ack.q.val() {
             self.chosen.next.msg_type = self.msg_ack.val();
             self.chosen.next.payload_bytes = bits::<16>(0);
             self.chosen.next.elem_count = bits::<16>(0);
             self.chosen.next.from_cipe = false;
-        } else if self.to_board.val() {
+        } else if self.s0_to_board.q.val() {
             self.chosen.next.dst_mac =
-                self.board_mac_prefix.val() | (bit_cast::<48, 8>(self.board.val()) << 40);
+                self.board_mac_prefix.val() | (bit_cast::<48, 8>(self.s0_board.q.val()) << 40);
             self.chosen.next.src_mac =
-                self.board_mac_prefix.val() | (bit_cast::<48, 8>(self.my_board.val()) << 40);
+                self.board_mac_prefix.val() | (bit_cast::<48, 8>(self.s0_my_board.q.val()) << 40);
             self.chosen.next.src_ip =
-                self.ip_prefix.val() | (bit_cast::<32, 8>(self.my_board.val()) << 24);
+                self.s0_ip_prefix.q.val() | (bit_cast::<32, 8>(self.s0_my_board.q.val()) << 24);
             self.chosen.next.dst_ip =
-                self.ip_prefix.val() | (bit_cast::<32, 8>(self.board.val()) << 24);
+                self.s0_ip_prefix.q.val() | (bit_cast::<32, 8>(self.s0_board.q.val()) << 24);
             self.chosen.next.src_port = self.offload_port.val();
             self.chosen.next.dst_port = self.offload_port.val();
             self.chosen.next.msg_type = self.msg_partial.val();
-            if self.result.val() {
+            if self.s0_result.q.val() {
                 self.chosen.next.msg_type = self.msg_result.val();
             }
             // A board frame's rank: the receiver's register in the high byte, the sending
             // board in the low byte.
-            self.chosen.next.rank =
-                (bit_cast::<16, 4>(self.tag.val()) << 8) | bit_cast::<16, 8>(self.my_board.val());
-            self.chosen.next.payload_bytes = self.bytes.val();
-            self.chosen.next.elem_count = self.request.val().elem_count;
-            self.chosen.next.ports = self.ports.val();
+            self.chosen.next.rank = (bit_cast::<16, 4>(self.s0_tag.q.val()) << 8)
+                | bit_cast::<16, 8>(self.s0_my_board.q.val());
+            self.chosen.next.payload_bytes = self.s0_bytes.q.val();
+            self.chosen.next.elem_count = self.s0_request.q.val().elem_count;
+            self.chosen.next.ports = self.s0_ports.q.val();
         }
 
         // The record: the code as a big-endian u16 (wire byte 1), detail 0.
         self.chosen.next.record = bits::<32>(0);
         if self.chosen.val().inline {
-            self.chosen.next.record = bit_cast::<32, 8>(self.code.val()) << 8;
+            self.chosen.next.record = bit_cast::<32, 8>(self.s0_code.q.val()) << 8;
         }
 
         // Stage 1: what was chosen, registered.
-        self.s1_request.d.next = self.request.val();
+        self.s1_request.d.next = self.s0_request.q.val();
         self.s1_fields.d.next = self.chosen.val();
-        self.s1_valid.d.next = self.start.val();
+        self.s1_valid.d.next = self.s0_valid.q.val();
 
         // Stage 2: the header builder places the header (its register); the rest rides along.
         self.builder.dst_mac.next = self.s1_fields.q.val().dst_mac;
@@ -261,8 +326,9 @@ impl Logic for EntryComposer {
         self.entry.next.inline = self.s2_fields.q.val().inline;
         self.entry.next.record = self.s2_fields.q.val().record;
         self.entry_valid.next = self.s2_valid.q.val();
-        self.busy.next = self.s1_valid.q.val() | self.s2_valid.q.val();
+        self.busy.next = self.s0_valid.q.val() | self.s1_valid.q.val() | self.s2_valid.q.val();
         if self.reset.val() {
+            self.s0_valid.d.next = false;
             self.s1_valid.d.next = false;
             self.s2_valid.d.next = false;
         }

@@ -262,6 +262,10 @@ pub struct FrameRouter<
     r_end: Signal<Local, Bit>,
     r_take: Signal<Local, Bit>,
     head_valid: Signal<Local, Bit>,
+    /// The head frame's last beat left on the previous clock: its verdict is popped now (a
+    /// register, so the splitter's ready does not reach the verdict queue's read address and
+    /// its RAM), and the next frame waits this one clock.
+    pop_pending: DFF<Bit>,
     head_ready: Signal<Local, Bit>,
     head_user: Signal<Local, Bits<16>>,
     pass_dst: Signal<Local, Bits<16>>,
@@ -395,6 +399,7 @@ impl<
             r_end: Default::default(),
             r_take: Default::default(),
             head_valid: Default::default(),
+            pop_pending: Default::default(),
             head_ready: Default::default(),
             head_user: Default::default(),
             pass_dst: Default::default(),
@@ -431,8 +436,20 @@ impl<
             transit_ok
         );
         dff_setup!(
-            self, clock, w_beat, w_class, swallow, tag_done, ttag_done, tgood_done, route_wait,
-            level, frames_in, t_started, lag_ok
+            self,
+            clock,
+            w_beat,
+            w_class,
+            swallow,
+            tag_done,
+            ttag_done,
+            tgood_done,
+            route_wait,
+            level,
+            frames_in,
+            t_started,
+            lag_ok,
+            pop_pending
         );
         for i in 0..3 {
             self.tag[i].clock.next = self.clock.val();
@@ -732,7 +749,9 @@ impl<
         // ---- Read side of the offload buffer: the head frame goes where its verdict says.
         AxisSource::<W, K>::join(&mut self.offload.m_axis, &mut self.offload_out.s_axis);
         self.head.next = self.verdicts.data_out.val();
-        self.head_valid.next = !self.verdicts.empty.val() & self.offload_out.m_axis.tvalid.val();
+        self.head_valid.next = !self.verdicts.empty.val()
+            & self.offload_out.m_axis.tvalid.val()
+            & !self.pop_pending.q.val();
         self.m_offload_axis.tdata.next = self.offload_out.m_axis.tdata.val();
         self.m_offload_axis.tkeep.next = self.offload_out.m_axis.tkeep.val();
         self.m_offload_axis.tlast.next = self.offload_out.m_axis.tlast.val();
@@ -746,8 +765,12 @@ impl<
             self.head_ready.next = self.m_offload_axis.tready.val();
         }
         self.offload_out.m_axis.tready.next = self.head_valid.val() & self.head_ready.val();
-        self.verdicts.read.next =
+        self.verdicts.read.next = self.pop_pending.q.val();
+        self.pop_pending.d.next =
             self.head_valid.val() & self.head_ready.val() & self.offload_out.m_axis.tlast.val();
+        if self.reset.val() {
+            self.pop_pending.d.next = false;
+        }
         if self.head_valid.val()
             & self.m_offload_axis.tready.val()
             & self.offload_out.m_axis.tlast.val()
