@@ -41,15 +41,15 @@ pub struct LaneOp<const LW: usize> {
     pub clock: Signal<In, Clock>,
     pub a: Signal<In, Bits<LW>>,
     pub b: Signal<In, Bits<LW>>,
-    /// `collwire_proto::Datatype` code.
-    pub datatype: Signal<In, Bits<4>>,
+    /// The compare keys of `a` and `b` ([`LaneKey`], computed and registered a stage ahead):
+    /// the unsigned order of the keys is the datatype's order.
+    pub ka: Signal<In, Bits<LW>>,
+    pub kb: Signal<In, Bits<LW>>,
     /// `collwire_proto::ReduceOp` code.
     pub op: Signal<In, Bits<4>>,
     /// The datatype is a float (of either width).
     pub is_float: Signal<In, Bit>,
     pub r: Signal<Out, Bits<LW>>,
-    dt_signed: Constant<Bits<4>>,
-    dt_float: Constant<Bits<4>>,
     op_sum: Constant<Bits<4>>,
     op_min: Constant<Bits<4>>,
     op_max: Constant<Bits<4>>,
@@ -67,9 +67,6 @@ pub struct LaneOp<const LW: usize> {
     one: Constant<Bits<LW>>,
     nan_a: Signal<Local, Bit>,
     nan_b: Signal<Local, Bit>,
-    /// Compare keys: the unsigned order of the key is the type's order.
-    ka: Signal<Local, Bits<LW>>,
-    kb: Signal<Local, Bits<LW>>,
     // Stage 1, registered.
     r_a: DFF<Bits<LW>>,
     r_b: DFF<Bits<LW>>,
@@ -88,19 +85,9 @@ pub struct LaneOp<const LW: usize> {
 
 impl<const LW: usize> Default for LaneOp<LW> {
     fn default() -> Self {
-        let (signed, float, nan, frac_bits) = match LW {
-            32 => (
-                Datatype::Int32,
-                Datatype::F32,
-                u64::from(collwire_proto::reduce::F32_CANONICAL_NAN),
-                23,
-            ),
-            64 => (
-                Datatype::Int64,
-                Datatype::F64,
-                collwire_proto::reduce::F64_CANONICAL_NAN,
-                52,
-            ),
+        let (nan, frac_bits) = match LW {
+            32 => (u64::from(collwire_proto::reduce::F32_CANONICAL_NAN), 23),
+            64 => (collwire_proto::reduce::F64_CANONICAL_NAN, 52),
             _ => panic!("LaneOp: lanes are 32 or 64 bits"),
         };
         let all = u64::MAX >> (64 - LW);
@@ -110,12 +97,11 @@ impl<const LW: usize> Default for LaneOp<LW> {
             clock: Default::default(),
             a: Default::default(),
             b: Default::default(),
-            datatype: Default::default(),
+            ka: Default::default(),
+            kb: Default::default(),
             op: Default::default(),
             is_float: Default::default(),
             r: Default::default(),
-            dt_signed: code(signed.code()),
-            dt_float: code(float.code()),
             op_sum: code(ReduceOp::Sum.code()),
             op_min: code(ReduceOp::Min.code()),
             op_max: code(ReduceOp::Max.code()),
@@ -133,8 +119,6 @@ impl<const LW: usize> Default for LaneOp<LW> {
             one: Constant::new(bits::<LW>(1)),
             nan_a: Default::default(),
             nan_b: Default::default(),
-            ka: Default::default(),
-            kb: Default::default(),
             r_a: Default::default(),
             r_b: Default::default(),
             r_op: Default::default(),
@@ -170,22 +154,6 @@ impl<const LW: usize> Logic for LaneOp<LW> {
             & (self.a.val() & self.frac_mask.val()).any();
         self.nan_b.next = ((self.b.val() & self.exp_mask.val()) == self.exp_mask.val())
             & (self.b.val() & self.frac_mask.val()).any();
-        self.ka.next = self.a.val();
-        self.kb.next = self.b.val();
-        if self.datatype.val() == self.dt_signed.val() {
-            self.ka.next = self.a.val() ^ self.sign.val();
-            self.kb.next = self.b.val() ^ self.sign.val();
-        }
-        if self.datatype.val() == self.dt_float.val() {
-            self.ka.next = self.a.val() | self.sign.val();
-            if (self.a.val() & self.sign.val()).any() {
-                self.ka.next = !self.a.val();
-            }
-            self.kb.next = self.b.val() | self.sign.val();
-            if (self.b.val() & self.sign.val()).any() {
-                self.kb.next = !self.b.val();
-            }
-        }
         self.r_a.d.next = self.a.val();
         self.r_b.d.next = self.b.val();
         self.r_op.d.next = self.op.val();
@@ -241,6 +209,72 @@ impl<const LW: usize> Logic for LaneOp<LW> {
     }
 }
 
+/// The compare keys of one lane's operands (combinational): keys whose unsigned order is the
+/// order of the lane's datatype: the sign bit flipped for its signed integer type; for its
+/// float type, a positive value with the sign bit set and a negative one inverted. The ALU
+/// computes them a stage ahead of [`LaneOp`] and registers them, so the datatype's fan-out to
+/// every lane does not sit in front of the lanes' compare carry chains.
+#[derive(LogicBlock)]
+pub struct LaneKey<const LW: usize> {
+    pub a: Signal<In, Bits<LW>>,
+    pub b: Signal<In, Bits<LW>>,
+    /// `collwire_proto::Datatype` code.
+    pub datatype: Signal<In, Bits<4>>,
+    pub ka: Signal<Out, Bits<LW>>,
+    pub kb: Signal<Out, Bits<LW>>,
+    dt_signed: Constant<Bits<4>>,
+    dt_float: Constant<Bits<4>>,
+    sign: Constant<Bits<LW>>,
+    key_a: Signal<Local, Bits<LW>>,
+    key_b: Signal<Local, Bits<LW>>,
+}
+
+impl<const LW: usize> Default for LaneKey<LW> {
+    fn default() -> Self {
+        let (signed, float) = match LW {
+            32 => (Datatype::Int32, Datatype::F32),
+            64 => (Datatype::Int64, Datatype::F64),
+            _ => panic!("LaneKey: lanes are 32 or 64 bits"),
+        };
+        Self {
+            a: Default::default(),
+            b: Default::default(),
+            datatype: Default::default(),
+            ka: Default::default(),
+            kb: Default::default(),
+            dt_signed: code(signed.code()),
+            dt_float: code(float.code()),
+            sign: Constant::new(bits::<LW>(1u64 << (LW - 1))),
+            key_a: Default::default(),
+            key_b: Default::default(),
+        }
+    }
+}
+
+impl<const LW: usize> Logic for LaneKey<LW> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.key_a.next = self.a.val();
+        self.key_b.next = self.b.val();
+        if self.datatype.val() == self.dt_signed.val() {
+            self.key_a.next = self.a.val() ^ self.sign.val();
+            self.key_b.next = self.b.val() ^ self.sign.val();
+        }
+        if self.datatype.val() == self.dt_float.val() {
+            self.key_a.next = self.a.val() | self.sign.val();
+            if (self.a.val() & self.sign.val()).any() {
+                self.key_a.next = !self.a.val();
+            }
+            self.key_b.next = self.b.val() | self.sign.val();
+            if (self.b.val() & self.sign.val()).any() {
+                self.key_b.next = !self.b.val();
+            }
+        }
+        self.ka.next = self.key_a.val();
+        self.kb.next = self.key_b.val();
+    }
+}
+
 /// The lane ALU of a `W`-bit word: `L64` 64-bit or `L32` 32-bit lanes.
 #[derive(LogicBlock)]
 pub struct CipeAlu<const W: usize, const L64: usize, const L32: usize> {
@@ -262,6 +296,13 @@ pub struct CipeAlu<const W: usize, const L64: usize, const L32: usize> {
     fp32: [FpAdd32; L32],
     lane64: [LaneOp<64>; L64],
     lane32: [LaneOp<32>; L32],
+    /// Each lane's compare keys, from the operands as they come, registered beside them.
+    key64: [LaneKey<64>; L64],
+    key32: [LaneKey<32>; L32],
+    in_ka64: [DFF<Bits<64>>; L64],
+    in_kb64: [DFF<Bits<64>>; L64],
+    in_ka32: [DFF<Bits<32>>; L32],
+    in_kb32: [DFF<Bits<32>>; L32],
     place64: [Place<W, 64>; L64],
     place32: [Place<W, 32>; L32],
     place_sum64: [Place<W, 64>; L64],
@@ -321,6 +362,12 @@ impl<const W: usize, const L64: usize, const L32: usize> Default for CipeAlu<W, 
             fp32: std::array::from_fn(|_| Default::default()),
             lane64: std::array::from_fn(|_| Default::default()),
             lane32: std::array::from_fn(|_| Default::default()),
+            key64: std::array::from_fn(|_| Default::default()),
+            key32: std::array::from_fn(|_| Default::default()),
+            in_ka64: std::array::from_fn(|_| Default::default()),
+            in_kb64: std::array::from_fn(|_| Default::default()),
+            in_ka32: std::array::from_fn(|_| Default::default()),
+            in_kb32: std::array::from_fn(|_| Default::default()),
             place64: std::array::from_fn(Place::lane),
             place32: std::array::from_fn(Place::lane),
             place_sum64: std::array::from_fn(Place::lane),
@@ -373,6 +420,24 @@ impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L6
         self.in_datatype.d.next = self.datatype.val();
         self.in_op.d.next = self.op.val();
         self.in_valid.d.next = self.valid_in.val();
+        for i in 0..L32 {
+            self.key32[i].a.next = self.a.val().get_bits::<32>(i * 32);
+            self.key32[i].b.next = self.b.val().get_bits::<32>(i * 32);
+            self.key32[i].datatype.next = self.datatype.val();
+            self.in_ka32[i].clock.next = self.clock.val();
+            self.in_kb32[i].clock.next = self.clock.val();
+            self.in_ka32[i].d.next = self.key32[i].ka.val();
+            self.in_kb32[i].d.next = self.key32[i].kb.val();
+        }
+        for i in 0..L64 {
+            self.key64[i].a.next = self.a.val().get_bits::<64>(i * 64);
+            self.key64[i].b.next = self.b.val().get_bits::<64>(i * 64);
+            self.key64[i].datatype.next = self.datatype.val();
+            self.in_ka64[i].clock.next = self.clock.val();
+            self.in_kb64[i].clock.next = self.clock.val();
+            self.in_ka64[i].d.next = self.key64[i].ka.val();
+            self.in_kb64[i].d.next = self.key64[i].kb.val();
+        }
         for i in 0..OTHER_DELAY {
             self.other[i].clock.next = self.clock.val();
         }
@@ -392,7 +457,8 @@ impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L6
             self.lane32[i].clock.next = self.clock.val();
             self.lane32[i].a.next = self.in_a.q.val().get_bits::<32>(i * 32);
             self.lane32[i].b.next = self.in_b.q.val().get_bits::<32>(i * 32);
-            self.lane32[i].datatype.next = self.in_datatype.q.val();
+            self.lane32[i].ka.next = self.in_ka32[i].q.val();
+            self.lane32[i].kb.next = self.in_kb32[i].q.val();
             self.lane32[i].op.next = self.in_op.q.val();
             self.lane32[i].is_float.next = self.is_float.val();
             self.fp32[i].clock.next = self.clock.val();
@@ -407,7 +473,8 @@ impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L6
             self.lane64[i].clock.next = self.clock.val();
             self.lane64[i].a.next = self.in_a.q.val().get_bits::<64>(i * 64);
             self.lane64[i].b.next = self.in_b.q.val().get_bits::<64>(i * 64);
-            self.lane64[i].datatype.next = self.in_datatype.q.val();
+            self.lane64[i].ka.next = self.in_ka64[i].q.val();
+            self.lane64[i].kb.next = self.in_kb64[i].q.val();
             self.lane64[i].op.next = self.in_op.q.val();
             self.lane64[i].is_float.next = self.is_float.val();
             self.fp64[i].clock.next = self.clock.val();
