@@ -121,6 +121,9 @@ pub struct MacSource<const W: usize, const K: usize> {
 pub struct PayloadSink<const W: usize> {
     pub tdata: Signal<In, Bits<W>>,
     pub tlast: Signal<In, Bit>,
+    /// With `tlast`: the words were computed from an offload frame found bad at its tail; the
+    /// frame that carries them must leave marked bad.
+    pub tbad: Signal<In, Bit>,
     pub tvalid: Signal<In, Bit>,
     pub tready: Signal<Out, Bit>,
 }
@@ -131,6 +134,7 @@ pub struct PayloadSink<const W: usize> {
 pub struct PayloadSource<const W: usize> {
     pub tdata: Signal<Out, Bits<W>>,
     pub tlast: Signal<Out, Bit>,
+    pub tbad: Signal<Out, Bit>,
     pub tvalid: Signal<Out, Bit>,
     pub tready: Signal<In, Bit>,
 }

@@ -46,7 +46,7 @@ use crate::statistics::{STAT_INDEX_BITS, STATS, Statistics};
 /// | `HB` | beats of the 64-byte header | 8 | 2 |
 /// | `WL`, `KL` | log2 of `W` and of `K` | 6, 3 | 8, 5 |
 /// | `L64`, `L32` | ALU lanes of 64 and 32 bits | 1, 2 | 4, 8 |
-/// | `WB`, `AB`, `OB` | log2 of words a CIPE buffer; buffer address bits; CIPE output entry bits | 8, 14, 129 | 6, 12, 321 |
+/// | `WB`, `AB`, `OB` | log2 of words a CIPE buffer; buffer address bits; CIPE output entry bits | 8, 14, 130 | 6, 12, 322 |
 #[derive(LogicBlock)]
 pub struct Board<
     const W: usize,
@@ -88,8 +88,8 @@ pub struct Board<
     cfe: Cfe,
     splitter: OffloadSplitter<W, K, HB>,
     cipe: Cipe<W, L64, L32, WB, AB, OB>,
-    /// A register slice on the payload words from the splitter to the CIPE (only `tdata` and
-    /// the handshake are used): the CIPE's input ready does not reach through the splitter
+    /// A register slice on the payload words from the splitter to the CIPE (`tdata`, the
+    /// handshake, and the bad mark in `tuser`): the CIPE's input ready does not reach through the splitter
     /// into the router's offload-frame pop and the verdict queue's read address.
     payload_reg: AxisRegister<W, K>,
     builder: FrameBuilder<W, K, HB, WL, KL>,
@@ -106,6 +106,7 @@ pub struct Board<
     /// [`crate::frame_builder`]), as `tuser` source bits.
     gapless_sources: Constant<Bits<8>>,
     mac_user: [Signal<Local, Bits<16>>; N],
+    payload_user: Signal<Local, Bits<16>>,
     ev_cfe: Signal<Local, Bits<STATS>>,
     ev_router: Signal<Local, Bits<STATS>>,
     ev_queues: Signal<Local, Bits<STATS>>,
@@ -159,6 +160,7 @@ impl<
             bad_bit: Constant::new(bits::<16>(1 << TUSER_BAD_AT)),
             gapless_sources: Constant::new(bits::<8>(0b111)),
             mac_user: std::array::from_fn(|_| Default::default()),
+            payload_user: Default::default(),
             ev_cfe: Default::default(),
             ev_router: Default::default(),
             ev_queues: Default::default(),
@@ -233,6 +235,9 @@ impl<
         self.cfe.frame_fields.next = self.router.offload_fields.val();
         self.cfe.frame_payload_len.next = self.router.offload_payload_len.val();
         self.cfe.frame_unsupported.next = self.router.offload_unsupported.val();
+        // Each frame's tail, good or bad: the CFE commits or undoes what the frame did.
+        self.cfe.frame_tail_valid.next = self.splitter.tail_valid.val();
+        self.cfe.frame_tail_bad.next = self.splitter.tail_bad.val();
         self.cfe.cfg_we.next = self.cfg_we.val();
         self.cfe.cfg_addr.next = self.cfg_addr.val();
         self.cfe.cfg_data.next = self.cfg_data.val();
@@ -248,11 +253,18 @@ impl<
         self.payload_reg.s_axis.tdata.next = self.splitter.m_axis.tdata.val();
         self.payload_reg.s_axis.tkeep.next = bits::<K>(0);
         self.payload_reg.s_axis.tlast.next = false;
-        self.payload_reg.s_axis.tuser.next = bits::<16>(0);
+        // The bad mark of a frame's last payload word rides in `tuser`'s bad bit.
+        self.payload_user.next = bits::<16>(0);
+        if self.splitter.m_axis_tbad.val() {
+            self.payload_user.next = self.bad_bit.val();
+        }
+        self.payload_reg.s_axis.tuser.next = self.payload_user.val();
         self.payload_reg.s_axis.tvalid.next = self.splitter.m_axis.tvalid.val();
         self.splitter.m_axis.tready.next = self.payload_reg.s_axis.tready.val();
         self.cipe.s_axis.tdata.next = self.payload_reg.m_axis.tdata.val();
         self.cipe.s_axis.tvalid.next = self.payload_reg.m_axis.tvalid.val();
+        self.cipe.s_axis_tbad.next =
+            (self.payload_reg.m_axis.tuser.val() & self.bad_bit.val()) != bits::<16>(0);
         self.payload_reg.m_axis.tready.next = self.cipe.s_axis.tready.val();
         // Frames the engine sends.
         self.builder.s_entry_tdata.next = self.cfe.m_entry_tdata.val();
@@ -303,6 +315,6 @@ impl<
 }
 
 /// ZedBoard: 64-bit datapath, host + 3 network ports.
-pub type Board64 = Board<64, 8, 4, 89, 72, 73, 11, 12, 8, 6, 3, 1, 2, 8, 14, 129>;
+pub type Board64 = Board<64, 8, 4, 89, 72, 73, 11, 12, 8, 6, 3, 1, 2, 8, 14, 130>;
 /// NetFPGA SUME: 256-bit datapath, host + 4 network ports.
-pub type Board256 = Board<256, 32, 5, 305, 288, 289, 9, 10, 2, 8, 5, 4, 8, 6, 12, 321>;
+pub type Board256 = Board<256, 32, 5, 305, 288, 289, 9, 10, 2, 8, 5, 4, 8, 6, 12, 322>;

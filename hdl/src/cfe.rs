@@ -33,11 +33,25 @@
 //!
 //! `Idle` → `Lookup` (directory read, context-table lookup) → `Judge` (the
 //! verdict: store, allocate a context, duplicate, error; registered) → `Arrive` (act
-//! on it) → `Emit` (splitter command, CIPE input instruction,
-//! error entry) → `Idle`; or, for a context with news (`dirty`), `Fetch` (program RAM) → `Load` (its word registered) →
+//! on it) → `Emit` (splitter command, CIPE input instruction) → `Tail` → (`Emit`: an error
+//! or an ack) → `Idle`; or, for a context with news (`dirty`), `Fetch` (program RAM) → `Load` (its word registered) →
 //! `Decide` (operands present? program done?) → `Read` (request fields and route RAM) →
 //! `Issue` (one CIPE pass and/or one header entry) → `Send` → `Read` or `Fetch`; a finished
 //! program goes `Retire` (context freed, its key into the history of completed segments).
+//!
+//! **The tail.** The router hands an offload frame over as it arrives, once its header is
+//! checked (cut-through); only its last beat says whether the frame was good (the MAC's bad
+//! mark, a giant cut off, a frame shorter than its IPv4 length: the router marks that beat
+//! bad). So the engine acts on an arrival before its tail is known, and `Tail` waits for it:
+//! a good tail commits (the `stored` count; a pass that took the arrival makes its register
+//! present and the program goes on; an abort cancels its segment; errors, acks and counts of
+//! refused frames), a bad one undoes (`unstore`: the arrival's register absent again, and a
+//! context it opened freed without filing its key, so a good retransmission is taken). Until
+//! then the engine runs nothing else, so nothing reads what the arrival brought. A frame the
+//! engine sent from a bad arrival leaves with its last beat marked bad (the splitter marks the
+//! arrival's last payload word, the CIPE carries the mark to its result, the frame builder to
+//! the frame), and the compiler never lets an arrival be combined into a pass that overwrites
+//! a stored operand (`Program::fusible`), so a bad arrival destroys nothing.
 //! In `Idle`, with no arrival to take and no context with news, a context that made no progress for
 //! [`cfg::RECLAIM`] time-base ticks is reclaimed (freed, its key into the history, counted
 //! `reclaimed`): a job killed mid-collective leaks no context.
@@ -75,12 +89,13 @@ pub enum CfeState {
     Issue,
     Send,
     Retire,
+    Tail,
 }
 
 /// `state_code` values, in [`CfeState`] order.
-pub const STATE_NAMES: [&str; 12] = [
+pub const STATE_NAMES: [&str; 13] = [
     "idle", "lookup", "judge", "arrive", "emit", "fetch", "load", "decide", "read", "issue",
-    "send", "retire",
+    "send", "retire", "tail",
 ];
 
 /// The arrival verdict ([`crate::arrival_verdict`]), registered in `Judge`: what `Arrive`
@@ -111,6 +126,11 @@ pub struct Cfe {
     pub frame_fields: Signal<In, FrameFields>,
     pub frame_payload_len: Signal<In, Bits<16>>,
     pub frame_unsupported: Signal<In, Bit>,
+    /// The splitter took the last beat of the frame it was commanded to handle (a pulse), and
+    /// whether that beat was marked bad (the router's verdict on the frame's tail: the MAC's
+    /// bad mark, a giant cut off, or a frame shorter than its IPv4 length).
+    pub frame_tail_valid: Signal<In, Bit>,
+    pub frame_tail_bad: Signal<In, Bit>,
     pub m_cmd_tdata: Signal<Out, Bits<32>>,
     pub m_cmd_tvalid: Signal<Out, Bit>,
     pub m_cmd_tready: Signal<In, Bit>,
@@ -158,6 +178,14 @@ pub struct Cfe {
     requests: RAM<FrameFields, 4>,
     state: DFF<CfeState>,
     blocked: DFF<Bit>,
+    /// The arrival's command went out; what it did is undone or committed in `Tail`.
+    await_tail: DFF<Bit>,
+    /// The arrival's tail has come (from the splitter), and whether it was bad.
+    tail_in: DFF<Bit>,
+    tail_bad: DFF<Bit>,
+    /// In `Tail`, the tail known: good (commit) or bad (undo).
+    tail_good: Signal<Local, Bit>,
+    tail_undo: Signal<Local, Bit>,
     verdict: DFF<Verdict>,
     // The arrival being handled.
     arr_fields: DFF<FrameFields>,
@@ -227,6 +255,8 @@ impl Cfe {
             frame_fields: Default::default(),
             frame_payload_len: Default::default(),
             frame_unsupported: Default::default(),
+            frame_tail_valid: Default::default(),
+            frame_tail_bad: Default::default(),
             m_cmd_tdata: Default::default(),
             m_cmd_tvalid: Default::default(),
             m_cmd_tready: Default::default(),
@@ -262,6 +292,11 @@ impl Cfe {
             requests: Default::default(),
             state: Default::default(),
             blocked: Default::default(),
+            await_tail: Default::default(),
+            tail_in: Default::default(),
+            tail_bad: Default::default(),
+            tail_good: Default::default(),
+            tail_undo: Default::default(),
             verdict: Default::default(),
             arr_fields: Default::default(),
             arr_len: Default::default(),
@@ -308,6 +343,9 @@ impl Logic for Cfe {
             clock,
             state,
             blocked,
+            await_tail,
+            tail_in,
+            tail_bad,
             verdict,
             arr_fields,
             arr_len,
@@ -416,15 +454,16 @@ impl Logic for Cfe {
         self.requests.write_data.next = self.arr_fields.q.val();
         self.requests.read_address.next = bit_cast::<4, 3>(self.cur.q.val()) << 1;
         // Rank `sub`'s request, as `sub` will be in `Read`: in `Decide` (which clears `sub`)
-        // rank 0's, in `Send` already the next step's (`Send` → `Read` is the only way to a
-        // second step, `sub` = 1). So it is read by the time `Read` registers the step's
+        // rank 0's, in `Send` and `Tail` already the next step's (`Send` or `Tail` → `Read` is
+        // the only way to a second step, `sub` = 1). So it is read by the time `Read` registers the step's
         // decode (which depends on the request's collective, rank and root). The composer
         // took this step's request when it started, in `Issue`.
         if self.step.answers.val() {
             self.requests.read_address.next = (bit_cast::<4, 3>(self.cur.q.val()) << 1)
                 | bit_cast::<4, 1>(
                     ((self.sub.q.val() & (self.state.q.val() != CfeState::Decide))
-                        | (self.state.q.val() == CfeState::Send))
+                        | (self.state.q.val() == CfeState::Send)
+                        | (self.state.q.val() == CfeState::Tail))
                         .into(),
                 );
         }
@@ -435,6 +474,15 @@ impl Logic for Cfe {
         self.t_retire.next = false;
         self.t_compose.next = false;
         self.t_reclaim.next = false;
+        // The arrival's tail, from the splitter (it may come before `Tail` is reached).
+        if self.frame_tail_valid.val() {
+            self.tail_in.d.next = true;
+            self.tail_bad.d.next = self.frame_tail_bad.val();
+        }
+        self.tail_good.next =
+            (self.state.q.val() == CfeState::Tail) & self.tail_in.q.val() & !self.tail_bad.q.val();
+        self.tail_undo.next =
+            (self.state.q.val() == CfeState::Tail) & self.tail_in.q.val() & self.tail_bad.q.val();
 
         match self.state.q.val() {
             CfeState::Idle => {
@@ -475,43 +523,27 @@ impl Logic for Cfe {
                 self.state.d.next = CfeState::Arrive;
             }
             CfeState::Arrive => {
-                // The splitter drains the frame unless it is stored or forwarded.
+                // The frame may still be arriving (the router cuts offload frames through):
+                // what the verdict says is done once its tail is known good (`Tail`), except
+                // what a bad tail can undo there. The splitter drains the frame unless it is
+                // stored or forwarded.
                 self.cmd.d.next.action = self.split_drain.val();
                 self.cmd.d.next.words = bits::<12>(0);
                 self.cmd_pend.d.next = true;
+                self.await_tail.d.next = true;
                 self.state.d.next = CfeState::Emit;
                 if self.verdict.q.val().stall {
                     // No context free: the frame waits at the input, programs run on.
                     self.cmd_pend.d.next = false;
+                    self.await_tail.d.next = false;
                     self.blocked.d.next = true;
                     self.state.d.next = CfeState::Idle;
                 }
-                if self.verdict.q.val().cancel {
-                    self.ev.next.aborted = true;
-                }
-                if self.verdict.q.val().dup {
-                    self.ev.next.duplicates = true;
-                }
-                if self.verdict.q.val().drop
-                    | (self.verdict.q.val().faulty & !self.verdict.q.val().is_req)
-                {
-                    self.ev.next.engine_drops = true;
-                }
-                if self.verdict.q.val().faulty & self.verdict.q.val().is_req {
-                    self.ev.next.errors = true;
-                }
-                // An error answer or an ack to a request ([`EntryComposer`] builds it, started
-                // from `emit` with the verdict registered here).
-                if self.verdict.q.val().answer_error | self.verdict.q.val().ack {
-                    self.ans_pend.d.next = true;
-                    self.ans_err.d.next = self.verdict.q.val().answer_error;
-                    self.ans_code.d.next = self.verdict.q.val().code;
-                }
                 if self.verdict.q.val().store {
-                    // Marked present (the context table's `store`); the frame waits unsplit
-                    // while the context's next pass is looked at: it may take the arrival as
-                    // it streams in, else the arrival is stored (`Decide`).
-                    self.ev.next.stored = true;
+                    // Marked present (the context table's `store`, undone by `unstore` if the
+                    // tail is bad); the frame waits unsplit while the context's next pass is
+                    // looked at: it may take the arrival as it streams in, else the arrival
+                    // is stored (`Decide`).
                     self.cmd_pend.d.next = false;
                     self.fusing.d.next = true;
                     self.cur.d.next = self.contexts.ctx.val();
@@ -530,6 +562,59 @@ impl Logic for Cfe {
                     | self.composer.busy.val())
                 {
                     self.state.d.next = CfeState::Idle;
+                    if self.await_tail.q.val() {
+                        self.state.d.next = CfeState::Tail;
+                    }
+                }
+            }
+            CfeState::Tail => {
+                // The arrival's frame has ended (its command was taken; the splitter reports
+                // its last beat): commit what it did, or undo it.
+                if self.tail_in.q.val() {
+                    self.tail_in.d.next = false;
+                    self.await_tail.d.next = false;
+                    self.fusing.d.next = false;
+                    self.state.d.next = CfeState::Idle;
+                }
+                if self.tail_good.val() {
+                    if self.verdict.q.val().store {
+                        self.ev.next.stored = true;
+                        if self.fusing.q.val() {
+                            // The pass that took the arrival: its result register present,
+                            // and the program goes on.
+                            self.t_produce.next = self.st_produce.q.val();
+                            if self.step.last_sub.val() {
+                                self.t_advance.next = true;
+                                self.state.d.next = CfeState::Fetch;
+                            } else {
+                                self.sub.d.next = true;
+                                self.state.d.next = CfeState::Read;
+                            }
+                        }
+                    } else {
+                        if self.verdict.q.val().cancel {
+                            self.ev.next.aborted = true;
+                        }
+                        if self.verdict.q.val().dup {
+                            self.ev.next.duplicates = true;
+                        }
+                        if self.verdict.q.val().drop
+                            | (self.verdict.q.val().faulty & !self.verdict.q.val().is_req)
+                        {
+                            self.ev.next.engine_drops = true;
+                        }
+                        if self.verdict.q.val().faulty & self.verdict.q.val().is_req {
+                            self.ev.next.errors = true;
+                        }
+                        // An error answer or an ack to a request ([`EntryComposer`] builds
+                        // it, started from `emit`).
+                        if self.verdict.q.val().answer_error | self.verdict.q.val().ack {
+                            self.ans_pend.d.next = true;
+                            self.ans_err.d.next = self.verdict.q.val().answer_error;
+                            self.ans_code.d.next = self.verdict.q.val().code;
+                            self.state.d.next = CfeState::Emit;
+                        }
+                    }
                 }
             }
             CfeState::Fetch => {
@@ -609,8 +694,9 @@ impl Logic for Cfe {
                 // The waiting arrival streams into this pass: its command has been in `cmd`
                 // since `Decide`.
                 self.cmd_pend.d.next = self.st_fused.q.val();
-                // A stored result makes its register present.
-                self.t_produce.next = self.st_produce.q.val();
+                // A stored result makes its register present (a pass that takes the arrival:
+                // once its tail is known good, in `Tail`).
+                self.t_produce.next = self.st_produce.q.val() & !self.st_fused.q.val();
                 self.state.d.next = CfeState::Send;
             }
             CfeState::Send => {
@@ -620,9 +706,9 @@ impl Logic for Cfe {
                     | self.composer.busy.val())
                 {
                     if self.st_fused.q.val() {
-                        self.fusing.d.next = false;
-                    }
-                    if self.step.last_sub.val() {
+                        // The pass took the arrival: on once its tail is known.
+                        self.state.d.next = CfeState::Tail;
+                    } else if self.step.last_sub.val() {
                         self.t_advance.next = true;
                         self.state.d.next = CfeState::Fetch;
                     } else {
@@ -678,6 +764,9 @@ impl Logic for Cfe {
             CfeState::Retire => {
                 self.state_code.next = bits::<4>(11);
             }
+            CfeState::Tail => {
+                self.state_code.next = bits::<4>(12);
+            }
             _ => {
                 self.state_code.next = bits::<4>(0);
             }
@@ -689,6 +778,9 @@ impl Logic for Cfe {
         if self.reset.val() {
             self.state.d.next = CfeState::Idle;
             self.blocked.d.next = false;
+            self.await_tail.d.next = false;
+            self.tail_in.d.next = false;
+            self.tail_bad.d.next = false;
             self.verdict.d.next = self.no_verdict.val();
             self.cmd_pend.d.next = false;
             self.ins_pend.d.next = false;
@@ -715,7 +807,11 @@ impl Logic for Cfe {
         self.contexts.alloc_rph2.next = self.arrival.rph2.val();
         self.contexts.alloc_words.next = self.arrival.words.val();
         self.contexts.alloc_len.next = self.arr_len.q.val();
-        self.contexts.cancel.next = self.arriving.val() & self.verdict.q.val().cancel;
+        self.contexts.unstore.next = self.tail_undo.val() & self.verdict.q.val().store;
+        self.contexts.unstore_free.next = self.verdict.q.val().alloc;
+        self.contexts.cancel.next = self.tail_good.val()
+            & !self.verdict.q.val().store
+            & self.verdict.q.val().cancel;
         self.contexts.park.next = self.t_park.val();
         self.contexts.produce.next = self.t_produce.val();
         self.contexts.produce_reg.next = self.st_dst_reg.q.val();

@@ -185,8 +185,8 @@ impl Instruction {
 }
 
 /// The CIPE of a `W`-bit datapath (`L64`/`L32` ALU lanes): 2^`WB` words a buffer, `AB`-bit
-/// buffer addresses, `OB`-bit output FIFO entries (result, instruction, last).
-#[allow(non_snake_case)] // `W`, `WB`, `LAST_AT`: localparams, the first two named as the parameters
+/// buffer addresses, `OB`-bit output FIFO entries (result, instruction, last, bad).
+#[allow(non_snake_case)] // `W`, `WB`, `LAST_AT`, `BAD_AT`: localparams, the first two named as the parameters
 #[derive(LogicBlock)]
 pub struct Cipe<
     const W: usize,
@@ -203,6 +203,9 @@ pub struct Cipe<
     pub reset: Signal<In, Bit>,
     pub s_instr: StreamSink<Bits<64>>,
     pub s_axis: StreamSink<Bits<W>>,
+    /// With an input word: it is the last payload word of an offload frame found bad at its
+    /// tail ([`crate::offload_splitter`]); the result computed from it leaves with `tbad`.
+    pub s_axis_tbad: Signal<In, Bit>,
     pub m_axis: PayloadSource<W>,
     /// The instruction that produced the beat on `m_axis`.
     pub m_axis_tinstr: Signal<Out, Bits<64>>,
@@ -249,6 +252,9 @@ pub struct Cipe<
     p_addr: DFF<Bits<AB>>,
     p_instr: DFF<InstrWord>,
     p_last: DFF<Bit>,
+    /// The input word came marked bad (`s_axis_tbad`: the last payload word of a frame bad at
+    /// its tail); the mark goes with it to the result.
+    p_bad: DFF<Bit>,
     // Delay lines beside the ALU.
     d_valid: [DFF<Bit>; ALU_LATENCY],
     d_bypass: [DFF<Bits<W>>; ALU_LATENCY],
@@ -259,6 +265,7 @@ pub struct Cipe<
     at_store: Constant<Bits<6>>,
     at_slot_d: Constant<Bits<6>>,
     d_last: [DFF<Bit>; ALU_LATENCY],
+    d_bad: [DFF<Bit>; ALU_LATENCY],
     result: Signal<Local, Bits<W>>,
     /// The last delay stage: the word written back and/or sent.
     wb_instr: Signal<Local, InstrWord>,
@@ -266,6 +273,7 @@ pub struct Cipe<
     wb_addr: Signal<Local, Bits<AB>>,
     wb_bypass: Signal<Local, Bits<W>>,
     wb_last: Signal<Local, Bit>,
+    wb_bad: Signal<Local, Bit>,
     in_flight: Signal<Local, Bit>,
     /// The ALU's operands, assigned to `alu.a`/`alu.b` once (a default-then-override of a
     /// child's input re-triggers it in event-driven simulators).
@@ -276,6 +284,7 @@ pub struct Cipe<
     WB: Constant<Bits<16>>,
     /// Where `tlast` sits in an output FIFO entry.
     LAST_AT: Constant<Bits<16>>,
+    BAD_AT: Constant<Bits<16>>,
 }
 
 impl<
@@ -288,7 +297,7 @@ impl<
 > Default for Cipe<W, L64, L32, WB, AB, OB>
 {
     fn default() -> Self {
-        assert!(1 << WB == SLOT_BYTES * 8 / W && 1 << (AB - WB) == SLOTS && OB == W + 64 + 1);
+        assert!(1 << WB == SLOT_BYTES * 8 / W && 1 << (AB - WB) == SLOTS && OB == W + 64 + 2);
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -296,6 +305,7 @@ impl<
             s_axis: Default::default(),
             m_axis: Default::default(),
             m_axis_tinstr: Default::default(),
+            s_axis_tbad: Default::default(),
             busy: Default::default(),
             alu: Default::default(),
             buffer_a: Default::default(),
@@ -333,6 +343,7 @@ impl<
             p_addr: Default::default(),
             p_instr: Default::default(),
             p_last: Default::default(),
+            p_bad: Default::default(),
             d_valid: std::array::from_fn(|_| Default::default()),
             d_bypass: std::array::from_fn(|_| Default::default()),
             d_addr: std::array::from_fn(|_| Default::default()),
@@ -340,18 +351,21 @@ impl<
             at_store: Constant::new(bits::<6>(InstrWord::default().get_my_offset_store() as u64)),
             at_slot_d: Constant::new(bits::<6>(InstrWord::default().get_my_offset_slot_d() as u64)),
             d_last: std::array::from_fn(|_| Default::default()),
+            d_bad: std::array::from_fn(|_| Default::default()),
             result: Default::default(),
             wb_instr: Default::default(),
             wb_valid: Default::default(),
             wb_addr: Default::default(),
             wb_bypass: Default::default(),
             wb_last: Default::default(),
+            wb_bad: Default::default(),
             in_flight: Default::default(),
             operand_a: Default::default(),
             operand_b: Default::default(),
             W: Constant::new(bits::<16>(W as u64)),
             WB: Constant::new(bits::<16>(WB as u64)),
             LAST_AT: Constant::new(bits::<16>((W + 64) as u64)),
+            BAD_AT: Constant::new(bits::<16>((W + 65) as u64)),
         }
     }
 }
@@ -369,6 +383,7 @@ impl<
     fn update(&mut self) {
         dff_setup!(
             self, clock, active, instr, index, remaining, p_valid, p_in, p_addr, p_instr, p_last,
+            p_bad,
             hazard_cur, hazard_off, loaded
         );
         clock!(self, clock, alu, out);
@@ -382,6 +397,7 @@ impl<
             self.d_addr[i].clock.next = self.clock.val();
             self.d_instr[i].clock.next = self.clock.val();
             self.d_last[i].clock.next = self.clock.val();
+            self.d_bad[i].clock.next = self.clock.val();
         }
 
         // ---- Issue: one word per clock of the active instruction.
@@ -507,6 +523,7 @@ impl<
         self.p_addr.d.next = self.addr_d.val();
         self.p_instr.d.next = self.instr.q.val();
         self.p_last.d.next = self.last_word.val();
+        self.p_bad.d.next = self.needs_input.val() & self.s_axis_tbad.val();
 
         // ---- Operand: the stored words arrive; into the ALU (left = lower ranks).
         self.operand_a.next = self.buffer_a.read_data.val();
@@ -534,12 +551,14 @@ impl<
         self.d_addr[0].d.next = self.p_addr.q.val();
         self.d_instr[0].d.next = self.p_instr.q.val().into();
         self.d_last[0].d.next = self.p_last.q.val();
+        self.d_bad[0].d.next = self.p_bad.q.val();
         for i in 1..ALU_LATENCY {
             self.d_valid[i].d.next = self.d_valid[i - 1].q.val();
             self.d_bypass[i].d.next = self.d_bypass[i - 1].q.val();
             self.d_addr[i].d.next = self.d_addr[i - 1].q.val();
             self.d_instr[i].d.next = self.d_instr[i - 1].q.val();
             self.d_last[i].d.next = self.d_last[i - 1].q.val();
+            self.d_bad[i].d.next = self.d_bad[i - 1].q.val();
         }
 
         // ---- Write-back (both RAM copies) and out, from the last delay stage (a one-pass
@@ -550,6 +569,7 @@ impl<
             self.wb_addr.next = self.d_addr[i].q.val();
             self.wb_bypass.next = self.d_bypass[i].q.val();
             self.wb_last.next = self.d_last[i].q.val();
+            self.wb_bad.next = self.d_bad[i].q.val();
         }
         self.result.next = self.wb_bypass.val();
         if (self.wb_instr.val().opcode == self.op_combine.val())
@@ -566,11 +586,13 @@ impl<
         self.out.write.next = self.wb_valid.val() & self.wb_instr.val().emit;
         self.out.data_in.next = bit_cast::<OB, W>(self.result.val())
             | (bit_cast::<OB, 64>(self.wb_instr.val().into()) << self.W.val())
-            | (bit_cast::<OB, 1>(self.wb_last.val().into()) << self.LAST_AT.val());
+            | (bit_cast::<OB, 1>(self.wb_last.val().into()) << self.LAST_AT.val())
+            | (bit_cast::<OB, 1>(self.wb_bad.val().into()) << self.BAD_AT.val());
         self.m_axis.tvalid.next = !self.out.empty.val();
         self.m_axis.tdata.next = self.out.data_out.val().get_bits::<W>(0);
         self.m_axis_tinstr.next = self.out.data_out.val().get_bits::<64>(W);
         self.m_axis.tlast.next = self.out.data_out.val().get_bit(W + 64);
+        self.m_axis.tbad.next = self.out.data_out.val().get_bit(W + 65);
         self.out.read.next = self.m_axis.tready.val() & !self.out.empty.val();
         self.in_flight.next = self.p_valid.q.val();
         for i in 0..ALU_LATENCY {
@@ -598,6 +620,6 @@ impl<
 }
 
 /// ZedBoard: 64-bit words, 256 a buffer.
-pub type Cipe64 = Cipe<64, 1, 2, 8, 14, 129>;
+pub type Cipe64 = Cipe<64, 1, 2, 8, 14, 130>;
 /// NetFPGA SUME: 256-bit words, 64 a buffer.
-pub type Cipe256 = Cipe<256, 4, 8, 6, 12, 321>;
+pub type Cipe256 = Cipe<256, 4, 8, 6, 12, 322>;

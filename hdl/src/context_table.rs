@@ -20,6 +20,7 @@
 //! | command   | effect |
 //! |-----------|--------|
 //! | `store`   | register `arr_reg` of context `ctx` (hit, else the free one) present, news; with `alloc` the context is opened with `alloc_*` |
+//! | `unstore` | undoes a `store` whose frame turned out bad at its tail: register `arr_reg` of context `ctx` absent again; with `unstore_free` (the store opened it) the context freed, its key not filed (a good retransmission opens it again) |
 //! | `cancel`  | the hit context (if any) freed; the key filed in the history unless already there |
 //! | `park`    | `cur` has no news (its program waits for data) |
 //! | `produce` | register `produce_reg` of `cur` present (a stored result) |
@@ -90,6 +91,8 @@ pub struct ContextTable {
     pub alloc_rph2: Signal<In, Bit>,
     pub alloc_words: Signal<In, Bits<12>>,
     pub alloc_len: Signal<In, Bits<16>>,
+    pub unstore: Signal<In, Bit>,
+    pub unstore_free: Signal<In, Bit>,
     pub cancel: Signal<In, Bit>,
     pub park: Signal<In, Bit>,
     pub produce: Signal<In, Bit>,
@@ -223,6 +226,8 @@ impl Default for ContextTable {
             alloc_rph2: Default::default(),
             alloc_words: Default::default(),
             alloc_len: Default::default(),
+            unstore: Default::default(),
+            unstore_free: Default::default(),
             cancel: Default::default(),
             park: Default::default(),
             produce: Default::default(),
@@ -421,6 +426,7 @@ impl Logic for ContextTable {
             }
         }
         self.any_command.next = self.store.val()
+            | self.unstore.val()
             | self.cancel.val()
             | self.park.val()
             | self.produce.val()
@@ -454,6 +460,14 @@ impl Logic for ContextTable {
                     self.c_rph2[c].d.next = self.alloc_rph2.val();
                     self.c_words[c].d.next = self.alloc_words.val();
                     self.c_bytes[c].d.next = self.alloc_len.val();
+                }
+            }
+            if self.unstore.val() & (self.r_ctx.q.val() == self.index[c].val()) {
+                self.c_present[c].d.next = self.c_present[c].q.val()
+                    & !(bits::<8>(1) << bit_cast::<8, 3>(self.arr_reg.val()));
+                if self.unstore_free.val() {
+                    self.valid[c].d.next = false;
+                    self.dirty[c].d.next = false;
                 }
             }
             if self.cancel.val()

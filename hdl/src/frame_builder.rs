@@ -140,6 +140,11 @@ pub struct FrameBuilder<
     out_tkeep: Signal<Local, Bits<K>>,
     /// Drives `m_axis.tlast`, assigned once at the end of `update`.
     out_tlast: Signal<Local, Bit>,
+    /// Drives `m_axis.tuser`: the destination ports, and the bad bit on the last beat of a
+    /// frame whose payload came marked bad (`s_axis.tbad`: computed from an offload frame bad
+    /// at its tail).
+    out_tuser: Signal<Local, Bits<16>>,
+    bad_bit: Constant<Bits<16>>,
     /// Drives `m_axis.tvalid`, assigned once at the end of `update`.
     out_tvalid: Signal<Local, Bit>,
     /// Drives `s_axis.tready`, assigned once at the end of `update`.
@@ -182,6 +187,8 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
             out_tdata: Default::default(),
             out_tkeep: Default::default(),
             out_tlast: Default::default(),
+            out_tuser: Default::default(),
+            bad_bit: Constant::new(bits::<16>(1 << crate::axis::TUSER_BAD_AT)),
             out_tvalid: Default::default(),
             out_s_tready: Default::default(),
             pop_entry: Default::default(),
@@ -215,7 +222,7 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
         self.tail.next = bit_cast::<KL, 16>(self.head.val().bytes);
         self.empty_lanes.next = !self.tail.val() + bits::<KL>(1);
         self.last_keep.next = self.all_keep.val() >> bit_cast::<K, KL>(self.empty_lanes.val());
-        self.m_axis.tuser.next = bit_cast::<16, 8>(self.head.val().ports) << 8;
+        self.out_tuser.next = bit_cast::<16, 8>(self.head.val().ports) << 8;
         self.out_tdata.next = self.header_beat.val();
         self.out_tkeep.next = self.all_keep.val();
         self.out_tlast.next = false;
@@ -243,6 +250,9 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
                 self.out_tlast.next = self.s_axis.tlast.val();
                 if self.s_axis.tlast.val() {
                     self.out_tkeep.next = self.last_keep.val();
+                    if self.s_axis.tbad.val() {
+                        self.out_tuser.next = self.out_tuser.val() | self.bad_bit.val();
+                    }
                 }
                 self.out_tvalid.next = self.s_axis.tvalid.val();
                 self.out_s_tready.next = self.m_axis.tready.val();
@@ -297,6 +307,7 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
         self.m_axis.tdata.next = self.out_tdata.val();
         self.m_axis.tkeep.next = self.out_tkeep.val();
         self.m_axis.tlast.next = self.out_tlast.val();
+        self.m_axis.tuser.next = self.out_tuser.val();
         self.m_axis.tvalid.next = self.out_tvalid.val();
         self.s_axis.tready.next = self.out_s_tready.val();
         self.entries.read.next = self.pop_entry.val();

@@ -7,6 +7,15 @@
 //! * **drain** ([`SPLIT_DRAIN`]): drop the frame (stored nothing: duplicates, errors, barrier
 //!   requests).
 //!
+//! Frames come cut through ([`crate::frame_router`]): a frame's last beat may be marked bad
+//! (`tuser` bad bit: the MAC's mark, a giant cut off, a frame shorter than its IPv4 length).
+//! The splitter reports every frame's tail to the CFE (`tail_valid`, `tail_bad`), which
+//! commits or undoes what the frame did, and marks the last payload word of a bad frame
+//! (`m_axis_tbad`), so a frame the engine builds from it leaves marked bad. The command's last
+//! word waits for the tail when padding follows it (`Hold`, `Release`); a frame that ends
+//! before its command's words were given is made up with zero words, the last marked bad
+//! (`Fill`), so the CIPE instruction that takes them never waits for words that do not come.
+//!
 //! (A frame between two other boards never comes here: the router forwards it,
 //! [`crate::frame_router`].)
 //!
@@ -24,7 +33,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::axis::{AxisSink, StreamSource, check_widths};
+use crate::axis::{AxisSink, StreamSource, TUSER_BAD_AT, check_widths};
 
 /// Splitter actions, [`SplitCommand::action`].
 pub const SPLIT_DRAIN: u32 = 0;
@@ -59,7 +68,16 @@ pub enum SplitterState {
     /// Before the command: the header beats are skipped as soon as the frame is at the port.
     Head,
     Payload,
+    /// The rest of the frame is dropped (a drain command; a stream command whose frame ended
+    /// within its header: then `Fill`).
     Drain,
+    /// The last payload word is held while the padding after it is dropped: it leaves with
+    /// the frame's tail (`Release`).
+    Hold,
+    Release,
+    /// The frame ended before the words its command asked for: zero words make up the count,
+    /// the last marked bad (the CIPE's instruction always gets its words).
+    Fill,
 }
 
 /// Splits offload frames as the CFE commands: `W`-bit beats, `K = W / 8` keep bits, a
@@ -74,16 +92,36 @@ pub struct OffloadSplitter<const W: usize, const K: usize, const HB: usize> {
     pub s_cmd_tready: Signal<Out, Bit>,
     /// Payload words for the CIPE.
     pub m_axis: StreamSource<Bits<W>>,
+    /// With the last payload word of a command: its frame was bad (marked bad on its last
+    /// beat, or shorter than the command's words).
+    pub m_axis_tbad: Signal<Out, Bit>,
+    /// A pulse a clock after a frame's last beat was taken, and whether the frame was bad
+    /// (the CFE commits or undoes what the frame did, [`crate::cfe`]).
+    pub tail_valid: Signal<Out, Bit>,
+    pub tail_bad: Signal<Out, Bit>,
     header_beats: Constant<Bits<12>>,
+    bad_at: Constant<Bits<16>>,
     state: DFF<SplitterState>,
     beat: DFF<Bits<12>>,
-    words: DFF<Bits<12>>,
+    /// Payload words still to give after the current one (a stream command).
+    left: DFF<Bits<12>>,
     /// The frame's command has been taken (in `Head`), and whether it streams.
     have_cmd: DFF<Bit>,
     stream: DFF<Bit>,
+    /// The last payload word, held (`Hold`), and its frame's verdict.
+    held: DFF<Bits<W>>,
+    held_bad: DFF<Bit>,
+    tail_pulse: DFF<Bit>,
+    tail_mark: DFF<Bit>,
     /// The header beats have been skipped.
     header_done: Signal<Local, Bit>,
+    /// The word in `Payload` is the command's last.
+    final_word: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
+    /// The beat offered carries the bad mark.
+    beat_bad: Signal<Local, Bit>,
+    /// The frame ended before its command's words were all given.
+    short_end: Signal<Local, Bit>,
     /// The command offered on `s_cmd`.
     command: Signal<Local, SplitCommand>,
     action_stream: Constant<Bits<2>>,
@@ -91,8 +129,11 @@ pub struct OffloadSplitter<const W: usize, const K: usize, const HB: usize> {
     out_s_tready: Signal<Local, Bit>,
     /// Drives `s_cmd_tready`, assigned once at the end of `update`.
     out_cmd_tready: Signal<Local, Bit>,
-    /// Drives `m_axis.tvalid`, assigned once at the end of `update`.
+    /// Drives `m_axis.tvalid`, `m_axis.tdata` and `m_axis_tbad`, assigned once at the end of
+    /// `update`.
     out_tvalid: Signal<Local, Bit>,
+    out_tdata: Signal<Local, Bits<W>>,
+    out_tbad: Signal<Local, Bit>,
 }
 
 impl<const W: usize, const K: usize, const HB: usize> Default for OffloadSplitter<W, K, HB> {
@@ -107,19 +148,32 @@ impl<const W: usize, const K: usize, const HB: usize> Default for OffloadSplitte
             s_cmd_tvalid: Default::default(),
             s_cmd_tready: Default::default(),
             m_axis: Default::default(),
+            m_axis_tbad: Default::default(),
+            tail_valid: Default::default(),
+            tail_bad: Default::default(),
             header_beats: Constant::new(bits::<12>(HB as u64)),
+            bad_at: Constant::new(bits::<16>(TUSER_BAD_AT as u64)),
             state: Default::default(),
             beat: Default::default(),
-            words: Default::default(),
+            left: Default::default(),
             have_cmd: Default::default(),
             stream: Default::default(),
+            held: Default::default(),
+            held_bad: Default::default(),
+            tail_pulse: Default::default(),
+            tail_mark: Default::default(),
             header_done: Default::default(),
+            final_word: Default::default(),
             take: Default::default(),
+            beat_bad: Default::default(),
+            short_end: Default::default(),
             command: Default::default(),
             action_stream: Constant::new(bits::<2>(u64::from(SPLIT_STREAM))),
             out_s_tready: Default::default(),
             out_cmd_tready: Default::default(),
             out_tvalid: Default::default(),
+            out_tdata: Default::default(),
+            out_tbad: Default::default(),
         }
     }
 }
@@ -127,21 +181,28 @@ impl<const W: usize, const K: usize, const HB: usize> Default for OffloadSplitte
 impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<W, K, HB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, beat, words, have_cmd, stream);
+        dff_setup!(
+            self, clock, state, beat, left, have_cmd, stream, held, held_bad, tail_pulse,
+            tail_mark
+        );
         self.command.next = self.s_cmd_tdata.val().into();
         self.out_s_tready.next = false;
         self.out_cmd_tready.next = false;
-        self.m_axis.tdata.next = self.s_axis.tdata.val();
+        self.out_tdata.next = self.s_axis.tdata.val();
         self.out_tvalid.next = false;
+        self.out_tbad.next = false;
         self.take.next = false;
+        self.short_end.next = false;
         self.header_done.next = self.beat.q.val() == self.header_beats.val();
+        self.final_word.next = self.left.q.val() == bits::<12>(0);
+        self.beat_bad.next = self.s_axis.tuser.val().get_bit(self.bad_at.val().index());
         match self.state.q.val() {
             SplitterState::Head => {
                 // One command per frame, taken while no beat of the payload has moved.
                 self.out_cmd_tready.next = !self.have_cmd.q.val();
                 if self.s_cmd_tvalid.val() & !self.have_cmd.q.val() {
                     self.have_cmd.d.next = true;
-                    self.words.d.next = self.command.val().words;
+                    self.left.d.next = self.command.val().words - bits::<12>(1);
                     self.stream.d.next = self.command.val().action == self.action_stream.val();
                 }
                 // Skip the header meanwhile, but never a frame's last beat: the frame ends
@@ -163,41 +224,95 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
                 }
             }
             SplitterState::Payload => {
-                self.out_tvalid.next = self.s_axis.tvalid.val();
+                // The command's last word waits for the frame's tail unless it is the tail.
+                self.out_tvalid.next = self.s_axis.tvalid.val()
+                    & !(self.final_word.val() & !self.s_axis.tlast.val());
+                self.out_tbad.next = self.final_word.val() & self.beat_bad.val();
                 self.out_s_tready.next = self.m_axis.tready.val();
-                self.take.next = self.s_axis.tvalid.val() & self.m_axis.tready.val();
+                if self.final_word.val() & !self.s_axis.tlast.val() {
+                    self.out_s_tready.next = true;
+                }
+                self.take.next = self.s_axis.tvalid.val() & self.out_s_tready.val();
                 if self.take.val() {
-                    self.beat.d.next = self.beat.q.val() + bits::<12>(1);
-                    if self.beat.q.val() + bits::<12>(1) == self.words.q.val() {
-                        self.state.d.next = SplitterState::Drain;
+                    self.left.d.next = self.left.q.val() - bits::<12>(1);
+                    if self.final_word.val() {
+                        self.state.d.next = SplitterState::Head;
+                        if !self.s_axis.tlast.val() {
+                            self.held.d.next = self.s_axis.tdata.val();
+                            self.state.d.next = SplitterState::Hold;
+                        }
+                    } else if self.s_axis.tlast.val() {
+                        self.short_end.next = true;
+                        self.state.d.next = SplitterState::Fill;
                     }
                 }
             }
             SplitterState::Drain => {
                 self.out_s_tready.next = true;
                 self.take.next = self.s_axis.tvalid.val();
+                if self.take.val() & self.s_axis.tlast.val() {
+                    self.state.d.next = SplitterState::Head;
+                    if self.stream.q.val() {
+                        self.short_end.next = true;
+                        self.state.d.next = SplitterState::Fill;
+                    }
+                }
+            }
+            SplitterState::Hold => {
+                self.out_s_tready.next = true;
+                self.take.next = self.s_axis.tvalid.val();
+                if self.take.val() & self.s_axis.tlast.val() {
+                    self.held_bad.d.next = self.beat_bad.val();
+                    self.state.d.next = SplitterState::Release;
+                }
+            }
+            SplitterState::Release => {
+                self.out_tvalid.next = true;
+                self.out_tdata.next = self.held.q.val();
+                self.out_tbad.next = self.held_bad.q.val();
+                if self.m_axis.tready.val() {
+                    self.state.d.next = SplitterState::Head;
+                }
+            }
+            SplitterState::Fill => {
+                self.out_tvalid.next = true;
+                self.out_tdata.next = bits::<W>(0);
+                self.out_tbad.next = self.final_word.val();
+                if self.m_axis.tready.val() {
+                    self.left.d.next = self.left.q.val() - bits::<12>(1);
+                    if self.final_word.val() {
+                        self.state.d.next = SplitterState::Head;
+                    }
+                }
             }
             _ => {
                 self.state.d.next = SplitterState::Head;
             }
         }
-        // A frame ends at its tlast whatever the command said (a short frame never
-        // leaves the splitter waiting for beats that do not come).
+        // A frame ends at its tlast whatever the command said (a short frame never leaves the
+        // splitter waiting for beats that do not come): its tail is reported, and the next
+        // frame's command may come once the splitter is back in `Head`.
+        self.tail_pulse.d.next = self.take.val() & self.s_axis.tlast.val();
+        self.tail_mark.d.next = self.beat_bad.val() | self.short_end.val();
         if self.take.val() & self.s_axis.tlast.val() {
-            self.state.d.next = SplitterState::Head;
             self.beat.d.next = bits::<12>(0);
             self.have_cmd.d.next = false;
         }
         if self.reset.val() {
             self.state.d.next = SplitterState::Head;
             self.beat.d.next = bits::<12>(0);
-            self.words.d.next = bits::<12>(0);
+            self.left.d.next = bits::<12>(0);
             self.have_cmd.d.next = false;
             self.stream.d.next = false;
+            self.tail_pulse.d.next = false;
         }
         self.s_axis.tready.next = self.out_s_tready.val();
         self.s_cmd_tready.next = self.out_cmd_tready.val();
         self.m_axis.tvalid.next = self.out_tvalid.val();
+        self.m_axis.tdata.next = self.out_tdata.val();
+        self.m_axis_tbad.next = self.out_tbad.val();
+        self.tail_valid.next = self.tail_pulse.q.val();
+        self.tail_bad.next = self.tail_mark.q.val();
     }
 }
 

@@ -127,7 +127,7 @@ fn table_matches_its_model_under_random_commands() {
     let mut m = Model::default();
     let keys: Vec<u64> = (0..12).map(|_| rng.next_u64() & 0xffff_ffff_ffff).collect();
     let sigs: Vec<u64> = (0..3).map(|_| rng.next_u64()).collect();
-    let mut seen = [0usize; 11];
+    let mut seen = [0usize; 13];
     let mut reclaimed = 0;
     for cycle in 0..40_000 {
         // Mostly a short limit (contexts expire all the time), sometimes none.
@@ -143,7 +143,7 @@ fn table_matches_its_model_under_random_commands() {
         let command = if cycle % 5000 == 4999 {
             8
         } else {
-            [0, 1, 2, 3, 4, 5, 6, 7, 9, 10][rng.next_u64() as usize % 10]
+            [0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12][rng.next_u64() as usize % 12]
         };
         let (pc, end, rph2, words, bytes, preg) = (
             rng.next_u64() & 0xfff,
@@ -171,6 +171,8 @@ fn table_matches_its_model_under_random_commands() {
             ContextTable::set_reset,
             ContextTable::set_touch,
             ContextTable::set_reclaim,
+            ContextTable::set_unstore,
+            ContextTable::set_unstore_free,
         ] {
             c(&mut dut, 0);
         }
@@ -193,6 +195,9 @@ fn table_matches_its_model_under_random_commands() {
         dut.set_reset(u64::from(command == 8));
         dut.set_touch(u64::from(command == 9));
         dut.set_reclaim(u64::from(command == 10));
+        // Undo a store (its frame bad at the tail): 11 keeps the context, 12 frees it.
+        dut.set_unstore(u64::from(command == 11 || command == 12));
+        dut.set_unstore_free(u64::from(command == 12));
         dut.set_age_tick(u64::from(ticks[1]));
         dut.eval();
         let want = m.lookup(key, sig, reg, cur);
@@ -264,6 +269,14 @@ fn table_matches_its_model_under_random_commands() {
                     let k = m.c[e].key;
                     m.file(k);
                     reclaimed += 1;
+                }
+            }
+            11 | 12 => {
+                let c = &mut m.c[ctx];
+                c.present &= !(1 << reg);
+                if command == 12 {
+                    c.valid = false;
+                    c.dirty = false;
                 }
             }
             _ => {}

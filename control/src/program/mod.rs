@@ -163,12 +163,20 @@ impl Program {
                     a: dst.is_none() || dst == Some(a) || dead(i, a),
                     b: false,
                 },
-                Uop::Pass { a, b: Some(b), .. } => {
+                Uop::Pass {
+                    a, b: Some(b), dst, ..
+                } => {
                     // The same register twice is never fused: its value is needed twice.
                     let distinct = resolve(a).iter().all(|r| !resolve(b).contains(r));
+                    // Nor into a pass that overwrites the stored operand: the engine combines
+                    // an arrival before its frame's tail is known, and a bad tail must leave
+                    // every stored register as it was (docs/cfe.md, "Combining on arrival").
+                    let spares = |kept: u8| {
+                        dst.is_none_or(|d| resolve(d).iter().all(|r| !resolve(kept).contains(r)))
+                    };
                     Fuse {
-                        a: distinct && dead(i, a),
-                        b: distinct && dead(i, b),
+                        a: distinct && dead(i, a) && spares(b),
+                        b: distinct && dead(i, b) && spares(a),
                     }
                 }
                 _ => Fuse::default(),
