@@ -809,9 +809,8 @@ impl Logic for Cfe {
         self.contexts.alloc_len.next = self.arr_len.q.val();
         self.contexts.unstore.next = self.tail_undo.val() & self.verdict.q.val().store;
         self.contexts.unstore_free.next = self.verdict.q.val().alloc;
-        self.contexts.cancel.next = self.tail_good.val()
-            & !self.verdict.q.val().store
-            & self.verdict.q.val().cancel;
+        self.contexts.cancel.next =
+            self.tail_good.val() & !self.verdict.q.val().store & self.verdict.q.val().cancel;
         self.contexts.park.next = self.t_park.val();
         self.contexts.produce.next = self.t_produce.val();
         self.contexts.produce_reg.next = self.st_dst_reg.q.val();

@@ -383,8 +383,7 @@ impl<
     fn update(&mut self) {
         dff_setup!(
             self, clock, active, instr, index, remaining, p_valid, p_in, p_addr, p_instr, p_last,
-            p_bad,
-            hazard_cur, hazard_off, loaded
+            p_bad, hazard_cur, hazard_off, loaded
         );
         clock!(self, clock, alu, out);
         self.buffer_a.read_clock.next = self.clock.val();

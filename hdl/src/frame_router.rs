@@ -7,12 +7,16 @@
 //!   to the uplink (port 1), from any network port to the host (port 0) — the `tuser`
 //!   destination mask says which. Its first beat leaves as soon as the candidate rule is decided
 //!   (byte 37 seen: beat 4 at 64 bits, beat 1 at 256) — it never waits for the frame's end.
-//! * A candidate goes into the **offload buffer**, a frame FIFO of its own
-//!   ([`AxisFifo`] in frame mode, 16 KiB), and is handed whole to the collective engine on
-//!   `m_offload_axis_*` once the classifier ([`crate::header_capture`] +
-//!   [`crate::offload_classifier`]) has checked it: with its decoded fields ([`FrameFields`])
-//!   and verdict held on `offload_*` for the whole frame. Malformed candidates are dropped
-//!   there and counted (`malformed_drops`).
+//! * A candidate goes into the **offload buffer**, a FIFO of its own ([`AxisFifo`], 16 KiB),
+//!   and is handed to the collective engine on `m_offload_axis_*` as it arrives
+//!   (**cut-through**), once the classifier ([`crate::header_capture`] +
+//!   [`crate::offload_classifier`]) has checked its header: with its decoded fields
+//!   ([`FrameFields`]) and verdict held on `offload_*` for the whole frame. Candidates whose
+//!   header fails a check are drained there and counted (`malformed_drops`). What only the
+//!   tail tells — the frame holds its IPv4 total length (the capture's `len_ok`), its MAC did
+//!   not mark it bad, it is no giant — comes with its last beat: a frame that fails is marked
+//!   bad there (the MAC convention), counted, and the engine undoes what it did with it
+//!   ([`crate::cfe`], `Tail`). Transit frames are judged the same way: header, then tail.
 //! * **Isolation**: a candidate is taken only if the offload buffer has room for the longest
 //!   offload frame (`limits::MAX_OFFLOAD_FRAME`, 2112 bytes; a longer candidate is a giant, cut
 //!   off there); otherwise (the engine stalled, every context busy) it is dropped and
@@ -24,7 +28,7 @@
 //!   (`runt_drops`, `giant_drops`, `bad_frame_drops`) and never delivered as good: a pass-through
 //!   one leaves with the bad bit on its last beat, so the output queues drop it (the MAC
 //!   convention: a cut-through frame found bad at its tail is aborted, never sent as good); an
-//!   offload one is dropped by the offload buffer; one that ends before the rule is decided is
+//!   offload one reaches the engine so marked; one that ends before the rule is decided is
 //!   dropped here.
 //!
 //! Inside: the beats wait in a small ingress buffer (8 beats; the input stops at 7, on a flag
@@ -233,16 +237,39 @@ pub struct FrameRouter<
     giant: Signal<Local, Bit>,
     w_last: Signal<Local, Bit>,
     w_user: Signal<Local, Bits<16>>,
-    /// The finished frame was a good candidate: the classifier's verdict for it is pushed.
-    /// Set with the capture's `frame_done`, then delayed as the classifier is.
-    tag_done: DFF<Bit>,
+    /// This beat starts the classifier on its frame: the header's last beat, or an earlier
+    /// last beat (the capture's `header_valid`, or `frame_done` of a short frame, a clock
+    /// later).
+    start_beat: Signal<Local, Bit>,
+    hb_last: Constant<Bits<16>>,
+    /// The classified frame is an offload frame: its verdict is pushed. Set with the
+    /// classifier's start, then delayed as the classifier is.
+    tag_start: DFF<Bit>,
     tag: [DFF<Bit>; 3],
-    /// The same for every transit frame (its verdict is pushed), and for every transit frame
-    /// not marked bad on the way in (a failed check is counted).
-    ttag_done: DFF<Bit>,
+    /// The same for a transit frame (its verdict is queued beside it).
+    ttag_start: DFF<Bit>,
     ttag: [DFF<Bit>; 3],
-    tgood_done: DFF<Bit>,
-    tgood: [DFF<Bit>; 3],
+    /// An offload or transit frame ended: its tail check (the capture's `len_ok`, at its
+    /// `frame_done`) is queued for its last beat.
+    tail_tag: DFF<Bit>,
+    tails: RegFifo4<Bit>,
+    /// The head frame of the ingress buffer is an offload frame and its tail check failed /
+    /// its last beat leaves.
+    o_user: Signal<Local, Bits<16>>,
+    o_valid: Signal<Local, Bit>,
+    o_end: Signal<Local, Bit>,
+    /// The bad bit of the beat at the ingress buffer's head (a runt, a giant cut off, a
+    /// frame its MAC marked bad: counted when it came in).
+    hyg_bad: Signal<Local, Bit>,
+    /// Malformed frames found this clock on the way into the offload buffer or out on the
+    /// transit port, and out of the offload buffer (the verdict); two in one clock count one
+    /// now and one the next (`mal_carry`: such events are at least two clocks apart on each
+    /// side).
+    mal_in: Signal<Local, Bit>,
+    mal_out: Signal<Local, Bit>,
+    mal_carry: DFF<Bit>,
+    /// The offload buffer's head beat carries the bad bit.
+    head_bad: Signal<Local, Bit>,
     // Read side.
     r_valid: Signal<Local, Bit>,
     r_class: Signal<Local, Bits<3>>,
@@ -378,12 +405,22 @@ impl<
             giant: Default::default(),
             w_last: Default::default(),
             w_user: Default::default(),
-            tag_done: Default::default(),
+            start_beat: Default::default(),
+            hb_last: Constant::new(bits::<16>(HB as u64 - 1)),
+            tag_start: Default::default(),
             tag: std::array::from_fn(|_| Default::default()),
-            ttag_done: Default::default(),
+            ttag_start: Default::default(),
             ttag: std::array::from_fn(|_| Default::default()),
-            tgood_done: Default::default(),
-            tgood: std::array::from_fn(|_| Default::default()),
+            tail_tag: Default::default(),
+            tails: Default::default(),
+            o_user: Default::default(),
+            o_valid: Default::default(),
+            o_end: Default::default(),
+            hyg_bad: Default::default(),
+            mal_in: Default::default(),
+            mal_out: Default::default(),
+            mal_carry: Default::default(),
+            head_bad: Default::default(),
             r_valid: Default::default(),
             r_class: Default::default(),
             r_last: Default::default(),
@@ -433,7 +470,8 @@ impl<
             verdicts,
             route_table,
             routes,
-            transit_ok
+            transit_ok,
+            tails
         );
         dff_setup!(
             self,
@@ -441,9 +479,10 @@ impl<
             w_beat,
             w_class,
             swallow,
-            tag_done,
-            ttag_done,
-            tgood_done,
+            tag_start,
+            ttag_start,
+            tail_tag,
+            mal_carry,
             route_wait,
             level,
             frames_in,
@@ -454,13 +493,13 @@ impl<
         for i in 0..3 {
             self.tag[i].clock.next = self.clock.val();
             self.ttag[i].clock.next = self.clock.val();
-            self.tgood[i].clock.next = self.clock.val();
         }
         self.route_table.cfg_we.next = self.cfg_we.val();
         self.route_table.cfg_addr.next = self.cfg_addr.val();
         self.route_table.cfg_data.next = self.cfg_data.val();
         self.routes.reset.next = self.reset.val();
         self.transit_ok.reset.next = self.reset.val();
+        self.tails.reset.next = self.reset.val();
         self.capture.reset.next = self.reset.val();
         self.classifier.reset.next = self.reset.val();
         self.ingress.reset.next = self.reset.val();
@@ -581,29 +620,29 @@ impl<
             self.w_beat.d.next = bits::<16>(0);
             self.swallow.d.next = false;
         }
-        self.tag_done.d.next = self.stored.val()
+        // The classifier starts on a frame once its header is in, or at its end if it is
+        // shorter (one start per frame): offload and transit frames are judged while they
+        // arrive. Whether they hold their IPv4 length is known at their end (the tail).
+        self.start_beat.next = (self.w_beat.q.val() == self.hb_last.val())
+            | (self.w_last.val() & (self.w_beat.q.val() < self.hb_last.val()));
+        self.tag_start.d.next = self.stored.val()
+            & self.start_beat.val()
+            & (self.cur_class.val() == self.c_offload.val());
+        self.ttag_start.d.next = self.stored.val()
+            & self.start_beat.val()
+            & (self.cur_class.val() == self.c_transit.val());
+        self.tail_tag.d.next = self.stored.val()
             & self.w_last.val()
-            & (self.cur_class.val() == self.c_offload.val())
-            & !self.giant.val()
-            & !self.mac_bad.val()
-            & !self.runt.val();
-        self.ttag_done.d.next =
-            self.stored.val() & self.w_last.val() & (self.cur_class.val() == self.c_transit.val());
-        self.tgood_done.d.next = self.stored.val()
-            & self.w_last.val()
-            & (self.cur_class.val() == self.c_transit.val())
-            & !self.giant.val()
-            & !self.mac_bad.val()
-            & !self.runt.val();
-        self.tag[0].d.next = self.tag_done.q.val();
+            & ((self.cur_class.val() == self.c_offload.val())
+                | (self.cur_class.val() == self.c_transit.val()));
+        self.tails.write.next = self.tail_tag.q.val();
+        self.tails.data_in.next = self.capture.len_ok.val();
+        self.tag[0].d.next = self.tag_start.q.val();
         self.tag[1].d.next = self.tag[0].q.val();
         self.tag[2].d.next = self.tag[1].q.val();
-        self.ttag[0].d.next = self.ttag_done.q.val();
+        self.ttag[0].d.next = self.ttag_start.q.val();
         self.ttag[1].d.next = self.ttag[0].q.val();
         self.ttag[2].d.next = self.ttag[1].q.val();
-        self.tgood[0].d.next = self.tgood_done.q.val();
-        self.tgood[1].d.next = self.tgood[0].q.val();
-        self.tgood[2].d.next = self.tgood[1].q.val();
         // A transit frame's route, read on its deciding clock.
         self.route_wait.d.next =
             self.accept.val() & self.deciding.val() & (self.decided.val() == self.c_transit.val());
@@ -613,31 +652,26 @@ impl<
             self.w_beat.d.next = bits::<16>(0);
             self.w_class.d.next = bits::<3>(0);
             self.swallow.d.next = false;
-            self.tag_done.d.next = false;
-            self.ttag_done.d.next = false;
-            self.tgood_done.d.next = false;
+            self.tag_start.d.next = false;
+            self.ttag_start.d.next = false;
+            self.tail_tag.d.next = false;
             self.route_wait.d.next = false;
         }
 
-        // ---- The classifier checks every frame; the verdicts of good candidates are kept.
+        // ---- The classifier checks every frame from its header; the verdicts of offload and
+        // transit frames are kept.
         self.classifier.header.next = self.capture.header.val();
         self.classifier.frame_len.next = self.capture.frame_len.val();
-        self.classifier.frame_done.next = self.capture.frame_done.val();
+        self.classifier.start.next = self.capture.header_valid.val()
+            | (self.capture.frame_done.val() & self.capture.short_frame.val());
+        self.classifier.short_frame.next =
+            self.capture.frame_done.val() & self.capture.short_frame.val();
         self.verdicts.write.next = self.classifier.verdict_valid.val() & self.tag[2].q.val();
         self.verdict_in.next.offload = self.classifier.offload.val();
         self.verdict_in.next.unsupported = self.classifier.unsupported.val();
         self.verdict_in.next.payload_len = self.classifier.payload_len.val();
         self.verdict_in.next.fields = self.classifier.fields.val();
         self.verdicts.data_in.next = self.verdict_in.val();
-        // A candidate that fails a check is counted when its verdict comes (one a clock);
-        // a transit frame's reserved code is such a failure.
-        if self.classifier.verdict_valid.val()
-            & ((self.tag[2].q.val() & !self.classifier.offload.val())
-                | (self.tgood[2].q.val()
-                    & !(self.classifier.offload.val() & !self.classifier.unsupported.val())))
-        {
-            self.ev.next.malformed_drops = true;
-        }
         self.t_arrive.next = self.classifier.verdict_valid.val() & self.ttag[2].q.val();
         self.transit_ok.data_in.next =
             self.classifier.offload.val() & !self.classifier.unsupported.val();
@@ -657,22 +691,33 @@ impl<
         self.m_axis.tuser.next =
             (self.head_user.val() & self.source_mask.val()) | self.pass_dst.val();
         self.m_axis.tvalid.next = self.r_valid.val() & (self.r_class.val() == self.c_pass.val());
+        // Offload: into the offload buffer as the beats come (cut-through); the last beat
+        // waits for the frame's tail check and carries its failure as the bad bit, so the
+        // engine, which acts on the frame from its header, undoes what it did.
+        self.hyg_bad.next = self.head_user.val().get_bit(self.bad_at.val().index());
+        self.o_user.next = self.head_user.val();
+        if self.ingress.m_axis.tlast.val() & !self.tails.data_out.val() {
+            self.o_user.next = self.head_user.val() | self.bad_bit.val();
+        }
+        self.o_valid.next = self.r_valid.val()
+            & (self.r_class.val() == self.c_offload.val())
+            & (!self.ingress.m_axis.tlast.val() | !self.tails.empty.val());
         self.offload.s_axis.tdata.next = self.ingress.m_axis.tdata.val();
         self.offload.s_axis.tkeep.next = self.ingress.m_axis.tkeep.val();
         self.offload.s_axis.tlast.next = self.ingress.m_axis.tlast.val();
-        self.offload.s_axis.tuser.next = self.head_user.val();
-        self.offload.s_axis.tvalid.next =
-            self.r_valid.val() & (self.r_class.val() == self.c_offload.val());
+        self.offload.s_axis.tuser.next = self.o_user.val();
+        self.offload.s_axis.tvalid.next = self.o_valid.val();
         self.offload.almost_level.next = self.offload_level.val();
-        self.offload.cut_through.next = false;
+        self.offload.cut_through.next = true;
         // Transit: the port mask from the route table; the first beat waits until the last
         // cannot overtake the verdict ([`TRANSIT_LAG`]), the last beat for the verdict, which
         // marks a frame that failed a check bad.
         self.r_last.next = self.ingress.m_axis.tlast.val();
-        self.t_have.next = !self.transit_ok.empty.val() | self.t_arrive.val();
-        self.t_ok.next = self.transit_ok.data_out.val();
+        self.t_have.next =
+            (!self.transit_ok.empty.val() | self.t_arrive.val()) & !self.tails.empty.val();
+        self.t_ok.next = self.transit_ok.data_out.val() & self.tails.data_out.val();
         if self.transit_ok.empty.val() {
-            self.t_ok.next = self.transit_ok.data_in.val();
+            self.t_ok.next = self.transit_ok.data_in.val() & self.tails.data_out.val();
         }
         self.lag_ok.d.next = (self.frames_in.q.val() == bits::<4>(0))
             & (self.level.q.val() >= self.transit_lag.val());
@@ -697,7 +742,7 @@ impl<
         if self.r_class.val() == self.c_pass.val() {
             self.r_take.next = self.r_valid.val() & self.m_axis.tready.val();
         } else if self.r_class.val() == self.c_offload.val() {
-            self.r_take.next = self.r_valid.val() & self.offload.s_axis.tready.val();
+            self.r_take.next = self.o_valid.val() & self.offload.s_axis.tready.val();
         } else if self.r_class.val() == self.c_transit.val() {
             self.r_take.next = self.t_valid.val() & self.m_transit_axis.tready.val();
         }
@@ -706,14 +751,20 @@ impl<
         self.t_end.next =
             self.r_take.val() & self.r_last.val() & (self.r_class.val() == self.c_transit.val());
         self.routes.read.next = self.t_end.val();
+        self.o_end.next =
+            self.r_take.val() & self.r_last.val() & (self.r_class.val() == self.c_offload.val());
+        self.tails.read.next = self.t_end.val() | self.o_end.val();
+        // A frame that failed a check (an offload frame's tail; a transit frame's header or
+        // tail, a reserved code among them) is counted as it leaves, unless it was counted
+        // as it came in (marked bad).
+        self.mal_in.next = !self.hyg_bad.val()
+            & ((self.o_end.val() & !self.tails.data_out.val())
+                | (self.t_end.val() & !self.t_ok.val()));
         // The verdict is queued unless it is used as it arrives.
         self.transit_ok.write.next =
             self.t_arrive.val() & !(self.t_end.val() & self.transit_ok.empty.val());
         self.transit_ok.read.next = self.t_end.val() & !self.transit_ok.empty.val();
-        if self.t_end.val()
-            & self.t_ok.val()
-            & !self.head_user.val().get_bit(self.bad_at.val().index())
-        {
+        if self.t_end.val() & self.t_ok.val() & !self.hyg_bad.val() {
             self.ev.next.transits = true;
         }
         if self.r_take.val() & (self.r_class.val() == self.c_transit.val()) {
@@ -771,12 +822,34 @@ impl<
         if self.reset.val() {
             self.pop_pending.d.next = false;
         }
+        // A frame marked bad goes to the engine too (it undoes what it did), counted when it
+        // was marked; one that failed the header checks is drained and counted here.
+        self.head_bad.next = self
+            .offload_out
+            .m_axis
+            .tuser
+            .val()
+            .get_bit(self.bad_at.val().index());
         if self.head_valid.val()
             & self.m_offload_axis.tready.val()
             & self.offload_out.m_axis.tlast.val()
             & self.head.val().offload
+            & !self.head_bad.val()
         {
             self.ev.next.offload_frames = true;
+        }
+        self.mal_out.next = self.head_valid.val()
+            & self.head_ready.val()
+            & self.offload_out.m_axis.tlast.val()
+            & !self.head.val().offload
+            & !self.head_bad.val();
+        if self.mal_in.val() | self.mal_out.val() | self.mal_carry.q.val() {
+            self.ev.next.malformed_drops = true;
+        }
+        self.mal_carry.d.next = (self.mal_in.val() & self.mal_out.val())
+            | (self.mal_carry.q.val() & (self.mal_in.val() | self.mal_out.val()));
+        if self.reset.val() {
+            self.mal_carry.d.next = false;
         }
         self.ev.next.engine_waits =
             self.head.val().offload & self.head_valid.val() & !self.m_offload_axis.tready.val();

@@ -8,8 +8,11 @@
 //!
 //! * `header_valid` pulses for one clock once all 64 header bytes have been seen; `header` then
 //!   holds frame bytes 0..64 little-endian (byte 0 in bits 7:0).
-//! * `frame_done` pulses after the `tlast` beat with `frame_len` (bytes) and `short_frame` set when the
-//!   frame ended before byte 64 (no offload header: never an offload frame).
+//! * `frame_done` pulses after the `tlast` beat with `frame_len` (bytes), `short_frame` set when the
+//!   frame ended before byte 64 (no offload header: never an offload frame), and `len_ok` set
+//!   when it did not and holds its IPv4 total length (`frame_len` ≥ total length + 14; bytes
+//!   beyond are Ethernet padding). That is the one check of an offload frame that needs its end
+//!   ([`crate::offload_classifier`] makes the others from the header).
 //!
 //! One block for both widths (`W` data bits, `K = W / 8` keep bits, `HB` header beats):
 //! [`HeaderCapture64`] (8 beats of header) and [`HeaderCapture256`] (2 beats).
@@ -17,6 +20,7 @@
 use rust_hdl::prelude::*;
 
 use crate::axis::check_widths;
+use crate::header_fields::IP_TOTAL_LEN_BYTE;
 use crate::place::Place;
 
 /// Taps a frame stream and captures its header and length.
@@ -34,6 +38,7 @@ pub struct HeaderCapture<const W: usize, const K: usize, const HB: usize> {
     pub frame_len: Signal<Out, Bits<16>>,
     pub frame_done: Signal<Out, Bit>,
     pub short_frame: Signal<Out, Bit>,
+    pub len_ok: Signal<Out, Bit>,
     /// Byte count of a beat whose highest kept lane is `i`: `i + 1`.
     lane_bytes: [Constant<Bits<16>>; K],
     full_beat: Constant<Bits<16>>,
@@ -49,6 +54,11 @@ pub struct HeaderCapture<const W: usize, const K: usize, const HB: usize> {
     done: DFF<Bit>,
     done_len: DFF<Bits<16>>,
     done_short: DFF<Bit>,
+    /// The header's IPv4 total length + 14, registered a clock after the header (it is
+    /// complete well before the frame's `frame_done`).
+    tot14: DFF<Bits<17>>,
+    raw_total: Signal<Local, Bits<16>>,
+    ip_total_at: Constant<Bits<16>>,
 }
 
 impl<const W: usize, const K: usize, const HB: usize> Default for HeaderCapture<W, K, HB> {
@@ -67,6 +77,7 @@ impl<const W: usize, const K: usize, const HB: usize> Default for HeaderCapture<
             frame_len: Default::default(),
             frame_done: Default::default(),
             short_frame: Default::default(),
+            len_ok: Default::default(),
             lane_bytes: std::array::from_fn(|i| Constant::new(bits::<16>(i as u64 + 1))),
             full_beat: Constant::new(bits::<16>(K as u64)),
             last_header_beat: Constant::new(bits::<16>(HB as u64 - 1)),
@@ -80,6 +91,9 @@ impl<const W: usize, const K: usize, const HB: usize> Default for HeaderCapture<
             done: Default::default(),
             done_len: Default::default(),
             done_short: Default::default(),
+            tot14: Default::default(),
+            raw_total: Default::default(),
+            ip_total_at: Constant::new(bits::<16>(8 * IP_TOTAL_LEN_BYTE as u64)),
         }
     }
 }
@@ -95,7 +109,8 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for HeaderCapture<W,
             header_pulse,
             done,
             done_len,
-            done_short
+            done_short,
+            tot14
         );
         for i in 0..HB {
             self.words[i].clock.next = self.clock.val();
@@ -158,6 +173,17 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for HeaderCapture<W,
         self.frame_len.next = self.done_len.q.val();
         self.frame_done.next = self.done.q.val();
         self.short_frame.next = self.done_short.q.val();
+        // Big-endian on the wire; byte `IP_TOTAL_LEN_BYTE` is the high one.
+        for i in (HB - 1usize)..HB {
+            self.raw_total.next = self.packed[i]
+                .val()
+                .get_bits::<16>(self.ip_total_at.val().index());
+        }
+        self.tot14.d.next =
+            bit_cast::<17, 16>((self.raw_total.val() << 8) | (self.raw_total.val() >> 8))
+                + bits::<17>(14);
+        self.len_ok.next = !self.done_short.q.val()
+            & (bit_cast::<17, 16>(self.done_len.q.val()) >= self.tot14.q.val());
     }
 }
 

@@ -19,6 +19,8 @@ use rust_hdl::prelude::*;
 /// The frame byte holding the last byte of the IPv4 destination: the board index of a board
 /// frame.
 pub const DST_HOST_BYTE: usize = ETH_HEADER_LEN + 19;
+/// The frame byte where the IPv4 total length (big-endian, 2 bytes) starts.
+pub const IP_TOTAL_LEN_BYTE: usize = ETH_HEADER_LEN + 2;
 /// The frame byte holding the offload header's version (high nibble) and message type (low).
 pub const VERSION_TYPE_BYTE: usize = HEADER_FRAME_OFFSET + field::VERSION_TYPE;
 
@@ -297,7 +299,7 @@ impl Default for HeaderFields {
             at_dst_port: at(udp + 2),
             at_ethertype: at(12),
             at_ip_version_ihl: at(ip),
-            at_ip_total_len: at(ip + 2),
+            at_ip_total_len: at(IP_TOTAL_LEN_BYTE),
             at_ip_flags_frag: at(ip + 6),
             at_ip_protocol: at(ip + 9),
             at_udp_len: at(udp + 4),

@@ -2,17 +2,21 @@
 //! frame, or a malformed offload frame to drop and count — exactly as
 //! `collwire_proto::frame::classify` does, and decodes every address and offload-header field.
 //!
-//! Input: the first 64 frame bytes and the frame length from [`crate::header_capture`], at its
-//! `frame_done` pulse. Output: `verdict_valid` pulses [`CLASSIFY_LATENCY`] clocks later with the
-//! verdict, the length of that frame, and its decoded fields ([`FrameFields`]). It takes one frame per
-//! clock (fully pipelined), so back-to-back runts cannot overrun it.
+//! Input: the first 64 frame bytes from [`crate::header_capture`] at its `start` pulse: as soon
+//! as the header is in (`header_valid`), or at the end of a frame shorter than the header
+//! (`frame_done` with `short_frame`, and then the frame's length). Output: `verdict_valid`
+//! pulses [`CLASSIFY_LATENCY`] clocks later with the verdict and the frame's decoded fields
+//! ([`FrameFields`]). It takes one frame per clock (fully pipelined), so back-to-back runts
+//! cannot overrun it. The one check that needs the frame's end — the IPv4 total length within
+//! the frame — is the capture's (`len_ok` at `frame_done`): the router judges a frame from its
+//! header and marks it bad at its tail if that fails ([`crate::frame_router`]).
 //!
 //! The rules (docs/protocol.md, "Classification"):
 //! * candidate: length ≥ 38, EtherType 0x0800, IPv4 version 4 with IHL 5, not a fragment,
 //!   protocol 17, UDP destination port 0xC011 ([`crate::offload_candidate`]). Anything else
 //!   passes through untouched.
-//! * a candidate is malformed unless: IPv4 total length ≥ 20 and ≤ frame length − 14 (trailing
-//!   bytes are Ethernet padding); the IP payload holds a UDP header; the UDP length is 0 (use
+//! * a candidate is malformed unless: it holds the 64-byte header; IPv4 total length ≥ 20 (and
+//!   ≤ frame length − 14, trailing bytes being Ethernet padding: the capture's check); the IP payload holds a UDP header; the UDP length is 0 (use
 //!   the IP payload) or 8 ≤ length ≤ IP payload; the datagram holds the 22-byte offload header;
 //!   magic, version and every code are known; the op is defined on the datatype; comm size and
 //!   ranks per host are non-zero and comm size is a multiple of ranks per host (the only
@@ -37,7 +41,7 @@ use rust_hdl::prelude::*;
 use crate::header_fields::{FrameFields, HeaderFields};
 use crate::offload_candidate::{CANDIDATE_BYTES, OffloadCandidate};
 
-/// Clocks from the capture's `frame_done` to `verdict_valid`.
+/// Clocks from `start` to `verdict_valid`.
 pub const CLASSIFY_LATENCY: usize = 3;
 
 fn nibble(v: usize) -> Constant<Bits<4>> {
@@ -99,8 +103,12 @@ pub struct OffloadClassifier {
     /// Synchronous reset: no frame in the pipeline.
     pub reset: Signal<In, Bit>,
     pub header: Signal<In, Bits<512>>,
+    /// The header is in (or a frame shorter than it ended): classify it.
+    pub start: Signal<In, Bit>,
+    /// With `start`: the frame ended before its 64th byte (never an offload frame; a candidate
+    /// if at least [`CANDIDATE_BYTES`] long, then malformed), and its length.
+    pub short_frame: Signal<In, Bit>,
     pub frame_len: Signal<In, Bits<16>>,
-    pub frame_done: Signal<In, Bit>,
     /// One clock per classified frame.
     pub verdict_valid: Signal<Out, Bit>,
     /// A valid offload frame: hand it to the collective engine.
@@ -111,7 +119,6 @@ pub struct OffloadClassifier {
     pub unsupported: Signal<Out, Bit>,
     /// The frame's fields, decoded (what the engine acts on).
     pub fields: Signal<Out, FrameFields>,
-    pub frame_len_out: Signal<Out, Bits<16>>,
     /// Payload bytes after the offload header.
     pub payload_len: Signal<Out, Bits<16>>,
     // Code tables, taken from collwire-proto.
@@ -164,14 +171,12 @@ pub struct OffloadClassifier {
     s0_ok: DFF<Bit>,
     s0_unsupported: DFF<Bit>,
     s0_fields: DFF<FrameFields>,
-    s0_len: DFF<Bits<16>>,
     s0_payload: DFF<Bits<16>>,
     /// The length checks that compare two header lengths (each a subtraction or an addition
     /// and then a compare: two carry chains in one clock was the router's deepest path) are
-    /// finished in stage 1, from these registers: IPv4 total length + 14 (≤ the frame
-    /// length), the IP payload length and the UDP length (UDP within IP), the payload length
-    /// and the one its element count asks for, and whether it is an error datagram.
-    s0_total14: DFF<Bits<20>>,
+    /// finished in stage 1, from these registers: the IP payload length and the UDP length
+    /// (UDP within IP), the payload length and the one its element count asks for, and
+    /// whether it is an error datagram.
     s0_ip_payload: DFF<Bits<20>>,
     s0_udp_len: DFF<Bits<20>>,
     s0_payload_full: DFF<Bits<20>>,
@@ -192,7 +197,6 @@ pub struct OffloadClassifier {
     s1_ok: DFF<Bit>,
     s1_unsupported: DFF<Bit>,
     s1_fields: DFF<FrameFields>,
-    s1_len: DFF<Bits<16>>,
     s1_payload: DFF<Bits<16>>,
     s1_div: DFF<Divisor>,
     s2_valid: DFF<Bit>,
@@ -200,7 +204,6 @@ pub struct OffloadClassifier {
     s2_ok: DFF<Bit>,
     s2_unsupported: DFF<Bit>,
     s2_fields: DFF<FrameFields>,
-    s2_len: DFF<Bits<16>>,
     s2_payload: DFF<Bits<16>>,
 }
 
@@ -212,14 +215,14 @@ impl Default for OffloadClassifier {
             clock: Default::default(),
             reset: Default::default(),
             header: Default::default(),
+            start: Default::default(),
+            short_frame: Default::default(),
             frame_len: Default::default(),
-            frame_done: Default::default(),
             verdict_valid: Default::default(),
             offload: Default::default(),
             malformed: Default::default(),
             unsupported: Default::default(),
             fields: Default::default(),
-            frame_len_out: Default::default(),
             payload_len: Default::default(),
             code: std::array::from_fn(nibble),
             msg_max: max(MessageType::ALL.len()),
@@ -282,9 +285,7 @@ impl Default for OffloadClassifier {
             s0_ok: Default::default(),
             s0_unsupported: Default::default(),
             s0_fields: Default::default(),
-            s0_len: Default::default(),
             s0_payload: Default::default(),
-            s0_total14: Default::default(),
             s0_ip_payload: Default::default(),
             s0_udp_len: Default::default(),
             s0_payload_full: Default::default(),
@@ -300,7 +301,6 @@ impl Default for OffloadClassifier {
             s1_ok: Default::default(),
             s1_unsupported: Default::default(),
             s1_fields: Default::default(),
-            s1_len: Default::default(),
             s1_payload: Default::default(),
             s1_div: Default::default(),
             s2_valid: Default::default(),
@@ -308,7 +308,6 @@ impl Default for OffloadClassifier {
             s2_ok: Default::default(),
             s2_unsupported: Default::default(),
             s2_fields: Default::default(),
-            s2_len: Default::default(),
             s2_payload: Default::default(),
         }
     }
@@ -325,9 +324,7 @@ impl Logic for OffloadClassifier {
             s0_ok,
             s0_unsupported,
             s0_fields,
-            s0_len,
             s0_payload,
-            s0_total14,
             s0_ip_payload,
             s0_udp_len,
             s0_payload_full,
@@ -339,7 +336,6 @@ impl Logic for OffloadClassifier {
             s1_ok,
             s1_unsupported,
             s1_fields,
-            s1_len,
             s1_payload,
             s1_div,
             s2_valid,
@@ -347,7 +343,6 @@ impl Logic for OffloadClassifier {
             s2_ok,
             s2_unsupported,
             s2_fields,
-            s2_len,
             s2_payload
         );
         // Named fields of the arriving header (offsets from collwire-proto's field table).
@@ -358,8 +353,8 @@ impl Logic for OffloadClassifier {
         self.f_elem.next = bit_cast::<20, 16>(self.fin.elem_count.val());
 
         self.rule.header.next = self.header.val();
-        self.candidate.next =
-            (self.len.val() >= self.candidate_bytes.val()) & self.rule.candidate.val();
+        self.candidate.next = self.rule.candidate.val()
+            & (!self.short_frame.val() | (self.len.val() >= self.candidate_bytes.val()));
 
         // Lengths, as etherparse slices them: IPv4 total length within the frame, UDP length 0
         // (whole IP payload) or 8..=IP payload, room for the offload header.
@@ -431,14 +426,12 @@ impl Logic for OffloadClassifier {
             == bits::<16>(0);
 
         // Stage 0.
-        self.s0_valid.d.next = self.frame_done.val();
+        self.s0_valid.d.next = self.start.val();
         self.s0_candidate.d.next = self.candidate.val();
-        self.s0_ok.d.next = self.lengths_ok.val() & self.header_ok.val();
+        self.s0_ok.d.next = self.lengths_ok.val() & self.header_ok.val() & !self.short_frame.val();
         self.s0_unsupported.d.next = self.reserved.val();
         self.s0_fields.d.next = self.fin.fields.val();
-        self.s0_len.d.next = self.frame_len.val();
         self.s0_payload.d.next = self.payload.val().get_bits::<16>(0);
-        self.s0_total14.d.next = self.total_len.val() + bits::<20>(14);
         self.s0_ip_payload.d.next = self.ip_payload.val();
         self.s0_udp_len.d.next = self.udp_len.val();
         self.s0_payload_full.d.next = self.payload.val();
@@ -453,11 +446,10 @@ impl Logic for OffloadClassifier {
         self.s1_div.d.next = self.s0_div.q.val();
         self.s1_valid.d.next = self.s0_valid.q.val();
         self.s1_candidate.d.next = self.s0_candidate.q.val();
-        // The IPv4 total length within the frame, the UDP length (unless 0) within the IP
-        // payload, the payload as long as the element count says (4 bytes for an error).
-        self.late_ok.next = (bit_cast::<20, 16>(self.s0_len.q.val()) >= self.s0_total14.q.val())
-            & ((self.s0_udp_len.q.val() == bits::<20>(0))
-                | (self.s0_udp_len.q.val() <= self.s0_ip_payload.q.val()));
+        // The UDP length (unless 0) within the IP payload, the payload as long as the element
+        // count says (4 bytes for an error).
+        self.late_ok.next = (self.s0_udp_len.q.val() == bits::<20>(0))
+            | (self.s0_udp_len.q.val() <= self.s0_ip_payload.q.val());
         if self.s0_error_msg.q.val() {
             if self.s0_payload_full.q.val() != bits::<20>(4) {
                 self.late_ok.next = false;
@@ -468,7 +460,6 @@ impl Logic for OffloadClassifier {
         self.s1_ok.d.next = self.s0_ok.q.val() & self.late_ok.val();
         self.s1_unsupported.d.next = self.s0_unsupported.q.val();
         self.s1_fields.d.next = self.s0_fields.q.val();
-        self.s1_len.d.next = self.s0_len.q.val();
         self.s1_payload.d.next = self.s0_payload.q.val();
 
         // Stage 2: comm size is a multiple of ranks per host = 2^k·d (d odd) iff its low k
@@ -481,7 +472,6 @@ impl Logic for OffloadClassifier {
         self.s2_ok.d.next = self.s1_ok.q.val() & self.divisible.val();
         self.s2_unsupported.d.next = self.s1_unsupported.q.val();
         self.s2_fields.d.next = self.s1_fields.q.val();
-        self.s2_len.d.next = self.s1_len.q.val();
         self.s2_payload.d.next = self.s1_payload.q.val();
 
         // Verdict and decoded fields.
@@ -491,7 +481,6 @@ impl Logic for OffloadClassifier {
         self.unsupported.next =
             self.s2_candidate.q.val() & self.s2_ok.q.val() & self.s2_unsupported.q.val();
         self.fields.next = self.s2_fields.q.val();
-        self.frame_len_out.next = self.s2_len.q.val();
         self.payload_len.next = self.s2_payload.q.val();
         if self.reset.val() {
             self.s0_valid.d.next = false;

@@ -182,8 +182,7 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, beat, left, have_cmd, stream, held, held_bad, tail_pulse,
-            tail_mark
+            self, clock, state, beat, left, have_cmd, stream, held, held_bad, tail_pulse, tail_mark
         );
         self.command.next = self.s_cmd_tdata.val().into();
         self.out_s_tready.next = false;
@@ -225,8 +224,8 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
             }
             SplitterState::Payload => {
                 // The command's last word waits for the frame's tail unless it is the tail.
-                self.out_tvalid.next = self.s_axis.tvalid.val()
-                    & !(self.final_word.val() & !self.s_axis.tlast.val());
+                self.out_tvalid.next =
+                    self.s_axis.tvalid.val() & !(self.final_word.val() & !self.s_axis.tlast.val());
                 self.out_tbad.next = self.final_word.val() & self.beat_bad.val();
                 self.out_s_tready.next = self.m_axis.tready.val();
                 if self.final_word.val() & !self.s_axis.tlast.val() {

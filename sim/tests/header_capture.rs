@@ -1,5 +1,7 @@
 //! Offload parser stage 1 through Verilator at both widths: the exact first 64 bytes and the
-//! exact length of real frames (built with etherparse), streamed back to back with idle gaps.
+//! exact length of real frames (built with etherparse), streamed back to back with idle gaps,
+//! and whether each frame holds its IPv4 total length (offload frames truncated by a few bytes
+//! fail, padded ones pass).
 
 use collwire_proto::frame::{Endpoints, build_frame};
 use collwire_proto::*;
@@ -11,7 +13,11 @@ use etherparse::PacketBuilder;
 #[derive(Debug, PartialEq, Eq)]
 enum Event {
     Header(Vec<u8>),
-    Done { len: usize, short: bool },
+    Done {
+        len: usize,
+        short: bool,
+        len_ok: bool,
+    },
 }
 
 trait Tap: Default {
@@ -53,6 +59,7 @@ macro_rules! tap {
                     e.push(Event::Done {
                         len: self.frame_len() as usize,
                         short: self.short_frame() == 1,
+                        len_ok: self.len_ok() == 1,
                     });
                 }
                 e
@@ -103,7 +110,16 @@ fn frames() -> Vec<Vec<u8>> {
             elem_count: n as u16,
         };
         let payload: Vec<u8> = (0..n * 4).map(|i| i as u8 ^ 0x5a).collect();
-        out.push(build_frame(&ep, &repr.to_datagram(&payload).unwrap()).unwrap());
+        let f = build_frame(&ep, &repr.to_datagram(&payload).unwrap()).unwrap();
+        // Cut short (a frame that lost its tail), padded (Ethernet padding after the IPv4
+        // packet), whole.
+        if f.len() > 66 {
+            out.push(f[..f.len() - 1 - n % 3].to_vec());
+        }
+        let mut padded = f.clone();
+        padded.resize(f.len() + 1 + n % 40, 0xee);
+        out.push(padded);
+        out.push(f);
     }
     let mut tcp = Vec::new();
     PacketBuilder::ethernet2(ep.src_mac, ep.dst_mac)
@@ -163,9 +179,11 @@ fn run<T: Tap>() {
         if f.len() >= 64 {
             want.push(Event::Header(f[..64].to_vec()));
         }
+        let total = usize::from(u16::from_be_bytes([f[16], f[17]]));
         want.push(Event::Done {
             len: f.len(),
             short: f.len() < 64,
+            len_ok: f.len() >= 64 && f.len() >= total + 14,
         });
     }
     assert_eq!(seen, want, "{}-byte bus", T::BYTES);

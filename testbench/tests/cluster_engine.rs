@@ -754,3 +754,113 @@ fn a_stalled_engine_does_not_delay_plain_traffic() {
         assert_eq!(c.underruns, 0);
     }
 }
+
+/// Cut-through offload frames (issue 15): the engine acts on a frame from its header, before
+/// its tail is known. A partial from board 0 that board 1 combines with its local value as
+/// it streams in and sends on — first a copy its MAC marked bad, then a copy shorter than its
+/// IPv4 length — must change nothing: the frame board 1 built from it leaves marked bad (board
+/// 2 drops it, counted), board 1 keeps no trace of it (its program did not advance, its
+/// register is absent), and when rank 0 posts, every rank gets the right bits.
+#[test]
+fn an_arrival_bad_at_its_tail_is_undone_and_what_it_made_leaves_marked_bad() {
+    use collwire_control::program::{self, Kind, Uop};
+    use collwire_proto::frame::Endpoints;
+    use collwire_sim::cluster::{board_ip, board_mac};
+    // The register board 0's ring program sends its partial into at board 1.
+    let programs = program::compile(Algorithm::Ring, Kind::Reduction, 3).unwrap();
+    let tag = programs[0]
+        .uops
+        .iter()
+        .find_map(|u| match u {
+            Uop::Pass { send: Some(s), .. } if s.board == 1 => Some(s.tag),
+            _ => None,
+        })
+        .expect("board 0 sends to board 1");
+    let values: Vec<[i32; 2]> = vec![[7, -300], [-41, 1 << 20], [1000, 5]];
+    let data = |r: usize| -> Vec<u8> { values[r].iter().flat_map(|v| v.to_le_bytes()).collect() };
+    let op_id = 21;
+    for width in [64, 256] {
+        let mut c = cluster(3, width);
+        let count = |c: &mut Cluster, b: usize, name: &str| c.counters(b).get(name);
+        let send_request = |c: &mut Cluster, r: usize| {
+            let repr = request(r as u16, 3, 1, ReduceOp::Sum, op_id);
+            let frame =
+                build_frame(&rank_endpoints(r, 0), &repr.to_datagram(&data(r)).unwrap()).unwrap();
+            c.host_send(r, &frame);
+        };
+        for r in [1, 2] {
+            send_request(&mut c, r);
+        }
+        c.run_until(20_000, |c| c.at_rest()).unwrap();
+        let partial = OffloadRepr {
+            msg_type: MessageType::Partial,
+            rank: u16::from(tag) << 8,
+            ..request(0, 3, 1, ReduceOp::Sum, op_id)
+        };
+        let frame = build_frame(
+            &Endpoints {
+                src_mac: board_mac(0),
+                dst_mac: board_mac(1),
+                src_ip: board_ip(0),
+                dst_ip: board_ip(1),
+                src_port: collwire_proto::OFFLOAD_UDP_PORT,
+                dst_port: collwire_proto::OFFLOAD_UDP_PORT,
+            },
+            &partial.to_datagram(&data(0)).unwrap(),
+        )
+        .unwrap();
+        let sent_before = c.first_out[1][1].len();
+        // Its MAC marked it bad.
+        c.inject_marked(1, 2, &frame, true);
+        c.run_until(20_000, |c| c.at_rest()).unwrap();
+        // Shorter than its IPv4 length: it lost its last bytes.
+        c.inject(1, 2, &frame[..frame.len() - 3]);
+        c.run_until(20_000, |c| c.at_rest()).unwrap();
+        let sent = c.first_out[1][1].len() - sent_before;
+        println!(
+            "{width}-bit: board 1 sent {sent} frames from the bad arrivals; board 2 dropped {} \
+             as bad",
+            count(&mut c, 2, "bad_frame_drops")
+        );
+        assert_eq!(count(&mut c, 1, "bad_frame_drops"), 1, "{width}-bit");
+        assert_eq!(count(&mut c, 1, "malformed_drops"), 1, "{width}-bit");
+        assert_eq!(
+            count(&mut c, 1, "stored"),
+            1,
+            "{width}-bit: only the request"
+        );
+        // Board 1 combined each arrival as it streamed in and sent the result on: both left
+        // marked bad, and board 2 dropped them as its MAC's bad frames.
+        assert_eq!(sent, 2, "{width}-bit: board 1 combined on arrival");
+        assert_eq!(count(&mut c, 2, "bad_frame_drops"), 2, "{width}-bit");
+        assert_eq!(count(&mut c, 2, "stored"), 1, "{width}-bit");
+        for b in 0..3 {
+            assert!(c.host_take(b).is_empty(), "{width}-bit: board {b} answered");
+        }
+        // Rank 0 posts: the collective runs as if the bad frames had never come.
+        send_request(&mut c, 0);
+        c.run_until(50_000, |c| c.at_rest()).unwrap();
+        let sum: Vec<u8> = (0..2)
+            .flat_map(|i| {
+                values
+                    .iter()
+                    .fold(0i32, |s, v| s.wrapping_add(v[i]))
+                    .to_le_bytes()
+            })
+            .collect();
+        for b in 0..3 {
+            let answers: Vec<(OffloadRepr, Vec<u8>)> = c
+                .host_take(b)
+                .into_iter()
+                .filter_map(|rx| {
+                    let (_, d) = udp_datagram(&rx.frame)?;
+                    let (repr, payload) = OffloadRepr::from_datagram(d).ok()?;
+                    Some((repr, payload.to_vec()))
+                })
+                .collect();
+            assert_eq!(answers.len(), 1, "{width}-bit: board {b}: {answers:?}");
+            assert_eq!(answers[0].0.msg_type, MessageType::Response);
+            assert_eq!(answers[0].1, sum, "{width}-bit: rank {b}'s answer");
+        }
+    }
+}
