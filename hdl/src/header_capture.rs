@@ -44,6 +44,12 @@ pub struct HeaderCapture<const W: usize, const K: usize, const HB: usize> {
     full_beat: Constant<Bits<16>>,
     last_header_beat: Constant<Bits<16>>,
     beat_bytes: Signal<Local, Bits<16>>,
+    /// Lane `i` is the beat's highest kept lane.
+    highest: [Signal<Local, Bit>; K],
+    lane_count: [Signal<Local, Bits<16>>; K],
+    count_acc: [Signal<Local, Bits<16>>; K],
+    ends_short: Signal<Local, Bit>,
+    top_lane: Constant<Bits<16>>,
     beat: DFF<Bits<16>>,
     len: DFF<Bits<16>>,
     words: [DFF<Bits<W>>; HB],
@@ -82,6 +88,11 @@ impl<const W: usize, const K: usize, const HB: usize> Default for HeaderCapture<
             full_beat: Constant::new(bits::<16>(K as u64)),
             last_header_beat: Constant::new(bits::<16>(HB as u64 - 1)),
             beat_bytes: Default::default(),
+            highest: std::array::from_fn(|_| Default::default()),
+            lane_count: std::array::from_fn(|_| Default::default()),
+            count_acc: std::array::from_fn(|_| Default::default()),
+            ends_short: Default::default(),
+            top_lane: Constant::new(bits::<16>(K as u64 - 1)),
             beat: Default::default(),
             len: Default::default(),
             words: std::array::from_fn(|_| Default::default()),
@@ -116,13 +127,34 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for HeaderCapture<W,
             self.words[i].clock.next = self.clock.val();
             self.words[i].d.next = self.words[i].q.val();
         }
-        // Bytes in this beat: the highest kept lane + 1 (tkeep is contiguous).
-        self.beat_bytes.next = bits::<16>(0);
+        // Bytes in this beat: the highest kept lane + 1 (tkeep is contiguous), as an OR of
+        // the lanes' counts, each selected by its lane being the highest kept one (a flat OR,
+        // not a priority chain over every lane in front of the length's adder).
         for i in 0..K {
-            if self.s_axis_tkeep.val().get_bit(i) {
-                self.beat_bytes.next = self.lane_bytes[i].val();
+            self.highest[i].next = self.s_axis_tkeep.val().get_bit(i);
+        }
+        for i in 0..(K - 1usize) {
+            self.highest[i].next =
+                self.s_axis_tkeep.val().get_bit(i) & !self.s_axis_tkeep.val().get_bit(i + 1);
+        }
+        for i in 0..K {
+            self.lane_count[i].next = bits::<16>(0);
+            if self.highest[i].val() {
+                self.lane_count[i].next = self.lane_bytes[i].val();
             }
         }
+        self.count_acc[0].next = self.lane_count[0].val();
+        for i in 1..K {
+            self.count_acc[i].next = self.count_acc[i - 1].val() | self.lane_count[i].val();
+        }
+        for i in (K - 1usize)..K {
+            self.beat_bytes.next = self.count_acc[i].val();
+        }
+        // The frame ends before byte 64: on a header beat before the last, or on the last one
+        // not full (its top lane not kept) — from the beat count, not from the length's sum.
+        self.ends_short.next = (self.beat.q.val() < self.last_header_beat.val())
+            | ((self.beat.q.val() == self.last_header_beat.val())
+                & !self.s_axis_tkeep.val().get_bit(self.top_lane.val().index()));
         self.header_pulse.d.next = false;
         self.done.d.next = false;
         if self.s_axis_tvalid.val() {
@@ -141,11 +173,10 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for HeaderCapture<W,
                 self.len.d.next = bits::<16>(0);
                 self.done.d.next = true;
                 self.done_len.d.next = self.len.q.val() + self.beat_bytes.val();
-                self.done_short.d.next =
-                    (self.len.q.val() + self.beat_bytes.val()) < bits::<16>(64);
+                self.done_short.d.next = self.ends_short.val();
                 // A frame of exactly 64 bytes or more whose header ended on an
                 // earlier beat already pulsed; a short one never does.
-                if (self.len.q.val() + self.beat_bytes.val()) < bits::<16>(64) {
+                if self.ends_short.val() {
                     self.header_pulse.d.next = false;
                 }
             }

@@ -155,7 +155,6 @@ pub struct OffloadClassifier {
     // Checks.
     candidate: Signal<Local, Bit>,
     ip_payload: Signal<Local, Bits<20>>,
-    datagram: Signal<Local, Bits<20>>,
     lengths_ok: Signal<Local, Bit>,
     payload: Signal<Local, Bits<20>>,
     op_mask: Signal<Local, Bits<16>>,
@@ -271,7 +270,6 @@ impl Default for OffloadClassifier {
             f_elem: Default::default(),
             candidate: Default::default(),
             ip_payload: Default::default(),
-            datagram: Default::default(),
             lengths_ok: Default::default(),
             payload: Default::default(),
             op_mask: Default::default(),
@@ -356,22 +354,24 @@ impl Logic for OffloadClassifier {
         self.candidate.next = self.rule.candidate.val()
             & (!self.short_frame.val() | (self.len.val() >= self.candidate_bytes.val()));
 
-        // Lengths, as etherparse slices them: IPv4 total length within the frame, UDP length 0
-        // (whole IP payload) or 8..=IP payload, room for the offload header.
+        // Lengths, as etherparse slices them: UDP length 0 (whole IP payload) or 8..=IP
+        // payload, room for the offload header (the IPv4 total length within the frame is the
+        // capture's check, at the frame's end).
         // Each length straight from the header fields, side by side (the same values, modulo
         // 2^20, as one from the other, without a chain of subtractions).
         self.ip_payload.next = self.total_len.val() - bits::<20>(20);
-        self.datagram.next = self.udp_len.val() - bits::<20>(8);
         self.payload.next = self.udp_len.val() - bits::<20>(30);
         if self.udp_len.val() == bits::<20>(0) {
-            self.datagram.next = self.total_len.val() - bits::<20>(28);
             self.payload.next = self.total_len.val() - bits::<20>(50);
         }
         // Here the checks against constants; stage 1 compares lengths with each other.
-        self.lengths_ok.next = (self.total_len.val() >= bits::<20>(20))
-            & (self.ip_payload.val() >= bits::<20>(8))
-            & ((self.udp_len.val() == bits::<20>(0)) | (self.udp_len.val() >= bits::<20>(8)))
-            & (self.datagram.val() >= bits::<20>(22));
+        // Each on a header field itself, not on a difference (an adder in front of a compare):
+        // IP payload ≥ 8 is total ≥ 28; the datagram (UDP length, or the IP payload when it
+        // is 0) holds the 22-byte offload header: UDP length ≥ 30, or total ≥ 50.
+        self.lengths_ok.next = (self.total_len.val() >= bits::<20>(28))
+            & ((self.udp_len.val() >= bits::<20>(30))
+                | ((self.udp_len.val() == bits::<20>(0))
+                    & (self.total_len.val() >= bits::<20>(50))));
 
         self.op_mask.next = bits::<16>(0);
         self.size_shift.next = bits::<4>(0);
