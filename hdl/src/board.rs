@@ -271,6 +271,7 @@ impl<
         self.builder.s_entry_tvalid.next = self.cfe.m_entry_tvalid.val();
         self.cfe.m_entry_tready.next = self.builder.s_entry_tready.val();
         PayloadSource::<W>::join(&mut self.cipe.m_axis, &mut self.builder.s_axis);
+        self.builder.s_axis_soon.next = self.cipe.m_axis_soon.val();
         // Merge: pass-through (0), transit (1), engine (2); the rest idle. Each merge
         // input is assigned once (no default-then-override across a block boundary).
         for i in 3..N {

@@ -45,6 +45,12 @@ pub const STORE_TO_READ: usize = ALU_LATENCY + 2;
 const OUT_HEADROOM: u32 = (CIPE_LATENCY + 4) as u32;
 /// Packet buffers.
 pub const SLOTS: usize = 64;
+
+/// Clocks within which `m_axis_soon` promises a result at a `w`-bit `m_axis`: the frame
+/// header's beats, `512 / w` (8 at 64 bits, 2 at 256).
+pub const fn soon_clocks(w: usize) -> usize {
+    512 / w
+}
 /// Bytes per packet buffer.
 pub const SLOT_BYTES: usize = 2048;
 
@@ -209,6 +215,11 @@ pub struct Cipe<
     pub m_axis: PayloadSource<W>,
     /// The instruction that produced the beat on `m_axis`.
     pub m_axis_tinstr: Signal<Out, Bits<64>>,
+    /// A result word is on its way to `m_axis` and arrives within [`soon_clocks`] clocks (it
+    /// is in the pipeline's last stages, is being written into the output FIFO, or is in it):
+    /// the frame builder sends the header of the frame it belongs to meanwhile, so the result
+    /// arrives as the header ends. (The pipeline never stalls, so the arrival time is fixed.)
+    pub m_axis_soon: Signal<Out, Bit>,
     pub busy: Signal<Out, Bit>,
     alu: CipeAlu<W, L64, L32>,
     buffer_a: RAM<Bits<W>, AB>,
@@ -263,6 +274,7 @@ pub struct Cipe<
     /// Where `store` and `slot_d` lie in an [`InstrWord`] (the delay line holds words:
     /// rust-hdl cannot name a struct field of an array element inside a loop).
     at_store: Constant<Bits<6>>,
+    at_emit: Constant<Bits<6>>,
     at_slot_d: Constant<Bits<6>>,
     d_last: [DFF<Bit>; ALU_LATENCY],
     d_bad: [DFF<Bit>; ALU_LATENCY],
@@ -275,6 +287,9 @@ pub struct Cipe<
     wb_last: Signal<Local, Bit>,
     wb_bad: Signal<Local, Bit>,
     in_flight: Signal<Local, Bit>,
+    /// Delay stages from which an emitted word reaches `m_axis` within [`soon_clocks`].
+    soon_stages: Constant<Bits<16>>,
+    l_soon: Signal<Local, Bit>,
     /// The ALU's operands, assigned to `alu.a`/`alu.b` once (a default-then-override of a
     /// child's input re-triggers it in event-driven simulators).
     operand_a: Signal<Local, Bits<W>>,
@@ -305,6 +320,7 @@ impl<
             s_axis: Default::default(),
             m_axis: Default::default(),
             m_axis_tinstr: Default::default(),
+            m_axis_soon: Default::default(),
             s_axis_tbad: Default::default(),
             busy: Default::default(),
             alu: Default::default(),
@@ -349,6 +365,7 @@ impl<
             d_addr: std::array::from_fn(|_| Default::default()),
             d_instr: std::array::from_fn(|_| Default::default()),
             at_store: Constant::new(bits::<6>(InstrWord::default().get_my_offset_store() as u64)),
+            at_emit: Constant::new(bits::<6>(InstrWord::default().get_my_offset_emit() as u64)),
             at_slot_d: Constant::new(bits::<6>(InstrWord::default().get_my_offset_slot_d() as u64)),
             d_last: std::array::from_fn(|_| Default::default()),
             d_bad: std::array::from_fn(|_| Default::default()),
@@ -360,6 +377,12 @@ impl<
             wb_last: Default::default(),
             wb_bad: Default::default(),
             in_flight: Default::default(),
+            soon_stages: Constant::new(bits::<16>(
+                (0..ALU_LATENCY)
+                    .filter(|&i| ALU_LATENCY - 1 - i + 2 <= soon_clocks(W))
+                    .fold(0u64, |m, i| m | 1 << i),
+            )),
+            l_soon: Default::default(),
             operand_a: Default::default(),
             operand_b: Default::default(),
             W: Constant::new(bits::<16>(W as u64)),
@@ -593,6 +616,18 @@ impl<
         self.m_axis.tlast.next = self.out.data_out.val().get_bit(W + 64);
         self.m_axis.tbad.next = self.out.data_out.val().get_bit(W + 65);
         self.out.read.next = self.m_axis.tready.val() & !self.out.empty.val();
+        // A word at delay stage `i` reaches `m_axis` ALU_LATENCY − 1 − i clocks later plus
+        // the output FIFO's two.
+        self.l_soon.next = !self.out.empty.val();
+        for i in 0..ALU_LATENCY {
+            if self.d_valid[i].q.val()
+                & self.d_instr[i].q.val().get_bit(self.at_emit.val().index())
+                & self.soon_stages.val().get_bit(i)
+            {
+                self.l_soon.next = true;
+            }
+        }
+        self.m_axis_soon.next = self.l_soon.val();
         self.in_flight.next = self.p_valid.q.val();
         for i in 0..ALU_LATENCY {
             if self.d_valid[i].q.val() {

@@ -8,13 +8,18 @@
 //! other empty messages). The last beat's `tkeep` comes from the payload length; `tuser[15:8]`
 //! is the entry's destination port mask for the whole frame.
 //!
-//! **Gapless frames**: a frame whose payload comes from the CIPE starts only once its first
-//! result beat is at the builder's input. From there the CIPE produces a beat per clock
-//! (II = 1; its pipeline issues only while its result FIFO has room for everything in flight
-//! plus [`crate::cipe`]'s headroom, so while the header beats leave the backlog waits in that
-//! FIFO, never as a gap), and the builder sends a beat per clock while its output is ready. So
-//! a frame never has a gap unless the output back-pressures, and the output queues may cut
-//! engine frames through like pass-through and transit frames ([`crate::output_queues`]).
+//! **Gapless frames**: a frame whose payload comes from the CIPE starts once its first result
+//! beat will be at the builder's input by the time the header has left: the CIPE announces it
+//! (`s_axis_soon`, [`crate::cipe::soon_clocks`] = the header's beats ahead; its pipeline never
+//! stalls, so the time is fixed), or it is there. So the header goes out while the first
+//! result is still in the CIPE's pipeline (8 clocks earlier than waiting for it at 64 bits, 2
+//! at 256). From there the CIPE produces a beat per clock as its input comes (II = 1; its
+//! pipeline issues only while its result FIFO has room for everything in flight plus
+//! [`crate::cipe`]'s headroom), and the builder sends a beat per clock while its output is
+//! ready. So a frame has no gap unless the output back-pressures or the words a pass combines
+//! arrive with gaps, and the output queues may cut engine frames through like pass-through and
+//! transit frames ([`crate::output_queues`]; the simulator counts any underrun and
+//! `run_jobs` fails on one).
 //!
 //! Entry layout ([`ENTRY_BITS`] bits): [`EntryWord`] — header (frame byte `n` at `8n`),
 //! destination port mask, payload bytes after the header, payload from the CIPE, inline
@@ -115,6 +120,9 @@ pub struct FrameBuilder<
     pub s_entry_tready: Signal<Out, Bit>,
     /// Result beats from the CIPE.
     pub s_axis: PayloadSink<W>,
+    /// The CIPE's promise that a result beat is at `s_axis` within the header's beats
+    /// ([`crate::cipe::soon_clocks`]): a frame with a CIPE payload starts on it.
+    pub s_axis_soon: Signal<In, Bit>,
     pub m_axis: AxisSource<W, K>,
     pub frames: Signal<Out, Bits<32>>,
     entries: Fifo<Bits<570>, 4, 5, 1>,
@@ -168,6 +176,7 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
             s_entry_tvalid: Default::default(),
             s_entry_tready: Default::default(),
             s_axis: Default::default(),
+            s_axis_soon: Default::default(),
             m_axis: Default::default(),
             frames: Default::default(),
             entries: Default::default(),
@@ -233,12 +242,15 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
         self.in_header.next = self.state.q.val() == BuilderState::Header;
         match self.state.q.val() {
             BuilderState::Idle => {
-                // A frame with a CIPE payload starts when its first result beat is here: the
-                // CIPE then delivers the rest a beat per clock (docs/cipe.md), so the frame
+                // A frame with a CIPE payload starts when its first result beat will be here
+                // by the time the header has left (`s_axis_soon`, or it is here): the CIPE
+                // then delivers the rest a beat per clock (docs/cipe.md), so the frame
                 // leaves without a gap and the output queues may cut it through. Its first
                 // header beat leaves on this clock.
                 if !self.entries.empty.val()
-                    & (!self.head.val().from_cipe | self.s_axis.tvalid.val())
+                    & (!self.head.val().from_cipe
+                        | self.s_axis.tvalid.val()
+                        | self.s_axis_soon.val())
                 {
                     self.state.d.next = BuilderState::Header;
                     self.in_header.next = true;

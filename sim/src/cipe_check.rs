@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use collwire_hdl::cipe::{CIPE_LATENCY, Instruction, Opcode, SLOT_BYTES, SLOTS};
+use collwire_hdl::cipe::{CIPE_LATENCY, Instruction, Opcode, SLOT_BYTES, SLOTS, soon_clocks};
 use collwire_proto::{Datatype, ReduceOp, reduce};
 
 use crate::fpu_check::SplitMix;
@@ -29,6 +29,8 @@ pub trait CipePorts {
     fn in_ready(&self) -> bool;
     fn out(&self) -> Option<(Vec<u8>, u64, bool)>;
     fn busy(&self) -> bool;
+    /// `m_axis_soon`: a result beat is on `m_axis` within [`soon_clocks`] clocks.
+    fn soon(&self) -> bool;
 }
 
 macro_rules! cipe {
@@ -73,6 +75,9 @@ macro_rules! cipe {
             }
             fn busy(&self) -> bool {
                 self.busy() == 1
+            }
+            fn soon(&self) -> bool {
+                self.m_axis_soon() == 1
             }
         }
     };
@@ -163,6 +168,11 @@ pub fn drive<C: Cipe>(
     };
     let mut word_offered = false;
     let total_words = words.len();
+    // `m_axis_soon`'s promise (the frame builder sends a header on it): a result beat within
+    // `soon_clocks` clocks of it.
+    let soon = soon_clocks(C::BYTES * 8);
+    let mut promised: Option<usize> = None;
+    let mut promises = 0;
     // Far more clocks than any legal schedule needs, even at 15 % output readiness.
     let limit = 20 * (total_words + expected_out + 10 * program.len()) + 10_000;
     while run.outputs.len() < expected_out || !words.is_empty() || !instrs.is_empty() {
@@ -186,6 +196,20 @@ pub fn drive<C: Cipe>(
                 run.input_stalls += 1;
             }
         }
+        if m.out().is_some() {
+            promised = None;
+        } else if let Some(by) = promised {
+            assert!(
+                run.cycles < by,
+                "m_axis_soon promised a result by clock {by}"
+            );
+        }
+        if m.soon() && promised.is_none() && m.out().is_none() {
+            // Announced on clock t, the result is on `m_axis` by clock t + soon: the clock the
+            // builder's last header beat has left.
+            promised = Some(run.cycles + soon);
+            promises += 1;
+        }
         if ready_now && let Some(o) = m.out() {
             run.outputs.push(o);
             run.first_out.get_or_insert(run.cycles);
@@ -194,6 +218,10 @@ pub fn drive<C: Cipe>(
         m.tick();
         run.cycles += 1;
     }
+    assert!(
+        expected_out == 0 || promises > 0,
+        "m_axis_soon never announced a result"
+    );
     // Instructions that emit nothing (stores) may still run after the last result: wait for
     // the engine to go idle (a word a clock, at most a buffer's worth per instruction),
     // checking that nothing more comes out.
