@@ -3,7 +3,9 @@
 //!
 //! Every block that sees a countable event drives a [`StatEvents`] with that event's bit high
 //! for the clock it happens (all other bits low); the board ORs them into this block, which
-//! adds each bit to its counter. The counters are read at `cfg::STATS + index`
+//! registers them and adds each bit to its counter on the next clock (so no path runs from a
+//! block's logic through its event into a 32-bit counter's carry chain: one was the board's
+//! worst path; a counter reads one clock late). The counters are read at `cfg::STATS + index`
 //! ([`crate::cfe::cfg`]) through the configuration read port (`cfg_rdata`, combinational, like
 //! an AXI-Lite slave's register mux before its output register); other addresses read 0.
 //! `reset` zeroes every counter. Counters wrap at 2^32.
@@ -86,6 +88,8 @@ pub struct Statistics {
     /// Read port: `read_data` is counter `read_index` (0 past the last counter).
     pub read_index: Signal<In, Bits<STAT_INDEX_BITS>>,
     pub read_data: Signal<Out, Bits<32>>,
+    /// This clock's events, counted on the next.
+    events_r: DFF<Bits<STATS>>,
     count: [DFF<Bits<32>>; STATS],
     l_data: Signal<Local, Bits<32>>,
 }
@@ -98,6 +102,7 @@ impl Default for Statistics {
             events: Default::default(),
             read_index: Default::default(),
             read_data: Default::default(),
+            events_r: Default::default(),
             count: std::array::from_fn(|_| Default::default()),
             l_data: Default::default(),
         }
@@ -107,11 +112,16 @@ impl Default for Statistics {
 impl Logic for Statistics {
     #[hdl_gen]
     fn update(&mut self) {
+        dff_setup!(self, clock, events_r);
+        self.events_r.d.next = self.events.val();
+        if self.reset.val() {
+            self.events_r.d.next = bits::<STATS>(0);
+        }
         self.l_data.next = bits::<32>(0);
         for i in 0..STATS {
             self.count[i].clock.next = self.clock.val();
             self.count[i].d.next = self.count[i].q.val();
-            if self.events.val().get_bit(i) {
+            if self.events_r.q.val().get_bit(i) {
                 self.count[i].d.next = self.count[i].q.val() + bits::<32>(1);
             }
             if self.reset.val() {
