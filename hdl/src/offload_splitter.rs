@@ -115,8 +115,10 @@ pub struct OffloadSplitter<const W: usize, const K: usize, const HB: usize> {
     tail_mark: DFF<Bit>,
     /// The header beats have been skipped.
     header_done: Signal<Local, Bit>,
-    /// The word in `Payload` is the command's last.
-    final_word: Signal<Local, Bit>,
+    /// The word in `Payload` (or `Fill`) is the command's last: `left` = 0, kept in a
+    /// register of its own (a compare on `left` in front of the ready was the board's worst
+    /// path at 111.6 MHz).
+    final_word: DFF<Bit>,
     take: Signal<Local, Bit>,
     /// The beat offered carries the bad mark.
     beat_bad: Signal<Local, Bit>,
@@ -182,7 +184,8 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, beat, left, have_cmd, stream, held, held_bad, tail_pulse, tail_mark
+            self, clock, state, beat, left, have_cmd, stream, held, held_bad, tail_pulse,
+            tail_mark, final_word
         );
         self.command.next = self.s_cmd_tdata.val().into();
         self.out_s_tready.next = false;
@@ -193,7 +196,6 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
         self.take.next = false;
         self.short_end.next = false;
         self.header_done.next = self.beat.q.val() == self.header_beats.val();
-        self.final_word.next = self.left.q.val() == bits::<12>(0);
         self.beat_bad.next = self.s_axis.tuser.val().get_bit(self.bad_at.val().index());
         match self.state.q.val() {
             SplitterState::Head => {
@@ -202,6 +204,7 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
                 if self.s_cmd_tvalid.val() & !self.have_cmd.q.val() {
                     self.have_cmd.d.next = true;
                     self.left.d.next = self.command.val().words - bits::<12>(1);
+                    self.final_word.d.next = self.command.val().words == bits::<12>(1);
                     self.stream.d.next = self.command.val().action == self.action_stream.val();
                 }
                 // Skip the header meanwhile, but never a frame's last beat: the frame ends
@@ -224,17 +227,18 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
             }
             SplitterState::Payload => {
                 // The command's last word waits for the frame's tail unless it is the tail.
-                self.out_tvalid.next =
-                    self.s_axis.tvalid.val() & !(self.final_word.val() & !self.s_axis.tlast.val());
-                self.out_tbad.next = self.final_word.val() & self.beat_bad.val();
+                self.out_tvalid.next = self.s_axis.tvalid.val()
+                    & !(self.final_word.q.val() & !self.s_axis.tlast.val());
+                self.out_tbad.next = self.final_word.q.val() & self.beat_bad.val();
                 self.out_s_tready.next = self.m_axis.tready.val();
-                if self.final_word.val() & !self.s_axis.tlast.val() {
+                if self.final_word.q.val() & !self.s_axis.tlast.val() {
                     self.out_s_tready.next = true;
                 }
                 self.take.next = self.s_axis.tvalid.val() & self.out_s_tready.val();
                 if self.take.val() {
                     self.left.d.next = self.left.q.val() - bits::<12>(1);
-                    if self.final_word.val() {
+                    self.final_word.d.next = self.left.q.val() == bits::<12>(1);
+                    if self.final_word.q.val() {
                         self.state.d.next = SplitterState::Head;
                         if !self.s_axis.tlast.val() {
                             self.held.d.next = self.s_axis.tdata.val();
@@ -276,10 +280,11 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
             SplitterState::Fill => {
                 self.out_tvalid.next = true;
                 self.out_tdata.next = bits::<W>(0);
-                self.out_tbad.next = self.final_word.val();
+                self.out_tbad.next = self.final_word.q.val();
                 if self.m_axis.tready.val() {
                     self.left.d.next = self.left.q.val() - bits::<12>(1);
-                    if self.final_word.val() {
+                    self.final_word.d.next = self.left.q.val() == bits::<12>(1);
+                    if self.final_word.q.val() {
                         self.state.d.next = SplitterState::Head;
                     }
                 }
@@ -301,6 +306,7 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
             self.state.d.next = SplitterState::Head;
             self.beat.d.next = bits::<12>(0);
             self.left.d.next = bits::<12>(0);
+            self.final_word.d.next = false;
             self.have_cmd.d.next = false;
             self.stream.d.next = false;
             self.tail_pulse.d.next = false;

@@ -757,10 +757,12 @@ fn a_stalled_engine_does_not_delay_plain_traffic() {
 
 /// Cut-through offload frames (issue 15): the engine acts on a frame from its header, before
 /// its tail is known. A partial from board 0 that board 1 combines with its local value as
-/// it streams in and sends on — first a copy its MAC marked bad, then a copy shorter than its
-/// IPv4 length — must change nothing: the frame board 1 built from it leaves marked bad (board
-/// 2 drops it, counted), board 1 keeps no trace of it (its program did not advance, its
-/// register is absent), and when rank 0 posts, every rank gets the right bits.
+/// it streams in and sends on — first a copy its MAC marked bad (with Ethernet padding after
+/// it, so the splitter holds its last payload word for the tail), then a copy that lost its
+/// last 21 bytes (the splitter makes up the missing words) — must change nothing: the frame
+/// board 1 built from it leaves marked bad (board 2 drops it, counted), board 1 keeps no trace
+/// of it (its program did not advance, its register is absent), and when rank 0 posts (a
+/// padded request), every rank gets the right bits.
 #[test]
 fn an_arrival_bad_at_its_tail_is_undone_and_what_it_made_leaves_marked_bad() {
     use collwire_control::program::{self, Kind, Uop};
@@ -776,26 +778,37 @@ fn an_arrival_bad_at_its_tail_is_undone_and_what_it_made_leaves_marked_bad() {
             _ => None,
         })
         .expect("board 0 sends to board 1");
-    let values: Vec<[i32; 2]> = vec![[7, -300], [-41, 1 << 20], [1000, 5]];
+    const N: usize = 20;
+    let values: Vec<[i32; N]> = (0..3)
+        .map(|r| {
+            std::array::from_fn(|i| (i as i32 * 7919 - 40_000) * (r as i32 * 2 - 1) + r as i32)
+        })
+        .collect();
     let data = |r: usize| -> Vec<u8> { values[r].iter().flat_map(|v| v.to_le_bytes()).collect() };
-    let op_id = 21;
+    let repr_of = |r: usize| OffloadRepr {
+        elem_count: N as u16,
+        ..request(r as u16, 3, 1, ReduceOp::Sum, 21)
+    };
     for width in [64, 256] {
         let mut c = cluster(3, width);
         let count = |c: &mut Cluster, b: usize, name: &str| c.counters(b).get(name);
-        let send_request = |c: &mut Cluster, r: usize| {
-            let repr = request(r as u16, 3, 1, ReduceOp::Sum, op_id);
-            let frame =
-                build_frame(&rank_endpoints(r, 0), &repr.to_datagram(&data(r)).unwrap()).unwrap();
+        let send_request = |c: &mut Cluster, r: usize, padding: usize| {
+            let mut frame = build_frame(
+                &rank_endpoints(r, 0),
+                &repr_of(r).to_datagram(&data(r)).unwrap(),
+            )
+            .unwrap();
+            frame.resize(frame.len() + padding, 0xa5);
             c.host_send(r, &frame);
         };
         for r in [1, 2] {
-            send_request(&mut c, r);
+            send_request(&mut c, r, 0);
         }
         c.run_until(20_000, |c| c.at_rest()).unwrap();
         let partial = OffloadRepr {
             msg_type: MessageType::Partial,
             rank: u16::from(tag) << 8,
-            ..request(0, 3, 1, ReduceOp::Sum, op_id)
+            ..repr_of(0)
         };
         let frame = build_frame(
             &Endpoints {
@@ -810,11 +823,13 @@ fn an_arrival_bad_at_its_tail_is_undone_and_what_it_made_leaves_marked_bad() {
         )
         .unwrap();
         let sent_before = c.first_out[1][1].len();
-        // Its MAC marked it bad.
-        c.inject_marked(1, 2, &frame, true);
+        // Its MAC marked it bad; padding follows the IPv4 packet.
+        let mut padded = frame.clone();
+        padded.resize(frame.len() + 11, 0);
+        c.inject_marked(1, 2, &padded, true);
         c.run_until(20_000, |c| c.at_rest()).unwrap();
-        // Shorter than its IPv4 length: it lost its last bytes.
-        c.inject(1, 2, &frame[..frame.len() - 3]);
+        // Shorter than its IPv4 length: it lost its last bytes (more than a bus word).
+        c.inject(1, 2, &frame[..frame.len() - 21]);
         c.run_until(20_000, |c| c.at_rest()).unwrap();
         let sent = c.first_out[1][1].len() - sent_before;
         println!(
@@ -838,9 +853,9 @@ fn an_arrival_bad_at_its_tail_is_undone_and_what_it_made_leaves_marked_bad() {
             assert!(c.host_take(b).is_empty(), "{width}-bit: board {b} answered");
         }
         // Rank 0 posts: the collective runs as if the bad frames had never come.
-        send_request(&mut c, 0);
+        send_request(&mut c, 0, 13);
         c.run_until(50_000, |c| c.at_rest()).unwrap();
-        let sum: Vec<u8> = (0..2)
+        let sum: Vec<u8> = (0..N)
             .flat_map(|i| {
                 values
                     .iter()
