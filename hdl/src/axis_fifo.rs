@@ -3,11 +3,12 @@
 //! block RAM ([`FrameFifo`]); `reset` empties it.
 //!
 //! * `cut_through` high: a beat can leave two clocks after it entered (the router's ingress
-//!   buffer, [`crate::frame_router`]).
+//!   and offload buffers, [`crate::frame_router`]; a frame found bad at its tail leaves with
+//!   its last beat marked).
 //! * `cut_through` low, **frame mode**: a frame is seen on `m_axis` only once its `tlast` beat is
 //!   in, and a frame whose `tlast` beat carries the bad bit (`tuser` [`TUSER_BAD_AT`]) is
-//!   discarded whole (the router's offload buffer; every output queue,
-//!   [`crate::output_queues`], which chooses per frame).
+//!   discarded whole (every output queue, [`crate::output_queues`], which chooses per
+//!   frame).
 //!
 //! A beat is stored as one `BB`-bit word: `tdata` in bits `W-1:0`, `tkeep` from bit `W`,
 //! `tlast` at bit `LAST`, `tuser` from bit `USER` (`LAST = W + K`, `USER = LAST + 1`,

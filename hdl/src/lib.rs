@@ -18,8 +18,9 @@
 //! * [`offload_classifier`]: offload parser stage 2 — pass-through / offload / malformed, fields.
 //! * [`frame_builder`]: header entries from the CFE + result beats from the CIPE → frames.
 //! * [`offload_candidate`]: the candidate rule (which frames the parser looks at), shared.
-//! * [`frame_router`]: cut-through pass-through, the engine's offload buffer (dropped when
-//!   full, never blocking the input), malformed/runt/giant/bad frames dropped and counted.
+//! * [`frame_router`]: cut-through pass-through, the engine's offload buffer (cut through to
+//!   the engine, a frame bad at its tail marked on its last beat; dropped when full, never
+//!   blocking the input), malformed/runt/giant/bad frames dropped and counted.
 //! * [`output_queues`]: per-port queues with multicast, frame mode, back-pressure.
 //! * [`frame_fifo`]: the board's one FIFO (block RAM + pointers, a reset, frame mode or
 //!   cut-through); [`fifo`]: it as a plain FIFO; [`axis_fifo`]: it on the bus; [`reg_fifo`]:
