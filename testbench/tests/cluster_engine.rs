@@ -779,10 +779,8 @@ fn an_arrival_bad_at_its_tail_is_undone_and_what_it_made_leaves_marked_bad() {
         })
         .expect("board 0 sends to board 1");
     const N: usize = 20;
-    let values: Vec<[i32; N]> = (0..3)
-        .map(|r| {
-            std::array::from_fn(|i| (i as i32 * 7919 - 40_000) * (r as i32 * 2 - 1) + r as i32)
-        })
+    let values: Vec<[i32; N]> = (0..3i32)
+        .map(|r| std::array::from_fn(|i| (i as i32 * 7919 - 40_000) * (r * 2 - 1) + r))
         .collect();
     let data = |r: usize| -> Vec<u8> { values[r].iter().flat_map(|v| v.to_le_bytes()).collect() };
     let repr_of = |r: usize| OffloadRepr {
