@@ -97,10 +97,12 @@ pub const DECIDE_BYTES: usize = {
 
 /// Beats a transit frame waits in the ingress buffer before its first beat leaves, unless
 /// its verdict is in: its last beat then leaves no earlier than the classifier's verdict on it
-/// (the capture's `frame_done` a clock after the last beat, then [`CLASSIFY_LATENCY`] clocks
-/// of classifier), so a frame arriving without gaps leaves without gaps. The count is taken a
-/// clock before the first beat leaves (a register: no compare on the read side's path), when
-/// the frame was still arriving; a beat more has come since.
+/// (started a clock after the header's last beat, at the latest the frame's last, then
+/// [`CLASSIFY_LATENCY`] clocks of classifier and a clock in the verdict queue; the tail check
+/// is queued in time by construction), so a frame arriving without gaps leaves without gaps
+/// (`sim/tests/frame_router.rs`, 64- to 1656-byte transit frames). The count is taken a clock
+/// before the first beat leaves (a register: no compare on the read side's path), when the
+/// frame was still arriving; a beat more has come since.
 pub const TRANSIT_LAG: usize = CLASSIFY_LATENCY;
 
 /// `tuser` destination mask of port `port` (bits 15:8).
@@ -277,7 +279,9 @@ pub struct FrameRouter<
     t_go: Signal<Local, Bit>,
     t_valid: Signal<Local, Bit>,
     t_bad: Signal<Local, Bit>,
-    /// The head transit frame's verdict: arriving from the classifier now, or queued.
+    /// The classifier's verdict on a transit frame arrives (into `transit_ok`); the head
+    /// transit frame's verdict is there (`t_have`: taken from the queue only), and good with
+    /// its tail check (`t_ok`).
     t_arrive: Signal<Local, Bit>,
     t_have: Signal<Local, Bit>,
     t_ok: Signal<Local, Bit>,
