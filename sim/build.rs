@@ -278,35 +278,44 @@ fn main() {
             fs::write(&vfile, &design.verilog).unwrap();
             fs::write(&sim_vfile, &sim_verilog).unwrap();
         }
+        // The model's C++ is compiled at -O2: Verilator's makefile builds the per-cycle code
+        // (`OPT_FAST`) at -Os by default, which halves the simulator's speed on this design
+        // (bench_cluster --only speed). The flags are part of the cache key.
+        let args: Vec<String> = [
+            "--cc",
+            "--build",
+            "-j",
+            "2",
+            "-O3",
+            "--x-assign",
+            "fast",
+            "--x-initial",
+            "fast",
+            "-Wno-WIDTH",
+            "-Wno-fatal",
+            "--top-module",
+            name,
+            "--prefix",
+            &format!("V{name}"),
+            "-CFLAGS",
+            &format!("-fPIC -O2 -include {}", activity_h.display()),
+            "-MAKEFLAGS",
+            "OPT_FAST=-O2",
+        ]
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+        let args_file = dir.join("verilator.args");
+        let args_changed =
+            fs::read_to_string(&args_file).ok().as_deref() != Some(args.join(" ").as_str());
         let archive = dir.join(format!("V{name}__ALL.a"));
-        if changed || !archive.exists() {
+        if changed || args_changed || !archive.exists() {
             run(Command::new("verilator")
-                .args([
-                    "--cc",
-                    "--build",
-                    "-j",
-                    "2",
-                    "-O3",
-                    "--x-assign",
-                    "fast",
-                    "--x-initial",
-                    "fast",
-                ])
-                .args([
-                    "-Wno-WIDTH",
-                    "-Wno-fatal",
-                    "--top-module",
-                    name,
-                    "--prefix",
-                    &format!("V{name}"),
-                ])
-                .args([
-                    "-CFLAGS",
-                    &format!("-fPIC -O2 -include {}", activity_h.display()),
-                ])
+                .args(&args)
                 .arg("-Mdir")
                 .arg(&dir)
                 .arg(&sim_vfile));
+            fs::write(&args_file, args.join(" ")).unwrap();
         }
         let p = ports(&design.verilog, name);
         let shim_file = dir.join(format!("{name}_shim.cpp"));
