@@ -79,6 +79,59 @@ fn instrument_activity(verilog: &str) -> String {
     out
 }
 
+/// A board's simulation copy, from [`instrument_activity`]'s, made to need one model evaluation
+/// per clock cycle instead of two:
+/// * every clocked block fires on both edges of its clock (`posedge c or negedge c`), so each
+///   change of the clock pin is one clock edge (`BoardModel::rise` toggles it). Verilator needs
+///   an evaluation to see a level before it can see an edge; with both edges clocked, the
+///   evaluation with the clock low, which recomputed all the logic for nothing, goes away.
+/// * `collwire_took` (readable from C++) registers each input port's handshake at the edge
+///   (`s_axis_tvalid_p & s_axis_tready_p`). The input ready is the one board output that
+///   depends on the inputs within the clock (the arbiter grants from the valids), so the
+///   simulator learns after the edge whether each beat it offered was taken
+///   (`BoardModel::took`). Every other output is a register's: read before the edge, it is
+///   what it would be after settling the new inputs (checked, `Cluster::check_handshakes`).
+fn board_sim_copy(verilog: &str, module: &str, inputs: usize) -> String {
+    let mut out = String::with_capacity(verilog.len() + verilog.len() / 8);
+    let mut in_top = false;
+    let mut inserted = false;
+    for line in instrument_activity(verilog).lines() {
+        let trimmed = line.trim_start();
+        if let Some(rest) = trimmed.strip_prefix("always @(posedge ") {
+            let clock = rest
+                .strip_suffix(") begin")
+                .unwrap_or_else(|| panic!("unexpected clocked block `{line}`"));
+            let indent = &line[..line.len() - trimmed.len()];
+            out.push_str(&format!(
+                "{indent}always @(posedge {clock} or negedge {clock}) begin\n"
+            ));
+            continue;
+        }
+        if trimmed.starts_with(&format!("module {module}(")) {
+            in_top = true;
+        }
+        if in_top && trimmed.starts_with("endmodule") {
+            let took: Vec<String> = (0..inputs)
+                .rev()
+                .map(|p| format!("s_axis_tvalid_{p} & s_axis_tready_{p}"))
+                .collect();
+            out.push_str(&format!(
+                "    // simulation only: each input's handshake at the last edge\n\
+                 \x20   reg [{}:0] collwire_took /*verilator public_flat_rd*/;\n\
+                 \x20   always @(posedge clock or negedge clock) collwire_took <= {{{}}};\n",
+                inputs - 1,
+                took.join(", ")
+            ));
+            in_top = false;
+            inserted = true;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    assert!(inserted, "no module {module} in the board's Verilog");
+    out
+}
+
 fn run(cmd: &mut Command) {
     let status = cmd.status().unwrap_or_else(|e| {
         panic!("cannot run {cmd:?}: {e} (run scripts/setup to install Verilator)")
@@ -98,7 +151,7 @@ fn camel(name: &str) -> String {
         .collect()
 }
 
-fn shim(name: &str, ports: &[Port]) -> String {
+fn shim(name: &str, ports: &[Port], board: bool) -> String {
     let class = format!("V{name}");
     let mut s = format!(
         "#include \"{class}.h\"\n#include \"verilated.h\"\n#include <cstdint>\nextern \"C\" {{\n\
@@ -106,6 +159,11 @@ fn shim(name: &str, ports: &[Port]) -> String {
          void {name}_free(void* p) {{ auto m = static_cast<{class}*>(p); m->final(); delete m; }}\n\
          void {name}_eval(void* p) {{ static_cast<{class}*>(p)->eval(); }}\n"
     );
+    if board {
+        // The simulation copy's handshake register (`board_sim_copy`), public to C++.
+        s = format!("#include \"{class}___024root.h\"\n{s}");
+        writeln!(s, "uint64_t {name}_took(void* p) {{ return static_cast<{class}*>(p)->rootp->{name}__DOT__collwire_took; }}").unwrap();
+    }
     for p in ports {
         let n = &p.name;
         if p.width <= 64 {
@@ -128,7 +186,7 @@ fn shim(name: &str, ports: &[Port]) -> String {
     s + "}\n"
 }
 
-fn wrapper(name: &str, ports: &[Port], vfile: &std::path::Path) -> String {
+fn wrapper(name: &str, ports: &[Port], vfile: &std::path::Path, board: bool) -> String {
     let ty = camel(name);
     let mut ext = String::new();
     let mut methods = String::new();
@@ -202,11 +260,24 @@ fn wrapper(name: &str, ports: &[Port], vfile: &std::path::Path) -> String {
         }
     }
     let has_clock = ports.iter().any(|p| p.name == "clock" && p.input);
-    let tick = if has_clock {
+    let tick = if board {
+        format!(
+            "    /// One clock cycle: in a board's simulation copy every change of the clock is an edge.\n    \
+         pub fn tick(&mut self) {{ let c = self.clock(); self.set_clock(c ^ 1); self.eval(); }}\n\
+         \x20   /// Bit p: input port p's beat was taken at the last edge (valid and ready).\n    \
+         pub fn took(&self) -> u64 {{ unsafe {{ {name}_took(self.ptr) }} }}\n"
+        )
+    } else if has_clock {
         "    /// One clock cycle: settle the inputs with the clock low, then a rising edge.\n    \
          pub fn tick(&mut self) { self.set_clock(0); self.eval(); self.set_clock(1); self.eval(); }\n"
+            .to_string()
     } else {
-        ""
+        String::new()
+    };
+    let ext = if board {
+        format!("{ext}    fn {name}_took(p: *mut c_void) -> u64;\n")
+    } else {
+        ext
     };
     format!(
         "unsafe extern \"C\" {{\n    fn {name}_new() -> *mut c_void;\n    fn {name}_free(p: *mut c_void);\n    fn {name}_eval(p: *mut c_void);\n{ext}}}\n\n\
@@ -265,9 +336,14 @@ fn main() {
         let dir = out.join(name);
         fs::create_dir_all(&dir).unwrap();
         let vfile = dir.join(format!("{name}.v"));
-        // Boards are verilated from their instrumented copy (see `instrument_activity`).
-        let sim_verilog = if name.starts_with("collwire_board") {
-            instrument_activity(&design.verilog)
+        // Boards are verilated from their simulation copy (see `board_sim_copy`).
+        let board = name.starts_with("collwire_board");
+        let sim_verilog = if board {
+            let inputs = ports(&design.verilog, name)
+                .iter()
+                .filter(|p| p.input && p.name.starts_with("s_axis_tvalid_"))
+                .count();
+            board_sim_copy(&design.verilog, name, inputs)
         } else {
             design.verilog.clone()
         };
@@ -319,9 +395,9 @@ fn main() {
         }
         let p = ports(&design.verilog, name);
         let shim_file = dir.join(format!("{name}_shim.cpp"));
-        fs::write(&shim_file, shim(name, &p)).unwrap();
+        fs::write(&shim_file, shim(name, &p, board)).unwrap();
         shims.push((shim_file, dir.clone()));
-        rust += &wrapper(name, &p, &vfile);
+        rust += &wrapper(name, &p, &vfile, board);
         archives.push((dir, format!("V{name}__ALL.a")));
     }
     fs::write(out.join("models.rs"), rust).unwrap();

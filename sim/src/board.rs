@@ -63,9 +63,11 @@ impl serde::Serialize for BoardCounters {
     }
 }
 
-/// Port-level access to one board model; one call sequence per clock:
-/// `set_input`/`set_output_ready` → [`BoardModel::settle`] → read `input_taken`/`output` →
-/// [`BoardModel::rise`].
+/// Port-level access to one board model; one call sequence per clock: read `output` (every
+/// output but the input ready is a register's, so it is already what this clock shows) →
+/// `set_input`/`set_output_ready` → [`BoardModel::rise`] → [`BoardModel::took`] says which
+/// offered beats the edge took. [`BoardModel::settle`] before `rise` is needed only to look at
+/// `input_ready` before the edge (the Icarus recording, `Cluster::check_handshakes`).
 pub trait BoardModel: Send {
     /// Bytes per beat.
     fn bytes(&self) -> usize;
@@ -73,14 +75,18 @@ pub trait BoardModel: Send {
     fn ports(&self) -> usize;
     fn set_input(&mut self, port: usize, beat: Option<&Beat>);
     fn set_output_ready(&mut self, port: usize, ready: bool);
-    /// Clock low, inputs settled.
+    /// Evaluates the logic for the inputs as set, without a clock edge.
     fn settle(&mut self);
+    /// The input ready as of the last evaluation ([`BoardModel::settle`] after setting the
+    /// inputs to see this clock's).
     fn input_ready(&self, port: usize) -> bool;
     fn output(&self, port: usize) -> Option<Beat>;
-    /// Rising clock edge. Returns false if the edge changed no register and no memory: the
+    /// A clock edge. Returns false if the edge changed no register and no memory: the
     /// board is at rest, and further edges with the same inputs change nothing either (the
     /// cluster then skips it until an input changes). A model that cannot tell returns true.
     fn rise(&mut self) -> bool;
+    /// Whether the last edge took the beat offered on input `port` (valid and ready).
+    fn took(&self, port: usize) -> bool;
     fn set_reset(&mut self, on: bool);
     /// The time-base pin (`age_tick`): open contexts age one tick per clock it is high.
     fn set_age_tick(&mut self, on: bool);
@@ -133,7 +139,6 @@ macro_rules! board_model {
                 self.set_m_axis_tready_at(port, u64::from(ready));
             }
             fn settle(&mut self) {
-                self.set_clock(0);
                 self.eval();
             }
             fn input_ready(&self, port: usize) -> bool {
@@ -152,10 +157,12 @@ macro_rules! board_model {
                 })
             }
             fn rise(&mut self) -> bool {
-                self.set_clock(1);
                 crate::models::take_activity();
-                self.eval();
+                self.tick();
                 crate::models::take_activity()
+            }
+            fn took(&self, port: usize) -> bool {
+                <$ty>::took(self) >> port & 1 != 0
             }
             fn set_reset(&mut self, on: bool) {
                 <$ty>::set_reset(self, u64::from(on));

@@ -13,6 +13,8 @@
 
 use std::collections::VecDeque;
 
+use rayon::prelude::*;
+
 use collwire_control::image::config_writes;
 pub use collwire_control::topology::{PortId, Topology, cabling, routes};
 use serde::{Deserialize, Serialize};
@@ -183,6 +185,17 @@ pub struct Cluster {
     /// approximation; [`Cluster::set_skip_resting`] turns it off to compare).
     resting: Vec<bool>,
     skip_resting: bool,
+    /// Whether every clock also settles each evaluated board before its edge and checks that
+    /// its outputs do not depend on that clock's inputs and that the handshakes the edge
+    /// registered are the input readies (what the one-evaluation-per-clock stepping relies on,
+    /// `BoardModel`). On in debug builds (the tests), off in release (the benches).
+    check_handshakes: bool,
+    /// The threads the boards of a clock are stepped on within [`Cluster::run_threaded`]
+    /// ([`Cluster::set_threads`]); none: on the caller's.
+    pool: Option<rayon::ThreadPool>,
+    /// Whether [`Cluster::step`] steps the boards on the current thread pool (set within
+    /// [`Cluster::run_threaded`]).
+    parallel: bool,
     /// Clocks between two ticks of every board's time base (`age_tick` pin); 0: none.
     age_tick_every: u64,
     /// Ticks still to deliver, one per clock, and the pin's level now.
@@ -245,6 +258,9 @@ impl Cluster {
             trace: None,
             resting: vec![false; n],
             skip_resting: true,
+            check_handshakes: cfg!(debug_assertions),
+            pool: None,
+            parallel: false,
             age_tick_every: tick_cycles(width),
             pending_ticks: 0,
             tick_level: false,
@@ -290,6 +306,37 @@ impl Cluster {
         self.resting.fill(false);
         let cables = cabling(self.config.boards, self.config.topology);
         configure_all(&mut self.boards, &routes(self.config.boards, &cables));
+    }
+
+    /// The threads [`Cluster::run_threaded`] steps the boards of each clock on (default 1: the
+    /// caller's). Every result is the same on any number; only the time it takes changes
+    /// (`bench_cluster --only speed`).
+    pub fn set_threads(&mut self, threads: usize) -> Result<(), rayon::ThreadPoolBuildError> {
+        self.pool = match threads {
+            0 | 1 => None,
+            n => Some(rayon::ThreadPoolBuilder::new().num_threads(n).build()?),
+        };
+        Ok(())
+    }
+
+    /// Runs `f` (which steps the cluster) on the cluster's threads ([`Cluster::set_threads`]),
+    /// each clock's boards shared out among them. The whole run moves to the pool, not each
+    /// clock: a clock's boards take a few microseconds, less than handing a clock to threads
+    /// that sleep. With one thread, just `f(self)`.
+    pub fn run_threaded<R: Send>(&mut self, f: impl FnOnce(&mut Cluster) -> R + Send) -> R {
+        let Some(pool) = self.pool.take() else {
+            return f(self);
+        };
+        self.parallel = true;
+        let result = pool.install(|| f(self));
+        self.parallel = false;
+        self.pool = Some(pool);
+        result
+    }
+
+    /// Whether each clock checks the handshakes (see the field; default: in debug builds).
+    pub fn set_check_handshakes(&mut self, on: bool) {
+        self.check_handshakes = on;
     }
 
     /// Whether boards at rest are skipped (default: yes). Skipping is exact; turning it off
@@ -461,87 +508,67 @@ impl Cluster {
                 board.set_age_tick(tick);
             }
         }
-        for b in 0..self.boards.len() {
-            let ports = self.boards[b].ports();
-            if self.resting[b]
-                && !tracing
-                && self.skip_resting
-                && self.inputs[b]
-                    .iter()
-                    .all(|q| q.front().is_none_or(|(t, _)| *t > now))
-            {
+        let skip_resting = self.skip_resting && !tracing;
+        let check = self.check_handshakes;
+        let peer = &self.peer;
+        let clocks: Vec<BoardClock<'_>> = self
+            .boards
+            .iter_mut()
+            .zip(self.inputs.iter_mut())
+            .zip(
+                self.in_frame_in
+                    .iter_mut()
+                    .zip(self.in_frame_out.iter_mut()),
+            )
+            .zip(self.first_in_log.iter_mut().zip(self.first_out.iter_mut()))
+            .zip(self.host_partial.iter_mut().zip(self.host_rx.iter_mut()))
+            .zip(self.resting.iter_mut())
+            .enumerate()
+            .map(
+                |(b, (((((model, inputs), (in_frame_in, in_frame_out)), logs), host), resting))| {
+                    BoardClock {
+                        b,
+                        model: model.as_mut(),
+                        inputs,
+                        in_frame_in,
+                        in_frame_out,
+                        first_in_log: logs.0,
+                        first_out: logs.1,
+                        host_partial: host.0,
+                        host_rx: host.1,
+                        resting,
+                        peer: &peer[b],
+                    }
+                },
+            )
+            .collect();
+        let run = |c: BoardClock<'_>| c.clock(now, skip_resting, check, tracing);
+        // The boards of one clock are independent (a beat a board sends reaches its peer's
+        // input queue only after the clock), so they may be stepped on several threads; the
+        // results are merged in board order, so the run is the same on any number of threads.
+        let outcomes: Vec<BoardClockOut> = if self.parallel && !tracing {
+            clocks.into_par_iter().map(run).collect()
+        } else {
+            clocks.into_iter().map(run).collect()
+        };
+        for (b, out) in outcomes.into_iter().enumerate() {
+            if !out.evaluated {
                 self.board_clocks_skipped += 1;
                 continue;
             }
             self.board_clocks_evaluated += 1;
-            let mut beat_out = false;
-            let offered: Vec<bool> = (0..ports)
-                .map(|p| {
-                    let head = self.inputs[b][p]
-                        .front()
-                        .filter(|(t, _)| *t <= now)
-                        .map(|(_, beat)| beat);
-                    self.boards[b].set_input(p, head);
-                    self.boards[b].set_output_ready(p, true);
-                    head.is_some()
-                })
-                .collect();
-            self.boards[b].settle();
-            for (p, &offered) in offered.iter().enumerate() {
-                if offered && self.boards[b].input_ready(p) {
-                    let (_, beat) = self.inputs[b][p].pop_front().unwrap();
-                    if !self.in_frame_in[b][p] {
-                        self.first_in_log[b][p].push(now);
-                    }
-                    self.in_frame_in[b][p] = !beat.last;
-                }
-                let out = self.boards[b].output(p);
-                if out.is_none() && self.in_frame_out[b][p] {
-                    // The MAC wants the next beat of a frame it has begun: an underrun.
-                    self.underruns += 1;
-                }
-                if let Some(beat) = out {
-                    beat_out = true;
-                    if !self.in_frame_out[b][p] {
-                        self.first_out[b][p].push(now);
-                    }
-                    self.in_frame_out[b][p] = !beat.last;
-                    if tracing {
-                        let t = self.trace.as_ref().unwrap();
-                        changes.push((t.out_valid[b][p], Change::Bit(true)));
-                        changes.push((t.out_last[b][p], Change::Bit(beat.last)));
-                    }
-                    if p == 0 {
-                        let n = beat.keep.trailing_ones() as usize;
-                        self.host_partial[b].extend_from_slice(&beat.data[..n]);
-                        if beat.last {
-                            let frame = std::mem::take(&mut self.host_partial[b]);
-                            // The host's MAC drops a frame the board aborted.
-                            if beat.user & MAC_BAD == 0 {
-                                self.host_rx[b].push(Received { cycle: now, frame });
-                            }
-                        }
-                    } else if let Some(to) = self.peer[b][p] {
-                        deliveries.push((to, beat));
-                    } else {
-                        self.unconnected_beats += 1;
-                    }
-                } else if tracing {
-                    let t = self.trace.as_ref().unwrap();
-                    changes.push((t.out_valid[b][p], Change::Bit(false)));
-                    changes.push((t.out_last[b][p], Change::Bit(false)));
-                }
-                if tracing {
-                    let t = self.trace.as_ref().unwrap();
+            self.underruns += out.underruns;
+            self.unconnected_beats += out.unconnected;
+            deliveries.extend(out.deliveries);
+            if tracing {
+                let t = self.trace.as_mut().unwrap();
+                for (p, (offered, out_last)) in out.pins.into_iter().enumerate() {
+                    changes.push((t.out_valid[b][p], Change::Bit(out_last.is_some())));
+                    changes.push((t.out_last[b][p], Change::Bit(out_last == Some(true))));
                     changes.push((t.in_valid[b][p], Change::Bit(offered)));
                 }
-            }
-            let changed = self.boards[b].rise();
-            self.resting[b] = !changed && !beat_out && !offered.iter().any(|o| *o);
-            if tracing {
                 let state = self.boards[b].cfe_state();
                 let counters = self.boards[b].counters();
-                let t = self.trace.as_mut().unwrap();
                 if t.last_state[b] != state {
                     t.last_state[b] = state;
                     let name = collwire_hdl::cfe::STATE_NAMES
@@ -614,5 +641,126 @@ impl Cluster {
     }
     pub fn is_empty(&self) -> bool {
         self.boards.is_empty()
+    }
+}
+
+/// One board's share of a clock: its model and its own queues and logs, borrowed from the
+/// cluster so that the boards of a clock can be stepped on several threads.
+struct BoardClock<'a> {
+    b: usize,
+    model: &'a mut dyn BoardModel,
+    inputs: &'a mut [VecDeque<(u64, Beat)>],
+    in_frame_in: &'a mut [bool],
+    in_frame_out: &'a mut [bool],
+    first_in_log: &'a mut [Vec<u64>],
+    first_out: &'a mut [Vec<u64>],
+    host_partial: &'a mut Vec<u8>,
+    host_rx: &'a mut Vec<Received>,
+    resting: &'a mut bool,
+    peer: &'a [Option<PortId>],
+}
+
+/// What a board's clock gives the rest of the cluster.
+#[derive(Default)]
+struct BoardClockOut {
+    /// False: skipped at rest.
+    evaluated: bool,
+    /// Beats sent to other boards, in port order.
+    deliveries: Vec<(PortId, Beat)>,
+    underruns: u64,
+    unconnected: u64,
+    /// Per port, when tracing: a beat offered at the input, and the `last` of the beat sent.
+    pins: Vec<(bool, Option<bool>)>,
+}
+
+impl BoardClock<'_> {
+    /// One clock of the board at cycle `now` (see [`Cluster::step`]).
+    fn clock(self, now: u64, skip_resting: bool, check: bool, tracing: bool) -> BoardClockOut {
+        let b = self.b;
+        let mut out = BoardClockOut::default();
+        let due = |q: &VecDeque<(u64, Beat)>| q.front().is_some_and(|(t, _)| *t <= now);
+        if *self.resting && skip_resting && !self.inputs.iter().any(due) {
+            return out;
+        }
+        out.evaluated = true;
+        let ports = self.model.ports();
+        // What the board sends this clock: its outputs are registers, already showing this
+        // clock's values before the inputs are set (`BoardModel`).
+        let outs: Vec<Option<Beat>> = (0..ports).map(|p| self.model.output(p)).collect();
+        let offered: Vec<bool> = (0..ports)
+            .map(|p| {
+                let head = self.inputs[p]
+                    .front()
+                    .filter(|(t, _)| *t <= now)
+                    .map(|(_, beat)| beat);
+                self.model.set_input(p, head);
+                self.model.set_output_ready(p, true);
+                head.is_some()
+            })
+            .collect();
+        let ready_before: Option<Vec<bool>> = check.then(|| {
+            self.model.settle();
+            for (p, sent) in outs.iter().enumerate() {
+                assert_eq!(
+                    &self.model.output(p),
+                    sent,
+                    "board {b} port {p} cycle {now}: an output depends on this clock's inputs"
+                );
+            }
+            (0..ports).map(|p| self.model.input_ready(p)).collect()
+        });
+        let beat_out = outs.iter().any(Option::is_some);
+        for (p, sent) in outs.into_iter().enumerate() {
+            if tracing {
+                out.pins
+                    .push((offered[p], sent.as_ref().map(|beat| beat.last)));
+            }
+            let Some(beat) = sent else {
+                if self.in_frame_out[p] {
+                    // The MAC wants the next beat of a frame it has begun: an underrun.
+                    out.underruns += 1;
+                }
+                continue;
+            };
+            if !self.in_frame_out[p] {
+                self.first_out[p].push(now);
+            }
+            self.in_frame_out[p] = !beat.last;
+            if p == 0 {
+                let n = beat.keep.trailing_ones() as usize;
+                self.host_partial.extend_from_slice(&beat.data[..n]);
+                if beat.last {
+                    let frame = std::mem::take(self.host_partial);
+                    // The host's MAC drops a frame the board aborted.
+                    if beat.user & MAC_BAD == 0 {
+                        self.host_rx.push(Received { cycle: now, frame });
+                    }
+                }
+            } else if let Some(to) = self.peer[p] {
+                out.deliveries.push((to, beat));
+            } else {
+                out.unconnected += 1;
+            }
+        }
+        let changed = self.model.rise();
+        for (p, &offered) in offered.iter().enumerate() {
+            let took = offered && self.model.took(p);
+            if let Some(ready) = &ready_before {
+                assert_eq!(
+                    took,
+                    offered && ready[p],
+                    "board {b} port {p} cycle {now}: the edge's handshake is not the input ready"
+                );
+            }
+            if took {
+                let (_, beat) = self.inputs[p].pop_front().unwrap();
+                if !self.in_frame_in[p] {
+                    self.first_in_log[p].push(now);
+                }
+                self.in_frame_in[p] = !beat.last;
+            }
+        }
+        *self.resting = !changed && !beat_out && !offered.iter().any(|o| *o);
+        out
     }
 }

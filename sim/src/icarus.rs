@@ -150,6 +150,9 @@ impl BoardModel for Recording {
     fn input_ready(&self, port: usize) -> bool {
         self.inner.input_ready(port)
     }
+    fn took(&self, port: usize) -> bool {
+        self.inner.took(port)
+    }
     fn output(&self, port: usize) -> Option<Beat> {
         self.inner.output(port)
     }

@@ -430,10 +430,16 @@ type Observed = (
 );
 
 /// Offload jobs (multi-segment, several collectives at once), a plain frame, a transit
-/// partial, a runt and idle stretches in between, on a cluster of `width` bits.
-fn mixed_traffic(width: usize, skip: bool) -> (Observed, u64) {
+/// partial, a runt and idle stretches in between, on a cluster of `width` bits, its boards
+/// stepped on `threads` threads.
+fn mixed_traffic(width: usize, skip: bool, threads: usize) -> (Observed, u64) {
     let mut c = cluster(4, width);
     c.set_skip_resting(skip);
+    c.set_threads(threads).unwrap();
+    c.run_threaded(mixed_traffic_on)
+}
+
+fn mixed_traffic_on(c: &mut Cluster) -> (Observed, u64) {
     let mut host: Vec<Vec<(u64, Vec<u8>)>> = vec![Vec::new(); 4];
     let drain = |c: &mut Cluster, host: &mut Vec<Vec<(u64, Vec<u8>)>>| {
         for (b, frames) in host.iter_mut().enumerate() {
@@ -466,13 +472,13 @@ fn mixed_traffic(width: usize, skip: bool) -> (Observed, u64) {
             1,
         ),
     ];
-    let r = run_jobs(&mut c, &jobs, 1500, 1_000_000).unwrap();
+    let r = run_jobs(c, &jobs, 1500, 1_000_000).unwrap();
     for (j, got) in jobs.iter().zip(&r) {
         for (rank, o) in got.outcomes.iter().enumerate() {
             assert_eq!(o.as_ref().unwrap(), &golden(j)[rank], "rank {rank}");
         }
     }
-    drain(&mut c, &mut host);
+    drain(c, &mut host);
     for _ in 0..300 {
         c.step();
     }
@@ -507,7 +513,7 @@ fn mixed_traffic(width: usize, skip: bool) -> (Observed, u64) {
     for _ in 0..2_000 {
         c.step();
     }
-    drain(&mut c, &mut host);
+    drain(c, &mut host);
     let again = job(
         (
             Collective::Allreduce,
@@ -520,11 +526,11 @@ fn mixed_traffic(width: usize, skip: bool) -> (Observed, u64) {
         4,
         1,
     );
-    let r = run_jobs(&mut c, std::slice::from_ref(&again), 1500, 1_000_000).unwrap();
+    let r = run_jobs(c, std::slice::from_ref(&again), 1500, 1_000_000).unwrap();
     for (rank, o) in r[0].outcomes.iter().enumerate() {
         assert_eq!(o.as_ref().unwrap(), &golden(&again)[rank], "rank {rank}");
     }
-    drain(&mut c, &mut host);
+    drain(c, &mut host);
     assert_eq!(c.underruns, 0, "an output ran dry inside a frame");
     let counters = (0..4).map(|b| c.counters(b).iter().collect()).collect();
     (
@@ -545,20 +551,37 @@ fn mixed_traffic(width: usize, skip: bool) -> (Observed, u64) {
 #[test]
 fn skipping_boards_at_rest_changes_nothing() {
     for width in [64, 256] {
-        let (every_clock, none_skipped) = mixed_traffic(width, false);
-        let (skipping, skipped) = mixed_traffic(width, true);
+        let (every_clock, none_skipped) = mixed_traffic(width, false, 1);
+        let (skipping, skipped) = mixed_traffic(width, true, 1);
         assert_eq!(none_skipped, 0);
         assert!(
             skipped > every_clock.4,
             "{width}-bit: only {skipped} board-clocks skipped in {} cycles",
             every_clock.4
         );
-        assert!(!every_clock.0[1].is_empty(), "{width}-bit: the plain frame");
-        assert_eq!(every_clock.0, skipping.0, "{width}-bit: host frames");
-        assert_eq!(every_clock.1, skipping.1, "{width}-bit: first beat in");
-        assert_eq!(every_clock.2, skipping.2, "{width}-bit: first beat out");
-        assert_eq!(every_clock.3, skipping.3, "{width}-bit: counters");
-        assert_eq!(every_clock.4, skipping.4, "{width}-bit: cycles");
+        assert_same_run(&every_clock, &skipping, width);
+    }
+}
+
+/// Two runs of [`mixed_traffic`] observed the same from outside.
+fn assert_same_run(a: &Observed, b: &Observed, width: usize) {
+    assert!(!a.0[1].is_empty(), "{width}-bit: the plain frame");
+    assert_eq!(a.0, b.0, "{width}-bit: host frames");
+    assert_eq!(a.1, b.1, "{width}-bit: first beat in");
+    assert_eq!(a.2, b.2, "{width}-bit: first beat out");
+    assert_eq!(a.3, b.3, "{width}-bit: counters");
+    assert_eq!(a.4, b.4, "{width}-bit: cycles");
+}
+
+/// Stepping each clock's boards on two threads is exact: every frame, every port's
+/// first-beat cycles, every counter and the boards skipped at rest are the same as on one.
+#[test]
+fn stepping_boards_on_two_threads_changes_nothing() {
+    for width in [64, 256] {
+        let one = mixed_traffic(width, true, 1);
+        let two = mixed_traffic(width, true, 2);
+        assert_same_run(&one.0, &two.0, width);
+        assert_eq!(one.1, two.1, "{width}-bit: board-clocks skipped");
     }
 }
 

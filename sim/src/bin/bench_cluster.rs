@@ -136,12 +136,17 @@ struct SimSpeed {
     boards: usize,
     /// Whether boards at rest were skipped (the default) or every board clocked every cycle.
     skip_resting: bool,
+    /// Threads the boards of a clock were stepped on (`Cluster::set_threads`).
+    threads: usize,
     /// Simulated cycles × boards.
     board_cycles: u64,
     /// Of those, the fraction skipped at rest.
     skipped_fraction: f64,
+    /// Process CPU time (every thread's).
     cpu_seconds: f64,
     board_cycles_per_cpu_second: f64,
+    wall_seconds: f64,
+    board_cycles_per_wall_second: f64,
 }
 
 #[derive(Serialize)]
@@ -165,28 +170,34 @@ const ALGORITHMS: [Algorithm; 4] = [
     Algorithm::Torus2d,
 ];
 
-/// Board-cycles per CPU-second of `ops` allreduces on 8 64-bit boards.
+/// Board-cycles per CPU-second and per wall-second of `ops` allreduces on 8 64-bit boards.
 fn sim_speed(
     algorithm: Algorithm,
     payload: usize,
-    skip: bool,
+    (skip, threads): (bool, usize),
     ops: u16,
     link_latency: u64,
 ) -> anyhow::Result<SimSpeed> {
     const BOARDS: usize = 8;
     let mut c = cluster(BOARDS, 64, link_latency);
     c.set_skip_resting(skip);
+    c.set_threads(threads)?;
     let (c0, e0, s0) = (c.cycle, c.board_clocks_evaluated, c.board_clocks_skipped);
     let start = cpu_time::ProcessTime::now();
-    for op in 1..=ops {
-        run_jobs(
-            &mut c,
-            &[allreduce_job(algorithm, BOARDS, payload / 8, op)],
-            1500,
-            10_000_000,
-        )?;
-    }
+    let wall_start = std::time::Instant::now();
+    c.run_threaded(|c| -> anyhow::Result<()> {
+        for op in 1..=ops {
+            run_jobs(
+                c,
+                &[allreduce_job(algorithm, BOARDS, payload / 8, op)],
+                1500,
+                10_000_000,
+            )?;
+        }
+        Ok(())
+    })?;
     let cpu = start.elapsed().as_secs_f64();
+    let wall = wall_start.elapsed().as_secs_f64();
     let board_cycles = (c.cycle - c0) * BOARDS as u64;
     let evaluated = c.board_clocks_evaluated - e0;
     let skipped = c.board_clocks_skipped - s0;
@@ -196,10 +207,13 @@ fn sim_speed(
         payload_bytes: payload,
         boards: BOARDS,
         skip_resting: skip,
+        threads,
         board_cycles,
         skipped_fraction: skipped as f64 / board_cycles as f64,
         cpu_seconds: cpu,
         board_cycles_per_cpu_second: board_cycles as f64 / cpu,
+        wall_seconds: wall,
+        board_cycles_per_wall_second: board_cycles as f64 / wall,
     })
 }
 
@@ -587,18 +601,20 @@ fn main() -> anyhow::Result<()> {
     let mut speeds = Vec::new();
     for payload in HOP_PAYLOADS.into_iter().filter(|_| run(Section::Speed)) {
         for alg in ALGORITHMS {
-            for skip in [true, false] {
+            for (skip, threads) in [(true, 1), (true, 2), (false, 1)] {
                 let ops = if payload == 8 { 40 } else { 4 };
-                let s = sim_speed(alg, payload, skip, ops, args.link_latency)?;
+                let s = sim_speed(alg, payload, (skip, threads), ops, args.link_latency)?;
                 println!(
-                    "simulator, 8 64-bit boards, {payload:>4} B {:<20} {}: {:>9.0} board-cycles per CPU-second ({:.0} % skipped at rest)",
+                    "simulator, 8 64-bit boards, {payload:>4} B {:<20} {}, {threads} thread{}: {:>9.0} board-cycles per CPU-second, {:>9.0} per wall-second ({:.0} % skipped at rest)",
                     s.algorithm,
                     if skip {
                         "skipping boards at rest"
                     } else {
                         "every board every clock"
                     },
+                    if threads == 1 { " " } else { "s" },
                     s.board_cycles_per_cpu_second,
+                    s.board_cycles_per_wall_second,
                     100.0 * s.skipped_fraction
                 );
                 speeds.push(s);
