@@ -24,6 +24,7 @@ use collwire_hdl::time_base::prescaler_period;
 
 use crate::axis::{Beat, MAC_BAD, beats};
 use crate::board::{BoardCounters, BoardModel, configure, new_board, stat_names};
+use crate::links::{LinkModel, LinkStats, RxFifo, TxLink};
 
 /// A cluster: from flags or a TOML file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,7 +82,8 @@ pub use collwire_proto::addressing::{
     BOARD_IP_PREFIX, board_ip, board_mac, rank_endpoints, rank_port,
 };
 
-/// A frame a host received, with the cycle its last beat left the board.
+/// A frame a host received, with the cycle its last beat reached the host (over the ideal links:
+/// the cycle it left the board).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Received {
     pub cycle: u64,
@@ -166,6 +168,16 @@ pub struct Cluster {
     /// Frames being assembled at every host port.
     host_partial: Vec<Vec<u8>>,
     host_rx: Vec<Vec<Received>>,
+    /// The links ([`Cluster::set_links`]; default [`LinkModel::ideal`]).
+    links: LinkModel,
+    /// `tx[b][p]`: the link out of board `b`'s port `p` (port 0: to its host).
+    tx: Vec<Vec<TxLink>>,
+    /// `host_tx[b]`: the link from board `b`'s host into its port 0.
+    host_tx: Vec<TxLink>,
+    /// `rx[b][p]`: board `b`'s receive FIFO at port `p`.
+    rx: Vec<Vec<RxFifo>>,
+    /// Beats on their way to every host, with the cycle they arrive.
+    host_inbox: Vec<VecDeque<(u64, Beat)>>,
     in_frame_in: Vec<Vec<bool>>,
     /// Cycle the first beat of each frame entered each input.
     pub first_in_log: Vec<Vec<Vec<u64>>>,
@@ -241,10 +253,15 @@ impl Cluster {
         configure_all(&mut boards, &routes(config.boards, &cables));
         let n = config.boards;
         let width = config.width;
-        Ok(Cluster {
+        let mut cluster = Cluster {
             inputs: vec![vec![VecDeque::new(); ports]; n],
             host_partial: vec![Vec::new(); n],
             host_rx: vec![Vec::new(); n],
+            links: LinkModel::ideal(config.link_latency),
+            tx: Vec::new(),
+            host_tx: Vec::new(),
+            rx: Vec::new(),
+            host_inbox: vec![VecDeque::new(); n],
             in_frame_in: vec![vec![false; ports]; n],
             first_out: vec![vec![Vec::new(); ports]; n],
             underruns: 0,
@@ -266,7 +283,58 @@ impl Cluster {
             tick_level: false,
             board_clocks_evaluated: 0,
             board_clocks_skipped: 0,
-        })
+        };
+        cluster.build_links();
+        Ok(cluster)
+    }
+
+    /// Every link anew from `self.links` (fresh fault streams, nothing in flight).
+    fn build_links(&mut self) {
+        let n = self.boards.len();
+        let ports = self.boards[0].ports();
+        let m = &self.links;
+        self.tx = (0..n)
+            .map(|b| {
+                (0..ports)
+                    .map(|p| {
+                        let spec = if p == 0 { m.host } else { m.cable };
+                        TxLink::new(m, spec, (b * ports + p) as u64)
+                    })
+                    .collect()
+            })
+            .collect();
+        self.host_tx = (0..n)
+            .map(|b| TxLink::new(m, m.host, (n * ports + b) as u64))
+            .collect();
+        self.rx = vec![vec![RxFifo::default(); ports]; n];
+    }
+
+    /// Replaces every link ([`LinkModel::ideal`] by default; [`LinkModel::target`] for the
+    /// boards' own ports, with faults if wanted). Call between runs: what the old links carried
+    /// is kept, the new links start empty.
+    pub fn set_links(&mut self, links: LinkModel) {
+        self.links = links;
+        self.build_links();
+        self.resting.fill(false);
+    }
+
+    /// The links as set.
+    pub fn links(&self) -> &LinkModel {
+        &self.links
+    }
+
+    /// What every link did so far: frames sent, lost, duplicated, reordered, corrupted, and
+    /// the frames receive FIFOs had no room for.
+    pub fn link_stats(&self) -> LinkStats {
+        let mut s = LinkStats::sum(
+            self.tx
+                .iter()
+                .flatten()
+                .chain(&self.host_tx)
+                .map(|l| &l.stats),
+        );
+        s.rx_overflows = self.rx.iter().flatten().map(|r| r.overflows).sum();
+        s
     }
 
     /// Holds every board's `reset` high for `cycles` clocks, as a cluster-wide reset: the
@@ -278,6 +346,8 @@ impl Cluster {
         self.inputs.iter_mut().flatten().for_each(VecDeque::clear);
         self.host_partial.iter_mut().for_each(Vec::clear);
         self.host_rx.iter_mut().for_each(Vec::clear);
+        self.host_inbox.iter_mut().for_each(VecDeque::clear);
+        self.build_links();
         self.in_frame_in
             .iter_mut()
             .flatten()
@@ -353,6 +423,13 @@ impl Cluster {
     pub fn at_rest(&self) -> bool {
         self.resting.iter().all(|r| *r)
             && self.inputs.iter().flatten().all(VecDeque::is_empty)
+            && self.host_inbox.iter().all(VecDeque::is_empty)
+            && !self
+                .tx
+                .iter()
+                .flatten()
+                .chain(&self.host_tx)
+                .any(TxLink::holding)
             && self.pending_ticks == 0
             && !self.tick_level
     }
@@ -393,10 +470,29 @@ impl Cluster {
 
     /// Queues `frame` at board `b`'s host port.
     pub fn host_send(&mut self, b: usize, frame: &[u8]) {
-        self.inject(b, 0, frame);
+        let now = self.cycle;
+        let bytes = self.beat_bytes();
+        let mut arrivals = Vec::new();
+        for beat in beats(frame, bytes, 0) {
+            self.host_tx[b].send(now, beat, &mut arrivals);
+        }
+        self.receive(b, 0, arrivals);
     }
 
-    /// Queues `frame` at board `b`'s port `port` (as if it came over that port's cable).
+    /// Beats arriving at board `b`'s port `p`, through its receive FIFO.
+    fn receive(&mut self, b: usize, p: usize, arrivals: Vec<(u64, Beat)>) {
+        let bytes = self.beat_bytes();
+        let capacity = self.links.rx_fifo_bytes;
+        for (at, beat) in arrivals {
+            let queued = self.inputs[b][p].len() * bytes;
+            if self.rx[b][p].admit(&beat, queued, capacity) {
+                self.inputs[b][p].push_back((at, beat));
+            }
+        }
+    }
+
+    /// Queues `frame` at board `b`'s port `port`, to enter at once (as if it came over that
+    /// port's cable, with no link in between: no line rate, no faults).
     pub fn inject(&mut self, b: usize, port: usize, frame: &[u8]) {
         self.inject_marked(b, port, frame, false);
     }
@@ -508,9 +604,13 @@ impl Cluster {
                 board.set_age_tick(tick);
             }
         }
+        // Frames held back on a link whose time has come.
+        if self.links.cable.faults.reorder > 0.0 || self.links.host.faults.reorder > 0.0 {
+            self.poll_links(now);
+        }
         let skip_resting = self.skip_resting && !tracing;
         let check = self.check_handshakes;
-        let peer = &self.peer;
+        let tx = &self.tx;
         let clocks: Vec<BoardClock<'_>> = self
             .boards
             .iter_mut()
@@ -521,11 +621,10 @@ impl Cluster {
                     .zip(self.in_frame_out.iter_mut()),
             )
             .zip(self.first_in_log.iter_mut().zip(self.first_out.iter_mut()))
-            .zip(self.host_partial.iter_mut().zip(self.host_rx.iter_mut()))
             .zip(self.resting.iter_mut())
             .enumerate()
             .map(
-                |(b, (((((model, inputs), (in_frame_in, in_frame_out)), logs), host), resting))| {
+                |(b, ((((model, inputs), (in_frame_in, in_frame_out)), logs), resting))| {
                     BoardClock {
                         b,
                         model: model.as_mut(),
@@ -534,10 +633,8 @@ impl Cluster {
                         in_frame_out,
                         first_in_log: logs.0,
                         first_out: logs.1,
-                        host_partial: host.0,
-                        host_rx: host.1,
                         resting,
-                        peer: &peer[b],
+                        tx: &tx[b],
                     }
                 },
             )
@@ -558,8 +655,7 @@ impl Cluster {
             }
             self.board_clocks_evaluated += 1;
             self.underruns += out.underruns;
-            self.unconnected_beats += out.unconnected;
-            deliveries.extend(out.deliveries);
+            deliveries.extend(out.sent.iter().map(|(p, beat)| ((b, *p), beat.clone())));
             if tracing {
                 let t = self.trace.as_mut().unwrap();
                 for (p, (offered, out_last)) in out.pins.into_iter().enumerate() {
@@ -586,10 +682,14 @@ impl Cluster {
                 }
             }
         }
-        let latency = self.config.link_latency;
+        // What left the boards goes onto the links (in board and port order), then to the
+        // far ends: another board's receive FIFO, or the host.
+        let mut arrivals = Vec::new();
         for ((b, p), beat) in deliveries {
-            self.inputs[b][p].push_back((now + latency, beat));
+            self.tx[b][p].send(now, beat, &mut arrivals);
+            self.deliver(b, p, std::mem::take(&mut arrivals));
         }
+        self.host_arrivals(now);
         if let Some(t) = self.trace.as_mut() {
             if tracing {
                 let _ = t.write(now, changes);
@@ -600,6 +700,52 @@ impl Cluster {
             }
         }
         self.cycle += 1;
+    }
+
+    /// Beats from board `b`'s port `p` that reach the far end of its link.
+    fn deliver(&mut self, b: usize, p: usize, arrivals: Vec<(u64, Beat)>) {
+        if p == 0 {
+            self.host_inbox[b].extend(arrivals);
+        } else if let Some((to, q)) = self.peer[b][p] {
+            self.receive(to, q, arrivals);
+        } else {
+            self.unconnected_beats += arrivals.len() as u64;
+        }
+    }
+
+    /// Beats that reached every host by `now`, assembled into frames.
+    fn host_arrivals(&mut self, now: u64) {
+        for b in 0..self.host_inbox.len() {
+            while self.host_inbox[b].front().is_some_and(|(t, _)| *t <= now) {
+                let (at, beat) = self.host_inbox[b].pop_front().unwrap();
+                let n = beat.keep.trailing_ones() as usize;
+                self.host_partial[b].extend_from_slice(&beat.data[..n]);
+                if beat.last {
+                    let frame = std::mem::take(&mut self.host_partial[b]);
+                    // The host's MAC drops a frame the board aborted or the link corrupted.
+                    if beat.user & MAC_BAD == 0 {
+                        self.host_rx[b].push(Received { cycle: at, frame });
+                    }
+                }
+            }
+        }
+    }
+
+    /// Frames held back on a link (reordering) whose time has come go on.
+    fn poll_links(&mut self, now: u64) {
+        let mut arrivals = Vec::new();
+        for b in 0..self.tx.len() {
+            for p in 0..self.tx[b].len() {
+                self.tx[b][p].poll(now, &mut arrivals);
+                if !arrivals.is_empty() {
+                    self.deliver(b, p, std::mem::take(&mut arrivals));
+                }
+            }
+            self.host_tx[b].poll(now, &mut arrivals);
+            if !arrivals.is_empty() {
+                self.receive(b, 0, std::mem::take(&mut arrivals));
+            }
+        }
     }
 
     /// Steps until `done(self)` holds, at most `max_cycles` more cycles.
@@ -654,10 +800,9 @@ struct BoardClock<'a> {
     in_frame_out: &'a mut [bool],
     first_in_log: &'a mut [Vec<u64>],
     first_out: &'a mut [Vec<u64>],
-    host_partial: &'a mut Vec<u8>,
-    host_rx: &'a mut Vec<Received>,
     resting: &'a mut bool,
-    peer: &'a [Option<PortId>],
+    /// The links out of the board's ports: an output is taken only when its MAC is ready.
+    tx: &'a [TxLink],
 }
 
 /// What a board's clock gives the rest of the cluster.
@@ -665,10 +810,9 @@ struct BoardClock<'a> {
 struct BoardClockOut {
     /// False: skipped at rest.
     evaluated: bool,
-    /// Beats sent to other boards, in port order.
-    deliveries: Vec<(PortId, Beat)>,
+    /// Beats the ports' MACs took, in port order.
+    sent: Vec<(usize, Beat)>,
     underruns: u64,
-    unconnected: u64,
     /// Per port, when tracing: a beat offered at the input, and the `last` of the beat sent.
     pins: Vec<(bool, Option<bool>)>,
 }
@@ -694,7 +838,7 @@ impl BoardClock<'_> {
                     .filter(|(t, _)| *t <= now)
                     .map(|(_, beat)| beat);
                 self.model.set_input(p, head);
-                self.model.set_output_ready(p, true);
+                self.model.set_output_ready(p, self.tx[p].ready(now));
                 head.is_some()
             })
             .collect();
@@ -715,6 +859,10 @@ impl BoardClock<'_> {
                 out.pins
                     .push((offered[p], sent.as_ref().map(|beat| beat.last)));
             }
+            if !self.tx[p].ready(now) {
+                // The MAC is still sending: the beat waits on the board's output.
+                continue;
+            }
             let Some(beat) = sent else {
                 if self.in_frame_out[p] {
                     // The MAC wants the next beat of a frame it has begun: an underrun.
@@ -726,21 +874,7 @@ impl BoardClock<'_> {
                 self.first_out[p].push(now);
             }
             self.in_frame_out[p] = !beat.last;
-            if p == 0 {
-                let n = beat.keep.trailing_ones() as usize;
-                self.host_partial.extend_from_slice(&beat.data[..n]);
-                if beat.last {
-                    let frame = std::mem::take(self.host_partial);
-                    // The host's MAC drops a frame the board aborted.
-                    if beat.user & MAC_BAD == 0 {
-                        self.host_rx.push(Received { cycle: now, frame });
-                    }
-                }
-            } else if let Some(to) = self.peer[p] {
-                out.deliveries.push((to, beat));
-            } else {
-                out.unconnected += 1;
-            }
+            out.sent.push((p, beat));
         }
         let changed = self.model.rise();
         for (p, &offered) in offered.iter().enumerate() {

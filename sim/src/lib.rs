@@ -26,6 +26,7 @@ pub mod fpu_check;
 pub mod frames;
 pub mod hosts;
 pub mod icarus;
+pub mod links;
 
 /// Generated Verilator model wrappers.
 #[allow(clippy::all, missing_docs)]
