@@ -297,14 +297,14 @@ impl Cluster {
             .map(|b| {
                 (0..ports)
                     .map(|p| {
-                        let spec = if p == 0 { m.host } else { m.cable };
+                        let spec = if p == 0 { m.to_host } else { m.cable };
                         TxLink::new(m, spec, (b * ports + p) as u64)
                     })
                     .collect()
             })
             .collect();
         self.host_tx = (0..n)
-            .map(|b| TxLink::new(m, m.host, (n * ports + b) as u64))
+            .map(|b| TxLink::new(m, m.to_board, (n * ports + b) as u64))
             .collect();
         self.rx = vec![vec![RxFifo::default(); ports]; n];
     }
@@ -605,7 +605,10 @@ impl Cluster {
             }
         }
         // Frames held back on a link whose time has come.
-        if self.links.cable.faults.reorder > 0.0 || self.links.host.faults.reorder > 0.0 {
+        if [self.links.cable, self.links.to_board, self.links.to_host]
+            .iter()
+            .any(|l| l.faults.reorder > 0.0)
+        {
             self.poll_links(now);
         }
         let skip_resting = self.skip_resting && !tracing;

@@ -52,7 +52,62 @@ pub struct Faults {
     pub corrupt: f64,
 }
 
+/// Why a fault list (`drop=0.01,duplicate=0.005,...`) did not parse.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FaultsError {
+    #[error("`{0}`: expected name=probability")]
+    Form(String),
+    #[error("`{0}`: the faults are drop, duplicate, reorder and corrupt")]
+    Name(String),
+    #[error("`{0}`: a probability is a number from 0 to 1")]
+    Probability(String),
+    #[error("the probabilities add up to {0}, more than 1 (at most one fault per frame)")]
+    Sum(f64),
+}
+
+impl std::str::FromStr for Faults {
+    type Err = FaultsError;
+
+    /// `drop=0.01,duplicate=0.005,reorder=0.005,corrupt=0.001` (any subset; `none`: no
+    /// faults).
+    fn from_str(s: &str) -> Result<Faults, FaultsError> {
+        let mut f = Faults::NONE;
+        for item in s
+            .split(',')
+            .map(str::trim)
+            .filter(|i| !i.is_empty() && *i != "none")
+        {
+            let (name, value) = item
+                .split_once('=')
+                .ok_or_else(|| FaultsError::Form(item.to_string()))?;
+            let p: f64 = value
+                .trim()
+                .parse()
+                .ok()
+                .filter(|p: &f64| (0.0..=1.0).contains(p))
+                .ok_or_else(|| FaultsError::Probability(item.to_string()))?;
+            *match name.trim() {
+                "drop" => &mut f.drop,
+                "duplicate" => &mut f.duplicate,
+                "reorder" => &mut f.reorder,
+                "corrupt" => &mut f.corrupt,
+                _ => return Err(FaultsError::Name(item.to_string())),
+            } = p;
+        }
+        let sum = f.drop + f.duplicate + f.reorder + f.corrupt;
+        if sum > 1.0 {
+            return Err(FaultsError::Sum(sum));
+        }
+        Ok(f)
+    }
+}
+
 impl Faults {
+    /// Whether any fault can happen.
+    pub fn any(&self) -> bool {
+        self.drop + self.duplicate + self.reorder + self.corrupt > 0.0
+    }
+
     /// No faults.
     pub const NONE: Faults = Faults {
         drop: 0.0,
@@ -77,8 +132,10 @@ pub struct LinkSpec {
 pub struct LinkModel {
     /// Every board-to-board cable, each way.
     pub cable: LinkSpec,
-    /// Every host link (a board's port 0), each way.
-    pub host: LinkSpec,
+    /// Every host link (a board's port 0), host to board.
+    pub to_board: LinkSpec,
+    /// Every host link, board to host.
+    pub to_host: LinkSpec,
     /// Receive FIFO of every board input, bytes; `None`: unbounded.
     pub rx_fifo_bytes: Option<usize>,
     /// The datapath clock the line rate is counted in, MHz.
@@ -97,7 +154,12 @@ impl LinkModel {
                 latency_cycles: link_latency,
                 faults: Faults::NONE,
             },
-            host: LinkSpec {
+            to_board: LinkSpec {
+                gbps: None,
+                latency_cycles: 0,
+                faults: Faults::NONE,
+            },
+            to_host: LinkSpec {
                 gbps: None,
                 latency_cycles: 0,
                 faults: Faults::NONE,
@@ -110,7 +172,8 @@ impl LinkModel {
 
     /// The ports of a `width`-bit board (64: ZedBoard, 1 Gb/s at 125 MHz; 256: NetFPGA SUME,
     /// 10 Gb/s at 200 MHz), with [`LATENCY_1G_NS`] / [`LATENCY_10G_NS`] and
-    /// [`TARGET_RX_FIFO_BYTES`]; `faults` on the cables and on the host links.
+    /// [`TARGET_RX_FIFO_BYTES`]; `cable_faults` on the cables, `host_faults` on the host links
+    /// both ways.
     pub fn target(width: usize, cable_faults: Faults, host_faults: Faults, seed: u64) -> Self {
         let (gbps, clock_mhz, ns) = if width == 64 {
             (1.0, 125.0, LATENCY_1G_NS)
@@ -125,7 +188,8 @@ impl LinkModel {
         };
         LinkModel {
             cable: spec(cable_faults),
-            host: spec(host_faults),
+            to_board: spec(host_faults),
+            to_host: spec(host_faults),
             rx_fifo_bytes: Some(TARGET_RX_FIFO_BYTES),
             clock_mhz,
             seed,

@@ -192,3 +192,30 @@ fn a_receive_fifo_takes_a_frame_only_with_room_for_a_longest_one() {
     assert_eq!(rx.overflows, 1);
     assert!(frame.iter().all(|b| rx.admit(b, 1 << 30, None)));
 }
+
+#[test]
+fn a_fault_list_parses_by_name_and_refuses_what_is_not_one() {
+    let f: Faults = "drop=0.01, duplicate=0.005,reorder=0.005,corrupt=0.001"
+        .parse()
+        .unwrap();
+    assert_eq!(
+        f,
+        Faults {
+            drop: 0.01,
+            duplicate: 0.005,
+            reorder: 0.005,
+            corrupt: 0.001
+        }
+    );
+    assert_eq!("none".parse::<Faults>().unwrap(), Faults::NONE);
+    assert!(!Faults::NONE.any() && f.any());
+    for bad in [
+        "drop",
+        "lose=0.1",
+        "drop=2",
+        "drop=x",
+        "drop=0.6,corrupt=0.6",
+    ] {
+        assert!(bad.parse::<Faults>().is_err(), "{bad}");
+    }
+}

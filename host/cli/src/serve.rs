@@ -19,7 +19,9 @@
 //!   is skipped, [`Cluster::at_rest`]); a cluster at rest sleeps in the sockets at no cost
 //!   until a datagram arrives.
 //! * **Faults on demand**: `--loss-in` / `--loss-out` drop host → board / board → host
-//!   datagrams with a seeded probability, to test recovery.
+//!   datagrams with a seeded probability, to test recovery; `--host-faults-in` /
+//!   `--host-faults-out` drop, duplicate, reorder and corrupt frames on the simulated host
+//!   links (`collwire_sim::links`).
 //!
 //! Ctrl-C (SIGINT) or SIGTERM stops it cleanly with a summary of counters by name.
 
@@ -39,6 +41,7 @@ use collwire_proto::wire::ErrorRecord;
 use collwire_proto::{Algorithm, ErrorCode, Layout, MessageType, OffloadRepr, limits};
 use collwire_sim::cluster::Cluster;
 use collwire_sim::hosts::{advance, rank_frame_from};
+use collwire_sim::links::{Faults, LinkModel, LinkSpec};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -79,6 +82,16 @@ pub struct Args {
     /// Drop each board → host datagram with this probability (fault injection).
     #[arg(long, default_value_t = 0.0, value_parser = probability)]
     pub loss_out: f64,
+    /// Frame faults on every simulated host link, host → board
+    /// (`drop=0.01,duplicate=0.005,reorder=0.005,corrupt=0.001`, any subset): a frame lost,
+    /// delivered twice, delivered after the next one, or corrupted (the board's MAC marks it
+    /// bad: the board drops and counts it).
+    #[arg(long, default_value = "none")]
+    pub host_faults_in: Faults,
+    /// The same, board → host (a corrupted frame is dropped by the host's MAC). A result lost
+    /// this way is not sent again yet: the rank's retransmission is answered `stale`.
+    #[arg(long, default_value = "none")]
+    pub host_faults_out: Faults,
     /// Seed of the fault injection.
     #[arg(long, default_value_t = 1)]
     pub fault_seed: u64,
@@ -269,6 +282,21 @@ pub fn run(args: &Args) -> Result<()> {
     // The boards' time base follows wall time: one tick per TICK_MS, queued by the loop.
     cluster.set_age_tick_every(0);
     cluster.write_cfg_all(cfg::RECLAIM, (args.reclaim_s * 1000 / TICK_MS) as u32);
+    if args.host_faults_in.any() || args.host_faults_out.any() {
+        let ideal = LinkModel::ideal(cluster.config.link_latency);
+        cluster.set_links(LinkModel {
+            to_board: LinkSpec {
+                faults: args.host_faults_in,
+                ..ideal.to_board
+            },
+            to_host: LinkSpec {
+                faults: args.host_faults_out,
+                ..ideal.to_host
+            },
+            seed: args.fault_seed,
+            ..ideal
+        });
+    }
     let mut sockets = Vec::with_capacity(boards);
     for b in 0..boards {
         let port = if args.base_port == 0 {
@@ -318,6 +346,12 @@ pub fn run(args: &Args) -> Result<()> {
         println!(
             "collwire serve: injecting loss: {} in, {} out (seed {})",
             args.loss_in, args.loss_out, args.fault_seed
+        );
+    }
+    if args.host_faults_in.any() || args.host_faults_out.any() {
+        println!(
+            "collwire serve: host-link faults: in {:?}, out {:?} (seed {})",
+            args.host_faults_in, args.host_faults_out, args.fault_seed
         );
     }
     println!("collwire serve: ready (Ctrl-C stops)");
@@ -420,6 +454,16 @@ pub fn run(args: &Args) -> Result<()> {
         service.nat.out.len()
     );
     for (name, value) in service.counts.lines() {
+        println!("collwire serve:   {name:<28} {value}");
+    }
+    let links = cluster.link_stats();
+    for (name, value) in [
+        ("link frames", links.frames),
+        ("link frames dropped", links.dropped),
+        ("link frames duplicated", links.duplicated),
+        ("link frames reordered", links.reordered),
+        ("link frames corrupted", links.corrupted),
+    ] {
         println!("collwire serve:   {name:<28} {value}");
     }
     for b in 0..cluster.len() {

@@ -429,6 +429,45 @@ fn requests_lost_on_the_host_side_are_recovered_by_retransmission() {
     assert!(retransmitted >= lost, "{retransmitted} resent, {lost} lost");
 }
 
+/// Frames on the simulated host links lost, duplicated, reordered and corrupted on their way
+/// to the boards, duplicated and reordered on their way back: the boards drop the duplicates
+/// and the corrupted frames, the ranks retransmit what was lost, and every result is exact.
+#[test]
+fn frames_lost_duplicated_reordered_and_corrupted_on_host_links_leave_every_result_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let service = serve(
+        dir.path(),
+        &[
+            "--boards",
+            "4",
+            "--host-faults-in",
+            "drop=0.05,duplicate=0.1,reorder=0.1,corrupt=0.05",
+            "--host-faults-out",
+            "duplicate=0.1,reorder=0.1",
+            "--fault-seed",
+            "3",
+        ],
+    );
+    let inputs: Vec<Vec<f64>> = (0..4).map(|r| input(11, r, 400)).collect();
+    let want = golden(&inputs, 1);
+    let got = ranks(&service.map, 4, 700, false, |r, c| {
+        (0..8)
+            .map(|_| allreduce(c, &inputs[r]).unwrap())
+            .collect::<Vec<_>>()
+    });
+    for (r, results) in got.iter().enumerate() {
+        for bytes in results {
+            assert_eq!(bytes, &want[r], "rank {r}");
+        }
+    }
+    let (status, stdout, stderr) = service.stop();
+    assert!(status.success(), "{stderr}");
+    for fault in ["dropped", "duplicated", "reordered", "corrupted"] {
+        let n = counter(&stdout, &format!("link frames {fault}"));
+        assert!(n >= 1, "no frame {fault}: {stdout}");
+    }
+}
+
 #[test]
 fn serve_refuses_what_the_boards_cannot_run_and_names_the_limit() {
     for (args, limit) in [
