@@ -1,9 +1,11 @@
 //! Cluster benchmark: prints (never asserts) per-hop latencies (first word in → first word
 //! out) at 64 and 256 bits for 8-byte and 1440-byte payloads, in cycles and in ns at the
 //! target's clock (125 / 200 MHz), the cycles from the first request to the last response of an
-//! f64 SUM allreduce of 8 and 1440 bytes at P = 2 … 64 for every algorithm, and the simulator's
-//! speed: board-cycles per CPU-second on 8 64-bit boards for every algorithm and both sizes,
-//! skipping boards at rest (the default) and clocking every board every cycle.
+//! f64 SUM allreduce of 8 and 1440 bytes at P = 2 … 64 for every algorithm, the same at P = 2
+//! … 16 over the ideal links and over the boards' own 1G/10G links (`links`, in cycles and
+//! µs), and the simulator's speed: board-cycles per CPU-second on 8 64-bit boards for every
+//! algorithm and both sizes, skipping boards at rest (the default, on one and two threads)
+//! and clocking every board every cycle.
 //! `--json FILE` writes the numbers for plotting.
 
 use std::time::Instant;
@@ -15,6 +17,7 @@ use collwire_proto::{Algorithm, Collective, Datatype, MessageType, OffloadRepr, 
 use collwire_sim::cluster::{Cluster, ClusterConfig, Topology, board_ip, board_mac};
 use collwire_sim::collective::{Job, run_jobs};
 use collwire_sim::hosts::{rank_frame, udp_datagram};
+use collwire_sim::links::{Faults, LinkModel};
 use serde::Serialize;
 
 #[derive(Parser)]
@@ -43,6 +46,7 @@ enum Section {
     Throughput,
     Engine,
     Allreduce,
+    Links,
     Speed,
 }
 
@@ -149,6 +153,23 @@ struct SimSpeed {
     board_cycles_per_wall_second: f64,
 }
 
+/// One allreduce over the ideal links and over the boards' own ([`LinkModel::target`]).
+#[derive(Serialize)]
+struct LinkRun {
+    width: usize,
+    payload_bytes: usize,
+    boards: usize,
+    algorithm: String,
+    /// Cycles from the first request posted to the last result, ideal links (a bus word per
+    /// clock, 4-clock cables, no delay on host links).
+    ideal_cycles: u64,
+    /// The same over 1 Gb/s (64-bit, 125 MHz) or 10 Gb/s (256-bit, 200 MHz) links with
+    /// preamble, FCS, gap, PHY and cable latency.
+    target_cycles: u64,
+    /// `target_cycles` in µs at the target clock.
+    target_us: f64,
+}
+
 #[derive(Serialize)]
 struct Report {
     link_latency: u64,
@@ -160,6 +181,7 @@ struct Report {
     /// complete more slowly than they are offered (below 99 %).
     engine_saturates_at: Vec<(usize, Option<f64>)>,
     allreduce_f64_sum: Vec<Allreduce>,
+    allreduce_over_target_links: Vec<LinkRun>,
     simulator_speed: Vec<SimSpeed>,
 }
 
@@ -598,6 +620,52 @@ fn main() -> anyhow::Result<()> {
             p *= 2;
         }
     }
+    let mut link_runs = Vec::new();
+    for width in [64, 256].into_iter().filter(|_| run(Section::Links)) {
+        let clock_mhz = if width == 64 { 125.0 } else { 200.0 };
+        for payload in HOP_PAYLOADS {
+            for p in [2, 4, 8, 16] {
+                for (i, alg) in [
+                    Algorithm::Ring,
+                    Algorithm::RecursiveDoubling,
+                    Algorithm::Tree,
+                ]
+                .into_iter()
+                .enumerate()
+                {
+                    let measure = |target: bool| -> anyhow::Result<u64> {
+                        let mut c = cluster(p, width, args.link_latency);
+                        if target {
+                            c.set_links(LinkModel::target(width, Faults::NONE, Faults::NONE, 1));
+                        }
+                        let start = c.cycle;
+                        let r = run_jobs(
+                            &mut c,
+                            &[allreduce_job(alg, p, payload / 8, i as u16 + 1)],
+                            1500,
+                            10_000_000,
+                        )?;
+                        Ok(r[0].last_response - start)
+                    };
+                    let (ideal, target) = (measure(false)?, measure(true)?);
+                    let us = target as f64 / clock_mhz;
+                    println!(
+                        "{width}-bit, {payload:>4} B, P={p:>2} {:<20} ideal links {ideal:>6} cycles, target links {target:>7} cycles ({us:.1} µs)",
+                        alg.name()
+                    );
+                    link_runs.push(LinkRun {
+                        width,
+                        payload_bytes: payload,
+                        boards: p,
+                        algorithm: alg.name().to_string(),
+                        ideal_cycles: ideal,
+                        target_cycles: target,
+                        target_us: us,
+                    });
+                }
+            }
+        }
+    }
     let mut speeds = Vec::new();
     for payload in HOP_PAYLOADS.into_iter().filter(|_| run(Section::Speed)) {
         for alg in ALGORITHMS {
@@ -629,6 +697,7 @@ fn main() -> anyhow::Result<()> {
         engine_load: engine_loads,
         engine_saturates_at: saturates,
         allreduce_f64_sum: runs,
+        allreduce_over_target_links: link_runs,
         simulator_speed: speeds,
     };
     if let Some(path) = args.json {
