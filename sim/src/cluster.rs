@@ -24,7 +24,7 @@ use collwire_hdl::time_base::prescaler_period;
 
 use crate::axis::{Beat, MAC_BAD, beats};
 use crate::board::{BoardCounters, BoardModel, configure, new_board, stat_names};
-use crate::links::{LinkModel, LinkStats, RxFifo, TxLink};
+use crate::links::{Faults, LinkModel, LinkStats, RxFifo, TxLink};
 
 /// A cluster: from flags or a TOML file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -316,6 +316,25 @@ impl Cluster {
         self.links = links;
         self.build_links();
         self.resting.fill(false);
+    }
+
+    /// Cuts the cable at board `b`'s port `p` (`p` ≥ 1), both ways: from the next frame on,
+    /// nothing crosses it.
+    pub fn cut_cable(&mut self, b: usize, p: usize) {
+        self.tx[b][p].set_faults(Faults::CUT);
+        if let Some((to, q)) = self.peer[b][p] {
+            self.tx[to][q].set_faults(Faults::CUT);
+        }
+    }
+
+    /// Board `b` goes dark: from the next frame on, nothing crosses any of its cables or its
+    /// host link, either way (a board powered off, as its neighbours and its host see it).
+    pub fn kill_board(&mut self, b: usize) {
+        for p in 1..self.tx[b].len() {
+            self.cut_cable(b, p);
+        }
+        self.tx[b][0].set_faults(Faults::CUT);
+        self.host_tx[b].set_faults(Faults::CUT);
     }
 
     /// The links as set.

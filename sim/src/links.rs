@@ -103,6 +103,14 @@ impl std::str::FromStr for Faults {
 }
 
 impl Faults {
+    /// Every frame lost: a cut cable, a dead port.
+    pub const CUT: Faults = Faults {
+        drop: 1.0,
+        duplicate: 0.0,
+        reorder: 0.0,
+        corrupt: 0.0,
+    };
+
     /// Whether any fault can happen.
     pub fn any(&self) -> bool {
         self.drop + self.duplicate + self.reorder + self.corrupt > 0.0
@@ -290,6 +298,12 @@ impl TxLink {
             held: None,
             stats: LinkStats::default(),
         }
+    }
+
+    /// From the next frame on, this link's faults are `faults` (e.g. every frame lost: a cut
+    /// cable).
+    pub fn set_faults(&mut self, faults: Faults) {
+        self.spec.faults = faults;
     }
 
     /// Whether the MAC takes a beat at clock `now`: the wire is free before the next clock

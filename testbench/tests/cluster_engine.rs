@@ -1006,3 +1006,71 @@ fn corrupted_frames_are_dropped_and_never_a_wrong_answer() {
     }
     assert!(exact > 0 && lost > 0, "{exact} exact, {lost} lost");
 }
+
+/// Runs a 4-board ring allreduce on 64-bit boards after `fault`, every rank with a 200 µs
+/// deadline and fast retransmission; returns each rank's outcome and the cycles the run took.
+fn allreduce_after(fault: impl Fn(&mut Cluster)) -> (Vec<Result<Vec<u8>, DriverError>>, u64) {
+    let mut c = cluster(4, 64);
+    fault(&mut c);
+    let j = job(
+        (
+            Collective::Allreduce,
+            Algorithm::Ring,
+            Datatype::F64,
+            ReduceOp::Sum,
+        ),
+        40,
+        1,
+        4,
+        1,
+    );
+    let setup = |comm: &mut collwire_driver::OffloadComm<_>| {
+        comm.set_timeout(Some(Duration::from_micros(200)));
+        comm.set_retransmit(Some(collwire_driver::Retransmit {
+            initial_rto: Duration::from_micros(10),
+            min_rto: Duration::from_micros(5),
+            max_rto: Duration::from_micros(40),
+            dead_retries: 3,
+            dead_after: Duration::from_micros(100),
+        }));
+    };
+    let start = c.cycle;
+    let r = run_jobs_with(&mut c, std::slice::from_ref(&j), 1500, 1_000_000, &setup).unwrap();
+    (r.into_iter().next().unwrap().outcomes, c.cycle - start)
+}
+
+/// When recovery is impossible, every rank gets a typed error within a bounded time (with the
+/// driver's opt-in deadline): a cut cable ends the operation on every rank in a timeout (their
+/// boards are alive and ack the retransmissions), a dead board in `unreachable` for its own
+/// rank (it answers nothing) and a timeout for the others; all within the deadline and one
+/// retransmission timeout (200 + 40 µs = 30,000 cycles at 125 MHz). Never a result.
+#[test]
+fn a_cut_cable_or_a_dead_board_ends_every_rank_in_a_typed_error_in_bounded_time() {
+    let bound = 30_000 + 2_000;
+    let (cut, cycles) = allreduce_after(|c| c.cut_cable(1, 1));
+    assert!(cycles <= bound, "cable cut: {cycles} cycles");
+    for (rank, o) in cut.iter().enumerate() {
+        assert!(
+            matches!(o, Err(DriverError::Timeout { .. })),
+            "cable cut, rank {rank}: {o:?}"
+        );
+    }
+    let (dead, cycles) = allreduce_after(|c| c.kill_board(2));
+    assert!(cycles <= bound, "dead board: {cycles} cycles");
+    for (rank, o) in dead.iter().enumerate() {
+        if rank == 2 {
+            assert!(
+                matches!(o, Err(DriverError::Unreachable { .. })),
+                "dead board, its rank: {o:?}"
+            );
+        } else {
+            assert!(
+                matches!(o, Err(DriverError::Timeout { .. })),
+                "dead board, rank {rank}: {o:?}"
+            );
+        }
+    }
+    // The same run with nothing broken completes.
+    let (fine, _) = allreduce_after(|_| {});
+    assert!(fine.iter().all(Result::is_ok), "{fine:?}");
+}
