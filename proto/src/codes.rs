@@ -240,6 +240,18 @@ impl ReduceOp {
             _ => !datatype.is_float(),
         }
     }
+
+    /// Every (datatype, op) pair the boards run: supported datatypes × the supported ops
+    /// defined on each.
+    pub fn supported_pairs() -> Vec<(Datatype, ReduceOp)> {
+        Datatype::supported()
+            .flat_map(|d| {
+                ReduceOp::supported()
+                    .filter(move |o| o.is_valid_for(d))
+                    .map(move |o| (d, o))
+            })
+            .collect()
+    }
 }
 
 impl Collective {

@@ -11,13 +11,7 @@ use collwire_sim::fpu_check::SplitMix;
 use collwire_sim::models::{Cipe64, Cipe256};
 
 fn random_program<C: Cipe>(rng: &mut SplitMix, n: usize) -> Vec<(Instruction, Vec<Vec<u8>>)> {
-    let pairs: Vec<(Datatype, ReduceOp)> = Datatype::supported()
-        .flat_map(|d| {
-            ReduceOp::supported()
-                .filter(move |o| o.is_valid_for(d))
-                .map(move |o| (d, o))
-        })
-        .collect();
+    let pairs: Vec<(Datatype, ReduceOp)> = ReduceOp::supported_pairs();
     let max = C::SLOT_WORDS as u64;
     // Fill every buffer first, so nothing depends on the RAM's power-up contents.
     let mut program: Vec<(Instruction, Vec<Vec<u8>>)> = (0..SLOTS as u8)

@@ -66,13 +66,7 @@ impl Case {
 }
 
 fn pairs() -> Vec<(Datatype, ReduceOp)> {
-    Datatype::supported()
-        .flat_map(|d| {
-            ReduceOp::supported()
-                .filter(move |o| o.is_valid_for(d))
-                .map(move |o| (d, o))
-        })
-        .collect()
+    ReduceOp::supported_pairs()
 }
 
 /// (boards, ranks per host) for P ∈ {2, 4, 8}, and P = 16 for the ring.
