@@ -27,6 +27,7 @@ pub mod frames;
 pub mod hosts;
 pub mod icarus;
 pub mod links;
+pub mod progress;
 
 /// Generated Verilator model wrappers.
 #[allow(clippy::all, missing_docs)]

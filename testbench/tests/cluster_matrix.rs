@@ -207,6 +207,7 @@ fn run_case(
 
 /// Runs `cases` on two threads, one cluster per (width, boards) and thread.
 fn run_all(cases: Vec<Case>, seed: u64) {
+    let bar = collwire_sim::progress::bar(cases.len() as u64, "golden matrix");
     let chunks: Vec<Vec<(usize, Case)>> = (0..2)
         .map(|t| {
             cases
@@ -221,6 +222,7 @@ fn run_all(cases: Vec<Case>, seed: u64) {
         let handles: Vec<_> = chunks
             .into_iter()
             .map(|chunk| {
+                let bar = bar.clone();
                 s.spawn(move || {
                     let mut clusters: HashMap<(usize, usize), Cluster> = HashMap::new();
                     let mut failures = Vec::new();
@@ -238,7 +240,9 @@ fn run_all(cases: Vec<Case>, seed: u64) {
                                     })
                                     .unwrap()
                                 });
-                        match run_case(cluster, &case, i as u16, &mut rng) {
+                        let outcome = run_case(cluster, &case, i as u16, &mut rng);
+                        bar.inc(1);
+                        match outcome {
                             Ok(cycles) => println!("ok {cycles:>7} cycles  {case:?}"),
                             Err(e) => {
                                 println!("FAIL case {i} {case:?}: {e}");
@@ -255,6 +259,7 @@ fn run_all(cases: Vec<Case>, seed: u64) {
             .flat_map(|h| h.join().unwrap())
             .collect()
     });
+    bar.finish_and_clear();
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",

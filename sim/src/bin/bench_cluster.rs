@@ -587,6 +587,15 @@ fn main() -> anyhow::Result<()> {
         saturates.push((width, knee));
     }
     let mut runs = Vec::new();
+    let sizes = (usize::BITS - args.max_boards.max(1).leading_zeros() - 1) as u64;
+    let bar = collwire_sim::progress::bar(
+        if run(Section::Allreduce) {
+            HOP_PAYLOADS.len() as u64 * sizes * ALGORITHMS.len() as u64
+        } else {
+            0
+        },
+        "allreduce vs P",
+    );
     for payload in HOP_PAYLOADS.into_iter().filter(|_| run(Section::Allreduce)) {
         let mut p = 2;
         while p <= args.max_boards {
@@ -603,11 +612,14 @@ fn main() -> anyhow::Result<()> {
                 let wall = start.elapsed().as_secs_f64();
                 let cycles = r[0].last_response - r[0].first_request;
                 let simulated = c.cycle - c0;
-                println!(
-                    "{payload:>4} B  P={p:>2} {:<20} {cycles:>6} cycles  ({:.0} board-cycles/s)",
-                    alg.name(),
-                    (simulated * p as u64) as f64 / wall
-                );
+                bar.inc(1);
+                bar.suspend(|| {
+                    println!(
+                        "{payload:>4} B  P={p:>2} {:<20} {cycles:>6} cycles  ({:.0} board-cycles/s)",
+                        alg.name(),
+                        (simulated * p as u64) as f64 / wall
+                    )
+                });
                 runs.push(Allreduce {
                     algorithm: alg.name().to_string(),
                     payload_bytes: payload,
@@ -620,6 +632,7 @@ fn main() -> anyhow::Result<()> {
             p *= 2;
         }
     }
+    bar.finish_and_clear();
     let mut link_runs = Vec::new();
     for width in [64, 256].into_iter().filter(|_| run(Section::Links)) {
         let clock_mhz = if width == 64 { 125.0 } else { 200.0 };

@@ -30,18 +30,15 @@ fn main() -> anyhow::Result<()> {
          {:?}, deadline {:?}",
         config.runs, config.width, config.max_ranks, config.cable_faults, config.deadline
     );
-    let step = (config.runs / 10).max(1);
-    let report = soak(&config, |i, r| {
-        if (i + 1) % step == 0 {
-            println!(
-                "soak: {:>6} runs, {:>6} exact, {} wrong, {} hung",
-                i + 1,
-                r.exact,
-                r.wrong,
-                r.hangs
-            );
-        }
+    let bar = collwire_sim::progress::bar(config.runs as u64, "soak");
+    let report = soak(&config, |_, r| {
+        bar.inc(1);
+        bar.set_message(format!(
+            "{} exact, {} wrong, {} hung",
+            r.exact, r.wrong, r.hangs
+        ));
     });
+    bar.finish_and_clear();
     println!(
         "soak: {:.2} % of {} runs completed with no application-visible error (goal ≥ 99.9 %)",
         100.0 * report.exact_share(),
