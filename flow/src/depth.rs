@@ -32,6 +32,7 @@ pub const BUDGET: &[(&str, usize)] = &[
     ("collwire_header_fields", 0),
     ("collwire_cfe_config", 2),
     ("collwire_context_table", 18),
+    ("collwire_key_history", 12),
     ("collwire_uop_decode", 7),
     ("collwire_arrival_verdict", 15),
     ("collwire_entry_composer", 13),

@@ -391,6 +391,12 @@ impl Logic for Cfe {
         self.arrival.present.next = self.contexts.present.val();
         self.arrival.has_free.next = self.contexts.has_free.val();
         self.contexts.key.next = self.arrival.key.val();
+        // The key of the frame at the input, which `Idle` takes into `Lookup` next clock: the
+        // long history reads it a clock ahead. (The same fields as `arrival_verdict`'s key,
+        // from the router's side-band instead of the registered arrival.)
+        self.contexts.peek_key.next = (bit_cast::<48, 16>(self.frame_fields.val().comm_id) << 32)
+            | (bit_cast::<48, 16>(self.frame_fields.val().op_id) << 16)
+            | bit_cast::<48, 16>(self.frame_fields.val().seg_index);
         self.contexts.sig.next = self.arrival.sig.val();
         self.contexts.arr_reg.next = self.arrival.arr_reg.val();
         self.conf.dir_addr.next = self.arrival.dir_addr.val();

@@ -6,7 +6,8 @@
 //! whether two ranks share the host, the segment's words and bytes, and `dirty` — news the
 //! program has not looked at yet. The history remembers the last [`HISTORY`] completed or
 //! aborted keys, so late duplicates are dropped instead of opening a context that would never
-//! complete.
+//! complete; behind them, every key filed goes into the long history ([`KeyHistory`], 1,024
+//! keys in block RAM), so a replay of a segment finished long ago is recognised too.
 //!
 //! The arrival's lookup is registered: `key`, `sig` and `arr_reg` are compared with every
 //! context and the history, and the verdict (`hit`, `late`, `sig_match`, `present`, `has_free`,
@@ -43,6 +44,8 @@
 use collwire_proto::limits;
 use rust_hdl::prelude::*;
 
+use crate::key_history::KeyHistory;
+
 /// Contexts (segments in flight); each owns [`REGS`] CIPE buffers.
 pub const CONTEXTS: usize = limits::CONTEXTS;
 /// Registers (CIPE packet buffers) per context.
@@ -58,13 +61,17 @@ pub struct ContextTable {
     pub reset: Signal<In, Bit>,
     // The arrival looked up.
     pub key: Signal<In, Bits<48>>,
+    /// The key the next clock's lookup will present (the long history reads its block RAM a
+    /// clock ahead: [`KeyHistory`]).
+    pub peek_key: Signal<In, Bits<48>>,
     pub sig: Signal<In, Bits<88>>,
     pub arr_reg: Signal<In, Bits<3>>,
     /// A context holds `key` (this and the next five: the lookup of the last clock's arrival).
     pub hit: Signal<Out, Bit>,
     /// A context is free.
     pub has_free: Signal<Out, Bit>,
-    /// `key` is in the history (completed or aborted).
+    /// `key` is in the history (completed or aborted): the eight most recent keys, or the
+    /// long history ([`KeyHistory`]) when `peek_key` announced `key` a clock ahead.
     pub late: Signal<Out, Bit>,
     /// The hit context's parameters equal `sig` (false on a miss).
     pub sig_match: Signal<Out, Bit>,
@@ -136,6 +143,8 @@ pub struct ContextTable {
     h_valid: [DFF<Bit>; 8],
     h_key: [DFF<Bits<48>>; 8],
     h_ptr: DFF<Bits<3>>,
+    /// Every key filed, kept longer: 1,024 keys in block RAM.
+    history: KeyHistory,
     /// The arrival's lookup, registered.
     r_hit: DFF<Bit>,
     r_hit_idx: DFF<Bits<3>>,
@@ -188,6 +197,7 @@ impl Default for ContextTable {
             clock: Default::default(),
             reset: Default::default(),
             key: Default::default(),
+            peek_key: Default::default(),
             sig: Default::default(),
             arr_reg: Default::default(),
             hit: Default::default(),
@@ -265,6 +275,7 @@ impl Default for ContextTable {
             h_valid: Default::default(),
             h_key: Default::default(),
             h_ptr: Default::default(),
+            history: Default::default(),
             r_hit: Default::default(),
             r_hit_idx: Default::default(),
             r_has_free: Default::default(),
@@ -368,6 +379,9 @@ impl Logic for ContextTable {
             if self.h_valid[c].q.val() & (self.h_key[c].q.val() == self.key.val()) {
                 self.l_late.next = true;
             }
+        }
+        if self.history.seen.val() {
+            self.l_late.next = true;
         }
         self.l_ctx.next = self.free_idx.val();
         if self.l_hit.val() {
@@ -529,6 +543,12 @@ impl Logic for ContextTable {
             }
             self.h_ptr.d.next = self.h_ptr.q.val() + bits::<3>(1);
         }
+        self.history.clock.next = self.clock.val();
+        self.history.reset.next = self.reset.val();
+        self.history.peek.next = self.peek_key.val();
+        self.history.key.next = self.key.val();
+        self.history.file.next = self.file.val();
+        self.history.file_key.next = self.file_key.val();
         if self.reset.val() {
             self.h_ptr.d.next = bits::<3>(0);
             for c in 0..8 {

@@ -51,6 +51,7 @@ pub mod frame_router;
 pub mod header_builder;
 pub mod header_capture;
 pub mod header_fields;
+pub mod key_history;
 pub mod leading_zeros;
 pub mod offload_candidate;
 pub mod offload_classifier;

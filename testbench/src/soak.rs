@@ -47,6 +47,10 @@ pub struct SoakConfig {
     pub deadline: Duration,
     /// Every rank's retransmission settings.
     pub retransmit: Retransmit,
+    /// The boards' time base: clocks per tick, and ticks without progress before a context
+    /// is reclaimed.
+    pub reclaim_tick_cycles: u64,
+    pub reclaim_ticks: u32,
 }
 
 impl SoakConfig {
@@ -75,6 +79,9 @@ impl SoakConfig {
                 dead_retries: 8,
                 dead_after: Duration::from_millis(4),
             },
+            // 0.5 ms ticks, reclaim after 10: 5 ms.
+            reclaim_tick_cycles: if width == 64 { 62_500 } else { 100_000 },
+            reclaim_ticks: 10,
         }
     }
 }
@@ -198,6 +205,13 @@ pub fn soak(config: &SoakConfig, mut progress: impl FnMut(usize, &SoakReport)) -
             // The one-evaluation stepping is checked by every other cluster test; the soak
             // runs long, so it skips the check's second evaluation even in debug builds.
             c.set_check_handshakes(false);
+            // The boards' reclaim time scaled like the RTOs: a context whose ranks gave up
+            // and whose aborts were lost is freed after 5 ms of simulated time (well above the
+            // 1 ms largest RTO, whose resends keep a waiting segment alive), not after the
+            // boards' default 60 s, which the soak never reaches: else every lost abort
+            // would leak a context for the rest of the run.
+            c.set_age_tick_every(config.reclaim_tick_cycles);
+            c.write_cfg_all(collwire_hdl::cfe::cfg::RECLAIM, config.reclaim_ticks);
             c.set_links(LinkModel::target(
                 config.width,
                 config.cable_faults,

@@ -1074,3 +1074,30 @@ fn a_cut_cable_or_a_dead_board_ends_every_rank_in_a_typed_error_in_bounded_time(
     let (fine, _) = allreduce_after(|_| {});
     assert!(fine.iter().all(Result::is_ok), "{fine:?}");
 }
+
+/// A replay of an operation completed 1,000 operations earlier is recognised (the long
+/// history, `hdl/src/key_history.rs`) and answered `stale`: it is not run again. (The eight
+/// recent keys alone would have forgotten it and run it a second time.)
+#[test]
+fn a_replay_of_an_operation_completed_1000_operations_earlier_is_not_run_again() {
+    let mut c = cluster(1, 64);
+    // The long history sweeps its RAMs for 512 clocks after reset and keeps no key meanwhile
+    // (the eight recent keys do): begin after it.
+    for _ in 0..600 {
+        c.step();
+    }
+    for op_id in 1..=1001u16 {
+        let answers = exchange(&mut c, 0, 0, &request(0, 1, 1, ReduceOp::Sum, op_id), 60);
+        assert_eq!(answers.len(), 1, "op {op_id}");
+        assert_eq!(answers[0].0.msg_type, MessageType::Response, "op {op_id}");
+    }
+    let replay = OffloadRepr {
+        attempt: 1,
+        ..request(0, 1, 1, ReduceOp::Sum, 1)
+    };
+    let answers = exchange(&mut c, 0, 0, &replay, 300);
+    assert_eq!(error_code(&answers), ErrorCode::Stale);
+    let counters = c.counters(0);
+    assert_eq!(counters.get("retired"), 1001, "nothing ran again");
+    assert_eq!(counters.get("duplicates"), 1);
+}

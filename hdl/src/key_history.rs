@@ -1,0 +1,197 @@
+//! The long history of finished segments: the last [`HISTORY_KEYS`] keys filed (completed,
+//! aborted, reclaimed), in block RAM, behind the context table's eight recent keys. A request
+//! or board frame for a segment finished long ago is recognised (`late`: dropped, or answered
+//! `stale`) instead of opening a context and running the segment again.
+//!
+//! [`SETS`] sets of [`WAYS`] keys. A key's set is the low [`SET_BITS`] bits of the XOR of its
+//! communicator, operation and segment (consecutive operations fall in consecutive sets); within a set the
+//! oldest key makes room (a per-set pointer, in block RAM too). So one communicator's last
+//! 1,024 single-segment operations are all remembered; keys of many communicators share the
+//! room.
+//!
+//! Block RAM reads are synchronous, so a lookup is asked a clock ahead: `peek` is the key the
+//! next clock looks up (the engine drives it from the arrival waiting at its input, which it
+//! takes the next clock); `seen` is `key`'s answer, combinational from the RAM words read for
+//! the last clock's `peek`, and low unless that `peek` was `key`.
+//!
+//! Filing takes two clocks: the set's pointer is read, then the key written into that way and
+//! the pointer advanced. A second file to the same set on the next clock uses the first one's
+//! advanced pointer (forwarded), not the RAM's stale word.
+//!
+//! After power-on and after `reset` the block sweeps its RAMs (one set a clock, [`SETS`]
+//! clocks): meanwhile `sweeping` is high, nothing is `seen` and files are not kept. So no
+//! answer depends on the RAMs' power-up contents, and `reset` forgets the history.
+
+use rust_hdl::prelude::*;
+
+/// Sets (a power of two: the set index is [`SET_BITS`] bits).
+pub const SETS: usize = 512;
+pub const SET_BITS: usize = 9;
+/// Keys per set. (Each way is one block RAM of 512 49-bit words, a RAMB36 on 7-series: two
+/// ways of 512 sets take half the block RAM of four of 256 for the same 1,024 keys.)
+pub const WAYS: usize = 2;
+/// Keys remembered.
+pub const HISTORY_KEYS: usize = SETS * WAYS;
+
+/// The set of `key` (communicator << 32 | operation << 16 | segment): the low [`SET_BITS`] bits
+/// of the XOR of the three fields. The hardware computes the same.
+pub fn set_of(key: u64) -> usize {
+    ((key ^ (key >> 16) ^ (key >> 32)) & (SETS as u64 - 1)) as usize
+}
+
+#[derive(LogicBlock)]
+pub struct KeyHistory {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    /// The key the next clock looks up.
+    pub peek: Signal<In, Bits<48>>,
+    /// The key looked up this clock.
+    pub key: Signal<In, Bits<48>>,
+    /// `key` is one of the keys remembered (and the last clock's `peek` was `key`).
+    pub seen: Signal<Out, Bit>,
+    /// File `file_key` this clock.
+    pub file: Signal<In, Bit>,
+    pub file_key: Signal<In, Bits<48>>,
+    /// The RAMs are being swept (after power-on or reset): nothing is seen or kept.
+    pub sweeping: Signal<Out, Bit>,
+    /// Per way: a valid bit over the 48-bit key.
+    ways: [RAM<Bits<49>, SET_BITS>; 2],
+    /// Per set: the way the next key goes to.
+    ptr: RAM<Bits<1>, SET_BITS>,
+    /// The last clock's `peek`, to tell whether the words read are `key`'s.
+    peek_q: DFF<Bits<48>>,
+    /// Low from power-on and from reset until the sweep is done.
+    swept: DFF<Bit>,
+    sweep_set: DFF<Bits<SET_BITS>>,
+    /// Filing, second clock: the key and its set (the set's pointer is being read).
+    f_valid: DFF<Bit>,
+    f_key: DFF<Bits<48>>,
+    f_set: DFF<Bits<SET_BITS>>,
+    /// The file before, for forwarding: its set and the pointer it left.
+    l_valid: DFF<Bit>,
+    l_set: DFF<Bits<SET_BITS>>,
+    l_ptr: DFF<Bits<1>>,
+    way_index: [Constant<Bits<1>>; 2],
+    last_set: Constant<Bits<SET_BITS>>,
+    peek_set: Signal<Local, Bits<SET_BITS>>,
+    file_set: Signal<Local, Bits<SET_BITS>>,
+    /// The way the key in the second filing clock goes to.
+    f_way: Signal<Local, Bits<1>>,
+    l_seen: Signal<Local, Bit>,
+}
+
+impl Default for KeyHistory {
+    fn default() -> Self {
+        assert_eq!(SETS, 1 << SET_BITS);
+        assert_eq!(WAYS, 2);
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            peek: Default::default(),
+            key: Default::default(),
+            seen: Default::default(),
+            file: Default::default(),
+            file_key: Default::default(),
+            sweeping: Default::default(),
+            ways: Default::default(),
+            ptr: Default::default(),
+            peek_q: Default::default(),
+            swept: Default::default(),
+            sweep_set: Default::default(),
+            f_valid: Default::default(),
+            f_key: Default::default(),
+            f_set: Default::default(),
+            l_valid: Default::default(),
+            l_set: Default::default(),
+            l_ptr: Default::default(),
+            way_index: std::array::from_fn(|w| Constant::new(bits(w as u64))),
+            last_set: Constant::new(bits(SETS as u64 - 1)),
+            peek_set: Default::default(),
+            file_set: Default::default(),
+            f_way: Default::default(),
+            l_seen: Default::default(),
+        }
+    }
+}
+
+impl Logic for KeyHistory {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, peek_q, swept, sweep_set, f_valid, f_key, f_set, l_valid, l_set, l_ptr
+        );
+        // Set of a key: communicator, operation and segment XORed, the low SET_BITS bits.
+        self.peek_set.next = bit_cast::<SET_BITS, 48>(
+            self.peek.val() ^ (self.peek.val() >> 16) ^ (self.peek.val() >> 32),
+        );
+        self.file_set.next = bit_cast::<SET_BITS, 48>(
+            self.file_key.val() ^ (self.file_key.val() >> 16) ^ (self.file_key.val() >> 32),
+        );
+        self.peek_q.d.next = self.peek.val();
+
+        // Lookup: every way of `peek`'s set is read; next clock `key` is compared with them.
+        self.l_seen.next = false;
+        for w in 0..2 {
+            self.ways[w].read_clock.next = self.clock.val();
+            self.ways[w].write_clock.next = self.clock.val();
+            self.ways[w].read_address.next = self.peek_set.val();
+            if self.ways[w].read_data.val()
+                == (bit_cast::<49, 48>(self.key.val()) | bits::<49>(1 << 48))
+            {
+                self.l_seen.next = true;
+            }
+        }
+        self.seen.next =
+            self.l_seen.val() & self.swept.q.val() & (self.peek_q.q.val() == self.key.val());
+
+        // Filing, first clock: read the set's pointer.
+        self.ptr.read_clock.next = self.clock.val();
+        self.ptr.write_clock.next = self.clock.val();
+        self.ptr.read_address.next = self.file_set.val();
+        self.f_valid.d.next = self.file.val() & self.swept.q.val();
+        self.f_key.d.next = self.file_key.val();
+        self.f_set.d.next = self.file_set.val();
+        // Second clock: write the key where the pointer points and advance the pointer (the
+        // previous file's pointer if it went to the same set a clock ago).
+        self.f_way.next = self.ptr.read_data.val();
+        if self.l_valid.q.val() & (self.l_set.q.val() == self.f_set.q.val()) {
+            self.f_way.next = self.l_ptr.q.val();
+        }
+        self.l_valid.d.next = self.f_valid.q.val();
+        self.l_set.d.next = self.f_set.q.val();
+        self.l_ptr.d.next = !self.f_way.val();
+        self.ptr.write_address.next = self.f_set.q.val();
+        self.ptr.write_data.next = !self.f_way.val();
+        self.ptr.write_enable.next = self.f_valid.q.val();
+        for w in 0..2 {
+            self.ways[w].write_address.next = self.f_set.q.val();
+            self.ways[w].write_data.next =
+                bit_cast::<49, 48>(self.f_key.q.val()) | bits::<49>(1 << 48);
+            self.ways[w].write_enable.next =
+                self.f_valid.q.val() & (self.f_way.val() == self.way_index[w].val());
+        }
+
+        // The sweep: one set a clock, every way and the pointer cleared.
+        if !self.swept.q.val() {
+            self.ptr.write_address.next = self.sweep_set.q.val();
+            self.ptr.write_data.next = bits::<1>(0);
+            self.ptr.write_enable.next = true;
+            for w in 0..2 {
+                self.ways[w].write_address.next = self.sweep_set.q.val();
+                self.ways[w].write_data.next = bits::<49>(0);
+                self.ways[w].write_enable.next = true;
+            }
+            self.sweep_set.d.next = self.sweep_set.q.val() + bits::<SET_BITS>(1);
+            if self.sweep_set.q.val() == self.last_set.val() {
+                self.swept.d.next = true;
+            }
+        }
+        if self.reset.val() {
+            self.swept.d.next = false;
+            self.sweep_set.d.next = bits::<SET_BITS>(0);
+            self.f_valid.d.next = false;
+            self.l_valid.d.next = false;
+        }
+        self.sweeping.next = !self.swept.q.val();
+    }
+}

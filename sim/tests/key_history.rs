@@ -1,0 +1,162 @@
+//! The long history of finished segments (`hdl/src/key_history.rs`) through Verilator against
+//! a model of its registers and RAMs: random lookups (asked a clock ahead, sometimes not),
+//! files (back to back into one set too) and resets, on a key pool that overfills the sets.
+
+use collwire_hdl::key_history::{HISTORY_KEYS, SETS, WAYS, set_of};
+use collwire_sim::fpu_check::SplitMix;
+use collwire_sim::models::KeyHistory;
+
+const VALID: u64 = 1 << 48;
+
+/// The block's registers and RAMs, clock by clock.
+struct Model {
+    mem: Vec<[u64; WAYS]>,
+    ptr: Vec<u64>,
+    rd_ways: [u64; WAYS],
+    rd_ptr: u64,
+    peek_q: u64,
+    swept: bool,
+    sweep_set: usize,
+    /// Filing, second clock: the key and its set.
+    f: Option<(u64, usize)>,
+    /// The file before: its set and the pointer it left.
+    l: Option<(usize, u64)>,
+}
+
+impl Model {
+    fn new() -> Model {
+        Model {
+            mem: vec![[0; WAYS]; SETS],
+            ptr: vec![0; SETS],
+            rd_ways: [0; WAYS],
+            rd_ptr: 0,
+            peek_q: 0,
+            swept: false,
+            sweep_set: 0,
+            f: None,
+            l: None,
+        }
+    }
+    fn seen(&self, key: u64) -> bool {
+        self.swept && self.peek_q == key && self.rd_ways.contains(&(key | VALID))
+    }
+    fn f_way(&self) -> u64 {
+        match (self.f, self.l) {
+            (Some((_, set)), Some((l_set, l_ptr))) if l_set == set => l_ptr,
+            _ => self.rd_ptr,
+        }
+    }
+    /// The clock edge with these inputs: every register and RAM word from the state before it.
+    fn edge(&mut self, peek: u64, file: Option<u64>, file_key: u64, reset: bool) {
+        let way = self.f_way();
+        let (swept, sweep_set) = (self.swept, self.sweep_set);
+        // Reads see the words before this edge's writes.
+        self.rd_ways = self.mem[set_of(peek)];
+        self.rd_ptr = self.ptr[set_of(file_key)];
+        if swept {
+            if let Some((key, set)) = self.f {
+                self.mem[set][way as usize] = key | VALID;
+                self.ptr[set] = (way + 1) % WAYS as u64;
+            }
+        } else {
+            self.mem[sweep_set] = [0; WAYS];
+            self.ptr[sweep_set] = 0;
+            self.sweep_set = (sweep_set + 1) % SETS;
+            self.swept = sweep_set == SETS - 1;
+        }
+        self.l = self.f.map(|(_, set)| (set, (way + 1) % WAYS as u64));
+        self.f = file.filter(|_| swept).map(|k| (k, set_of(k)));
+        self.peek_q = peek;
+        if reset {
+            self.swept = false;
+            self.sweep_set = 0;
+            self.f = None;
+            self.l = None;
+        }
+    }
+}
+
+fn key(comm: u64, op: u64, seg: u64) -> u64 {
+    comm << 32 | op << 16 | seg
+}
+
+#[test]
+fn the_history_matches_its_model_under_random_lookups_files_and_resets() {
+    let mut rng = SplitMix(16);
+    let mut dut = KeyHistory::default();
+    let mut m = Model::new();
+    // 2 communicators × 700 operations × 3 segments: far more keys than the 1,024 kept.
+    let pool = |r: u64| key(1 + r % 2, (r >> 8) % 700, (r >> 20) % 3);
+    let mut next = pool(rng.next_u64());
+    let (mut seen, mut files) = (0, 0);
+    let mut last_file = 0;
+    for cycle in 0..60_000u64 {
+        // Mostly the key asked for a clock ago; sometimes another (then nothing is seen).
+        let key_now = if rng.next_u64().is_multiple_of(5) {
+            pool(rng.next_u64())
+        } else {
+            next
+        };
+        next = pool(rng.next_u64());
+        let file = match rng.next_u64() % 10 {
+            0..=2 => Some(pool(rng.next_u64())),
+            // Back to back into the set just filed.
+            3 => Some(last_file ^ 1 << 16 ^ 1),
+            _ => None,
+        };
+        let file_key = file.unwrap_or(rng.next_u64() & 0xffff_ffff_ffff);
+        let reset = cycle % 20_000 == 19_999;
+        dut.set_key(key_now);
+        dut.set_peek(next);
+        dut.set_file(u64::from(file.is_some()));
+        dut.set_file_key(file_key);
+        dut.set_reset(u64::from(reset));
+        dut.eval();
+        let want = m.seen(key_now);
+        assert_eq!(dut.seen() == 1, want, "cycle {cycle}: key {key_now:#x}");
+        assert_eq!(dut.sweeping() == 1, !m.swept, "cycle {cycle}");
+        seen += usize::from(want);
+        dut.tick();
+        m.edge(next, file, file_key, reset);
+        if let Some(k) = file {
+            last_file = k;
+            files += 1;
+        }
+    }
+    assert!(seen > 1_000 && files > 10_000, "{seen} seen, {files} files");
+}
+
+/// One communicator's last 1,024 single-segment operations are all remembered; the 1,025th
+/// back makes room for the newest.
+#[test]
+fn the_last_1024_operations_of_a_communicator_are_remembered() {
+    let mut dut = KeyHistory::default();
+    let clock = |dut: &mut KeyHistory, peek: u64, key_now: u64, file: Option<u64>| {
+        dut.set_peek(peek);
+        dut.set_key(key_now);
+        dut.set_file(u64::from(file.is_some()));
+        dut.set_file_key(file.unwrap_or(0));
+        dut.eval();
+        let seen = dut.seen() == 1;
+        dut.tick();
+        seen
+    };
+    for _ in 0..SETS + 2 {
+        clock(&mut dut, 0, 0, None);
+    }
+    assert_eq!(dut.sweeping(), 0);
+    let ops = HISTORY_KEYS as u64 + 1;
+    for op in 0..ops {
+        clock(&mut dut, 0, 0, Some(key(7, op, 0)));
+        clock(&mut dut, 0, 0, None);
+    }
+    clock(&mut dut, 0, 0, None);
+    let mut asked = |k: u64| {
+        clock(&mut dut, k, 0, None);
+        clock(&mut dut, 0, k, None)
+    };
+    assert!(!asked(key(7, 0, 0)), "the oldest made room");
+    assert!(asked(key(7, 1, 0)), "1,024 operations back");
+    assert!(asked(key(7, ops - 1, 0)), "the newest");
+    assert!(!asked(key(8, 1, 0)), "another communicator's");
+}
