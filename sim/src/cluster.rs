@@ -495,14 +495,15 @@ impl Cluster {
         for beat in beats(frame, bytes, 0) {
             self.host_tx[b].send(now, beat, &mut arrivals);
         }
-        self.receive(b, 0, arrivals);
+        self.receive(b, 0, &mut arrivals);
     }
 
-    /// Beats arriving at board `b`'s port `p`, through its receive FIFO.
-    fn receive(&mut self, b: usize, p: usize, arrivals: Vec<(u64, Beat)>) {
+    /// Beats arriving at board `b`'s port `p`, through its receive FIFO (`arrivals` is left
+    /// empty, for reuse).
+    fn receive(&mut self, b: usize, p: usize, arrivals: &mut Vec<(u64, Beat)>) {
         let bytes = self.beat_bytes();
         let capacity = self.links.rx_fifo_bytes;
-        for (at, beat) in arrivals {
+        for (at, beat) in arrivals.drain(..) {
             let queued = self.inputs[b][p].len() * bytes;
             if self.rx[b][p].admit(&beat, queued, capacity) {
                 self.inputs[b][p].push_back((at, beat));
@@ -677,7 +678,7 @@ impl Cluster {
             }
             self.board_clocks_evaluated += 1;
             self.underruns += out.underruns;
-            deliveries.extend(out.sent.iter().map(|(p, beat)| ((b, *p), beat.clone())));
+            deliveries.extend(out.sent.into_iter().map(|(p, beat)| ((b, p), beat)));
             if tracing {
                 let t = self.trace.as_mut().unwrap();
                 for (p, (offered, out_last)) in out.pins.into_iter().enumerate() {
@@ -709,7 +710,7 @@ impl Cluster {
         let mut arrivals = Vec::new();
         for ((b, p), beat) in deliveries {
             self.tx[b][p].send(now, beat, &mut arrivals);
-            self.deliver(b, p, std::mem::take(&mut arrivals));
+            self.deliver(b, p, &mut arrivals);
         }
         self.host_arrivals(now);
         if let Some(t) = self.trace.as_mut() {
@@ -724,14 +725,16 @@ impl Cluster {
         self.cycle += 1;
     }
 
-    /// Beats from board `b`'s port `p` that reach the far end of its link.
-    fn deliver(&mut self, b: usize, p: usize, arrivals: Vec<(u64, Beat)>) {
+    /// Beats from board `b`'s port `p` that reach the far end of its link (`arrivals` is
+    /// left empty, for reuse).
+    fn deliver(&mut self, b: usize, p: usize, arrivals: &mut Vec<(u64, Beat)>) {
         if p == 0 {
-            self.host_inbox[b].extend(arrivals);
+            self.host_inbox[b].extend(arrivals.drain(..));
         } else if let Some((to, q)) = self.peer[b][p] {
             self.receive(to, q, arrivals);
         } else {
             self.unconnected_beats += arrivals.len() as u64;
+            arrivals.clear();
         }
     }
 
@@ -760,12 +763,12 @@ impl Cluster {
             for p in 0..self.tx[b].len() {
                 self.tx[b][p].poll(now, &mut arrivals);
                 if !arrivals.is_empty() {
-                    self.deliver(b, p, std::mem::take(&mut arrivals));
+                    self.deliver(b, p, &mut arrivals);
                 }
             }
             self.host_tx[b].poll(now, &mut arrivals);
             if !arrivals.is_empty() {
-                self.receive(b, 0, std::mem::take(&mut arrivals));
+                self.receive(b, 0, &mut arrivals);
             }
         }
     }

@@ -183,11 +183,15 @@ impl LinkModel {
     /// [`TARGET_RX_FIFO_BYTES`]; `cable_faults` on the cables, `host_faults` on the host links
     /// both ways.
     pub fn target(width: usize, cable_faults: Faults, host_faults: Faults, seed: u64) -> Self {
-        let (gbps, clock_mhz, ns) = if width == 64 {
-            (1.0, 125.0, LATENCY_1G_NS)
+        let (gbps, ns) = if width == 64 {
+            (1.0, LATENCY_1G_NS)
         } else {
-            (10.0, 200.0, LATENCY_10G_NS)
+            (10.0, LATENCY_10G_NS)
         };
+        let clock_mhz = f64::from(
+            collwire_hdl::emit::BusWidth::from_bits(width)
+                .map_or(125, collwire_hdl::emit::BusWidth::target_mhz),
+        );
         let latency_cycles = (ns * clock_mhz / 1000.0).ceil() as u64;
         let spec = |faults| LinkSpec {
             gbps: Some(gbps),

@@ -189,9 +189,9 @@ pub fn soak(config: &SoakConfig, mut progress: impl FnMut(usize, &SoakReport)) -
         ..SoakReport::default()
     };
     let (mut clean_cycles, mut clean_runs, mut faulted_cycles) = (0u64, 0usize, 0u64);
-    let period_ns = if config.width == 64 { 8 } else { 5 };
     // A run ends by its deadline; twice that, and something is stuck.
-    let budget = 2 * config.deadline.as_nanos() as u64 / period_ns;
+    let clock_mhz = LinkModel::target(config.width, Faults::NONE, Faults::NONE, 0).clock_mhz;
+    let budget = (2.0 * config.deadline.as_secs_f64() * clock_mhz * 1e6) as u64;
     for i in 0..config.runs {
         let case = draw(&mut rng, config.max_ranks);
         let cluster = clusters.entry(case.boards).or_insert_with(|| {

@@ -301,6 +301,21 @@ fn pmpi_lines(out: &Output) -> Vec<String> {
 }
 
 /// `offload_check` passed, offloading `offloaded` calls on rank 0.
+/// The MILC-like solver on 4 ranks under `mpi`, offloaded through the board map `map` (the
+/// PMPI library preloaded) or, without one, MPI's own; its report line.
+fn milc_cg(mpi: &str, dir: &Path, map: Option<&Path>) -> String {
+    let out = mpirun(
+        mpi,
+        dir,
+        "milc_cg",
+        &["4", "8", "0.05", "1e-10"],
+        map.is_some(),
+        map,
+    );
+    assert!(out.status.success(), "{mpi} milc_cg: {}", text(&out));
+    report_line(&out, "milc_cg:")
+}
+
 fn assert_offload_check(mpi: &str, out: &Output, offloaded: usize) {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{mpi}: {}", text(out));
@@ -360,16 +375,7 @@ fn unmodified_mpi_programs_offload_through_the_pmpi_library() {
     // bit-identical on two offloaded runs, and — the boards doing every reduction — the same
     // bits under Open MPI and MPICH.
     let solve = |mpi: &str, preload: bool| {
-        let out = mpirun(
-            mpi,
-            dir,
-            "milc_cg",
-            &["4", "8", "0.05", "1e-10"],
-            preload,
-            preload.then_some(map.as_path()),
-        );
-        assert!(out.status.success(), "{mpi} milc_cg: {}", text(&out));
-        let line = report_line(&out, "milc_cg:");
+        let line = milc_cg(mpi, dir, preload.then_some(map.as_path()));
         let how = if preload { "offloaded" } else { "MPI" };
         eprintln!("{mpi:>8} {how:>9} {line}");
         line
@@ -649,18 +655,7 @@ fn milc_through_lossy_host_links_gives_the_same_bits_under_both_mpis() {
     let built = built();
     let dir = built.dir.as_path();
     let work = tempfile::tempdir().unwrap();
-    let solve = |mpi: &str, map: &std::path::Path| {
-        let out = mpirun(
-            mpi,
-            dir,
-            "milc_cg",
-            &["4", "8", "0.05", "1e-10"],
-            true,
-            Some(map),
-        );
-        assert!(out.status.success(), "{mpi} milc_cg: {}", text(&out));
-        report_line(&out, "milc_cg:")
-    };
+    let solve = |mpi: &str, map: &std::path::Path| milc_cg(mpi, dir, Some(map));
     let clean_map = work.path().join("clean.toml");
     let clean: Vec<String> = {
         let _service = Service::start(&clean_map, &["--boards", "4"]);

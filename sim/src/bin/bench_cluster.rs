@@ -635,7 +635,8 @@ fn main() -> anyhow::Result<()> {
     bar.finish_and_clear();
     let mut link_runs = Vec::new();
     for width in [64, 256].into_iter().filter(|_| run(Section::Links)) {
-        let clock_mhz = if width == 64 { 125.0 } else { 200.0 };
+        let target_links = LinkModel::target(width, Faults::NONE, Faults::NONE, 1);
+        let clock_mhz = target_links.clock_mhz;
         for payload in HOP_PAYLOADS {
             for p in [2, 4, 8, 16] {
                 for (i, alg) in [
@@ -649,7 +650,7 @@ fn main() -> anyhow::Result<()> {
                     let measure = |target: bool| -> anyhow::Result<u64> {
                         let mut c = cluster(p, width, args.link_latency);
                         if target {
-                            c.set_links(LinkModel::target(width, Faults::NONE, Faults::NONE, 1));
+                            c.set_links(target_links.clone());
                         }
                         let start = c.cycle;
                         let r = run_jobs(
