@@ -47,7 +47,7 @@ pub const BUDGET: &[(&str, usize)] = &[
     ("collwire_output_queues64", 9),
     ("collwire_cipe64", 20),
     ("collwire_frame_builder64", 9),
-    ("collwire_offload_splitter64", 8),
+    ("collwire_offload_splitter64", 5),
     ("collwire_cipe_alu256", 19),
     ("collwire_header_capture256", 18),
     ("collwire_axis_arbiter256", 8),
@@ -56,7 +56,7 @@ pub const BUDGET: &[(&str, usize)] = &[
     ("collwire_output_queues256", 9),
     ("collwire_cipe256", 20),
     ("collwire_frame_builder256", 9),
-    ("collwire_offload_splitter256", 8),
+    ("collwire_offload_splitter256", 5),
 ];
 
 /// The budget of `design`, if it has one.

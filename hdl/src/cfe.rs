@@ -157,6 +157,7 @@ pub struct Cfe {
     op_input: Constant<Bits<4>>,
     instr_none: Constant<InstrWord>,
     no_verdict: Constant<Verdict>,
+    stale_code: Constant<Bits<8>>,
     /// Drain, no words.
     no_cmd: Constant<SplitCommand>,
     // Blocks.
@@ -278,6 +279,7 @@ impl Cfe {
             op_input: Constant::new(bits::<4>(Opcode::Input as u64)),
             instr_none: Constant::new(InstrWord::default()),
             no_verdict: Constant::new(Verdict::default()),
+            stale_code: Constant::new(bits::<8>(u64::from(collwire_proto::ErrorCode::Stale as u8))),
             no_cmd: Constant::new(SplitCommand {
                 action: bits::<2>(u64::from(SPLIT_DRAIN)),
                 ..Default::default()
@@ -391,9 +393,10 @@ impl Logic for Cfe {
         self.arrival.present.next = self.contexts.present.val();
         self.arrival.has_free.next = self.contexts.has_free.val();
         self.contexts.key.next = self.arrival.key.val();
-        // The key of the frame at the input, which `Idle` takes into `Lookup` next clock: the
-        // long history reads it a clock ahead. (The same fields as `arrival_verdict`'s key,
-        // from the router's side-band instead of the registered arrival.)
+        // The key of the frame at the input, which `Idle` takes into `Lookup` next clock and
+        // `Judge` judges the clock after: the long history reads it two clocks ahead. (The
+        // same fields as `arrival_verdict`'s key, from the router's side-band instead of the
+        // registered arrival.)
         self.contexts.peek_key.next = (bit_cast::<48, 16>(self.frame_fields.val().comm_id) << 32)
             | (bit_cast::<48, 16>(self.frame_fields.val().op_id) << 16)
             | bit_cast::<48, 16>(self.frame_fields.val().seg_index);
@@ -526,6 +529,18 @@ impl Logic for Cfe {
                 self.verdict.d.next.answer_error = self.arrival.answer_error.val();
                 self.verdict.d.next.is_req = self.arrival.is_req.val();
                 self.verdict.d.next.code = self.arrival.code.val();
+                // The long history answers a clock after the eight recent keys (its block-RAM
+                // words are registered before the compare): a key it holds gets the verdict
+                // `late` would have given.
+                if self.contexts.hist_late.val() & self.arrival.late_applies.val() {
+                    self.verdict.d.next = self.no_verdict.val();
+                    self.verdict.d.next.dup = true;
+                    self.verdict.d.next.is_req = self.arrival.is_req.val();
+                    self.verdict.d.next.answer_error = self.arrival.is_req.val();
+                    if self.arrival.is_req.val() {
+                        self.verdict.d.next.code = self.stale_code.val();
+                    }
+                }
                 self.state.d.next = CfeState::Arrive;
             }
             CfeState::Arrive => {

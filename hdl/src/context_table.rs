@@ -10,10 +10,12 @@
 //! keys in block RAM), so a replay of a segment finished long ago is recognised too.
 //!
 //! The arrival's lookup is registered: `key`, `sig` and `arr_reg` are compared with every
-//! context and the history, and the verdict (`hit`, `late`, `sig_match`, `present`, `has_free`,
-//! `ctx`) comes out of flip-flops a clock later. The engine holds the arrival for a clock with
-//! no command (its `Lookup` state) and acts on it the next (`Arrive`); `store`, `alloc` and
-//! `cancel` use that registered verdict. (Compares across eight contexts and eight history
+//! context and the eight recent keys, and the verdict (`hit`, `late`, `sig_match`, `present`,
+//! `has_free`, `ctx`) comes out of flip-flops a clock later. The long history's answer
+//! (`hist_late`) comes a clock after that, combinationally from its registered block-RAM
+//! words (`peek_key` asked for it two clocks before). The engine holds the arrival for a
+//! clock with no command (its `Lookup` state), judges it the next (`Judge`) and acts on it the
+//! clock after (`Arrive`); `store`, `alloc` and `cancel` use that registered verdict. (Compares across eight contexts and eight history
 //! keys, then the verdict, then the write enables, were too deep for one clock.) The running
 //! context (`cur`) is read out and the lowest context with news (`pick`) found
 //! combinationally. Changes are commands, at most one per cycle, taken on the clock edge:
@@ -22,7 +24,7 @@
 //! |-----------|--------|
 //! | `store`   | register `arr_reg` of context `ctx` (hit, else the free one) present, news; with `alloc` the context is opened with `alloc_*` |
 //! | `unstore` | undoes a `store` whose frame turned out bad at its tail: register `arr_reg` of context `ctx` absent again; with `unstore_free` (the store opened it) the context freed, its key not filed (a good retransmission opens it again) |
-//! | `cancel`  | the hit context (if any) freed; the key filed in the history unless already there |
+//! | `cancel`  | the hit context (if any) freed; the key filed in the history unless among the eight recent keys |
 //! | `park`    | `cur` has no news (its program waits for data) |
 //! | `produce` | register `produce_reg` of `cur` present (a stored result) |
 //! | `advance` | `cur`'s program counter + 1 |
@@ -61,8 +63,8 @@ pub struct ContextTable {
     pub reset: Signal<In, Bit>,
     // The arrival looked up.
     pub key: Signal<In, Bits<48>>,
-    /// The key the next clock's lookup will present (the long history reads its block RAM a
-    /// clock ahead: [`KeyHistory`]).
+    /// The key looked up two clocks later (the long history reads its block RAM and
+    /// registers the words before it compares: [`KeyHistory`]).
     pub peek_key: Signal<In, Bits<48>>,
     pub sig: Signal<In, Bits<88>>,
     pub arr_reg: Signal<In, Bits<3>>,
@@ -70,9 +72,12 @@ pub struct ContextTable {
     pub hit: Signal<Out, Bit>,
     /// A context is free.
     pub has_free: Signal<Out, Bit>,
-    /// `key` is in the history (completed or aborted): the eight most recent keys, or the
-    /// long history ([`KeyHistory`]) when `peek_key` announced `key` a clock ahead.
+    /// The last clock's `key` is among the eight most recent keys filed (completed, aborted,
+    /// reclaimed).
     pub late: Signal<Out, Bit>,
+    /// `key` is in the long history ([`KeyHistory`]), when `peek_key` announced it two clocks
+    /// ahead (combinational: the engine judges with it a clock after `late`).
+    pub hist_late: Signal<Out, Bit>,
     /// The hit context's parameters equal `sig` (false on a miss).
     pub sig_match: Signal<Out, Bit>,
     /// The hit context has register `reg` already (false on a miss).
@@ -205,6 +210,7 @@ impl Default for ContextTable {
             has_free: Default::default(),
             l_has_free: Default::default(),
             late: Default::default(),
+            hist_late: Default::default(),
             l_late: Default::default(),
             sig_match: Default::default(),
             l_sig_match: Default::default(),
@@ -379,9 +385,6 @@ impl Logic for ContextTable {
             if self.h_valid[c].q.val() & (self.h_key[c].q.val() == self.key.val()) {
                 self.l_late.next = true;
             }
-        }
-        if self.history.seen.val() {
-            self.l_late.next = true;
         }
         self.l_ctx.next = self.free_idx.val();
         if self.l_hit.val() {
@@ -561,6 +564,7 @@ impl Logic for ContextTable {
         self.hit.next = self.r_hit.q.val();
         self.has_free.next = self.r_has_free.q.val();
         self.late.next = self.r_late.q.val();
+        self.hist_late.next = self.history.seen.val();
         self.ctx.next = self.r_ctx.q.val();
         self.sig_match.next = self.r_sig_match.q.val();
         self.present.next = self.r_present.q.val();

@@ -9,13 +9,17 @@
 //! 1,024 single-segment operations are all remembered; keys of many communicators share the
 //! room.
 //!
-//! Block RAM reads are synchronous, so a lookup is asked a clock ahead: `peek` is the key the
-//! next clock looks up (the engine drives it from the arrival waiting at its input, which it
-//! takes the next clock); `seen` is `key`'s answer, combinational from the RAM words read for
-//! the last clock's `peek`, and low unless that `peek` was `key`.
+//! Block RAM reads are synchronous, and the words read are registered in fabric before they
+//! are compared (a block RAM's clock-to-output and the route from it to the compare were
+//! board64's worst path), so a lookup is asked two clocks ahead: `peek` is the key looked up
+//! two clocks later (the engine drives it from the arrival waiting at its input: it takes it
+//! the next clock into `lookup` and judges it the clock after); `seen` is `key`'s answer,
+//! combinational from the registered words read for `peek` two clocks ago, and low unless
+//! that `peek` was `key`. It stays right while `peek` stays on `key`.
 //!
-//! Filing takes two clocks: the set's pointer is read, then the key written into that way and
-//! the pointer advanced. A second file to the same set on the next clock uses the first one's
+//! Filing takes three clocks: the key is registered (the engine's state decides to file, and
+//! the set's address should start at a flip-flop), the set's pointer is read, then the key
+//! written into that way and the pointer advanced. A second file to the same set on the next clock uses the first one's
 //! advanced pointer (forwarded), not the RAM's stale word.
 //!
 //! After power-on and after `reset` the block sweeps its RAMs (one set a clock, [`SETS`]
@@ -43,11 +47,11 @@ pub fn set_of(key: u64) -> usize {
 pub struct KeyHistory {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    /// The key the next clock looks up.
+    /// The key looked up two clocks later.
     pub peek: Signal<In, Bits<48>>,
     /// The key looked up this clock.
     pub key: Signal<In, Bits<48>>,
-    /// `key` is one of the keys remembered (and the last clock's `peek` was `key`).
+    /// `key` is one of the keys remembered (and `peek` two clocks ago was `key`).
     pub seen: Signal<Out, Bit>,
     /// File `file_key` this clock.
     pub file: Signal<In, Bit>,
@@ -58,11 +62,20 @@ pub struct KeyHistory {
     ways: [RAM<Bits<49>, SET_BITS>; 2],
     /// Per set: the way the next key goes to.
     ptr: RAM<Bits<1>, SET_BITS>,
-    /// The last clock's `peek`, to tell whether the words read are `key`'s.
+    /// `peek` one and two clocks ago, to tell whether the words registered are `key`'s.
     peek_q: DFF<Bits<48>>,
+    peek_q2: DFF<Bits<48>>,
+    /// The words read for `peek_q`, registered.
+    word_q: [DFF<Bits<49>>; 2],
+    /// The RAMs were swept when `peek_q` (`ok_q`), `peek_q2` (`ok_q2`) was read.
+    ok_q: DFF<Bit>,
+    ok_q2: DFF<Bit>,
     /// Low from power-on and from reset until the sweep is done.
     swept: DFF<Bit>,
     sweep_set: DFF<Bits<SET_BITS>>,
+    /// Filing, first clock: the key registered.
+    i_valid: DFF<Bit>,
+    i_key: DFF<Bits<48>>,
     /// Filing, second clock: the key and its set (the set's pointer is being read).
     f_valid: DFF<Bit>,
     f_key: DFF<Bits<48>>,
@@ -96,8 +109,14 @@ impl Default for KeyHistory {
             ways: Default::default(),
             ptr: Default::default(),
             peek_q: Default::default(),
+            peek_q2: Default::default(),
+            word_q: Default::default(),
+            ok_q: Default::default(),
+            ok_q2: Default::default(),
             swept: Default::default(),
             sweep_set: Default::default(),
+            i_valid: Default::default(),
+            i_key: Default::default(),
             f_valid: Default::default(),
             f_key: Default::default(),
             f_set: Default::default(),
@@ -118,40 +137,50 @@ impl Logic for KeyHistory {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, peek_q, swept, sweep_set, f_valid, f_key, f_set, l_valid, l_set, l_ptr
+            self, clock, peek_q, peek_q2, ok_q, ok_q2, swept, sweep_set, i_valid, i_key, f_valid,
+            f_key, f_set, l_valid, l_set, l_ptr
         );
         // Set of a key: communicator, operation and segment XORed, the low SET_BITS bits.
         self.peek_set.next = bit_cast::<SET_BITS, 48>(
             self.peek.val() ^ (self.peek.val() >> 16) ^ (self.peek.val() >> 32),
         );
         self.file_set.next = bit_cast::<SET_BITS, 48>(
-            self.file_key.val() ^ (self.file_key.val() >> 16) ^ (self.file_key.val() >> 32),
+            self.i_key.q.val() ^ (self.i_key.q.val() >> 16) ^ (self.i_key.q.val() >> 32),
         );
         self.peek_q.d.next = self.peek.val();
+        self.peek_q2.d.next = self.peek_q.q.val();
+        // Words read after the sweep only (a set read in the sweep's last clock is not yet
+        // cleared).
+        self.ok_q.d.next = self.swept.q.val();
+        self.ok_q2.d.next = self.ok_q.q.val();
 
-        // Lookup: every way of `peek`'s set is read; next clock `key` is compared with them.
+        // Lookup: every way of `peek`'s set is read, the words registered the next clock, and
+        // compared with `key` the clock after.
         self.l_seen.next = false;
         for w in 0..2 {
             self.ways[w].read_clock.next = self.clock.val();
             self.ways[w].write_clock.next = self.clock.val();
             self.ways[w].read_address.next = self.peek_set.val();
-            if self.ways[w].read_data.val()
-                == (bit_cast::<49, 48>(self.key.val()) | bits::<49>(1 << 48))
+            self.word_q[w].clock.next = self.clock.val();
+            self.word_q[w].d.next = self.ways[w].read_data.val();
+            if self.word_q[w].q.val() == (bit_cast::<49, 48>(self.key.val()) | bits::<49>(1 << 48))
             {
                 self.l_seen.next = true;
             }
         }
         self.seen.next =
-            self.l_seen.val() & self.swept.q.val() & (self.peek_q.q.val() == self.key.val());
+            self.l_seen.val() & self.ok_q2.q.val() & (self.peek_q2.q.val() == self.key.val());
 
-        // Filing, first clock: read the set's pointer.
+        // Filing, first clock: the key registered. Second: read the set's pointer.
+        self.i_valid.d.next = self.file.val();
+        self.i_key.d.next = self.file_key.val();
         self.ptr.read_clock.next = self.clock.val();
         self.ptr.write_clock.next = self.clock.val();
         self.ptr.read_address.next = self.file_set.val();
-        self.f_valid.d.next = self.file.val() & self.swept.q.val();
-        self.f_key.d.next = self.file_key.val();
+        self.f_valid.d.next = self.i_valid.q.val() & self.swept.q.val();
+        self.f_key.d.next = self.i_key.q.val();
         self.f_set.d.next = self.file_set.val();
-        // Second clock: write the key where the pointer points and advance the pointer (the
+        // Third clock: write the key where the pointer points and advance the pointer (the
         // previous file's pointer if it went to the same set a clock ago).
         self.f_way.next = self.ptr.read_data.val();
         if self.l_valid.q.val() & (self.l_set.q.val() == self.f_set.q.val()) {
@@ -188,7 +217,10 @@ impl Logic for KeyHistory {
         }
         if self.reset.val() {
             self.swept.d.next = false;
+            self.ok_q.d.next = false;
+            self.ok_q2.d.next = false;
             self.sweep_set.d.next = bits::<SET_BITS>(0);
+            self.i_valid.d.next = false;
             self.f_valid.d.next = false;
             self.l_valid.d.next = false;
         }

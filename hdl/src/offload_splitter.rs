@@ -99,10 +99,14 @@ pub struct OffloadSplitter<const W: usize, const K: usize, const HB: usize> {
     /// (the CFE commits or undoes what the frame did, [`crate::cfe`]).
     pub tail_valid: Signal<Out, Bit>,
     pub tail_bad: Signal<Out, Bit>,
-    header_beats: Constant<Bits<12>>,
+    header_last: Constant<Bits<12>>,
     bad_at: Constant<Bits<16>>,
     state: DFF<SplitterState>,
     beat: DFF<Bits<12>>,
+    /// `beat` has reached the header's beats (a register, so the input's ready does not wait
+    /// for the count's compare: board64's worst path ran count → compare → ready → the
+    /// router's output slice).
+    hdone: DFF<Bit>,
     /// Payload words still to give after the current one (a stream command).
     left: DFF<Bits<12>>,
     /// The frame's command has been taken (in `Head`), and whether it streams.
@@ -153,10 +157,11 @@ impl<const W: usize, const K: usize, const HB: usize> Default for OffloadSplitte
             m_axis_tbad: Default::default(),
             tail_valid: Default::default(),
             tail_bad: Default::default(),
-            header_beats: Constant::new(bits::<12>(HB as u64)),
+            header_last: Constant::new(bits::<12>(HB as u64 - 1)),
             bad_at: Constant::new(bits::<16>(TUSER_BAD_AT as u64)),
             state: Default::default(),
             beat: Default::default(),
+            hdone: Default::default(),
             left: Default::default(),
             have_cmd: Default::default(),
             stream: Default::default(),
@@ -184,7 +189,7 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, beat, left, have_cmd, stream, held, held_bad, tail_pulse,
+            self, clock, state, beat, hdone, left, have_cmd, stream, held, held_bad, tail_pulse,
             tail_mark, final_word
         );
         self.command.next = self.s_cmd_tdata.val().into();
@@ -195,7 +200,7 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
         self.out_tbad.next = false;
         self.take.next = false;
         self.short_end.next = false;
-        self.header_done.next = self.beat.q.val() == self.header_beats.val();
+        self.header_done.next = self.hdone.q.val();
         self.beat_bad.next = self.s_axis.tuser.val().get_bit(self.bad_at.val().index());
         match self.state.q.val() {
             SplitterState::Head => {
@@ -213,12 +218,14 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
                 self.take.next = self.s_axis.tvalid.val() & self.out_s_tready.val();
                 if self.take.val() {
                     self.beat.d.next = self.beat.q.val() + bits::<12>(1);
+                    self.hdone.d.next = self.beat.q.val() == self.header_last.val();
                 }
                 if self.have_cmd.q.val()
                     & (self.header_done.val()
                         | (self.s_axis.tvalid.val() & self.s_axis.tlast.val()))
                 {
                     self.beat.d.next = bits::<12>(0);
+                    self.hdone.d.next = false;
                     self.state.d.next = SplitterState::Drain;
                     if self.stream.q.val() & self.header_done.val() {
                         self.state.d.next = SplitterState::Payload;
@@ -300,11 +307,13 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
         self.tail_mark.d.next = self.beat_bad.val() | self.short_end.val();
         if self.take.val() & self.s_axis.tlast.val() {
             self.beat.d.next = bits::<12>(0);
+            self.hdone.d.next = false;
             self.have_cmd.d.next = false;
         }
         if self.reset.val() {
             self.state.d.next = SplitterState::Head;
             self.beat.d.next = bits::<12>(0);
+            self.hdone.d.next = false;
             self.left.d.next = bits::<12>(0);
             self.final_word.d.next = false;
             self.have_cmd.d.next = false;

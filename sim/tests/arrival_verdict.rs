@@ -189,6 +189,21 @@ fn every_verdict_follows_the_precedence_table() {
             got, want,
             "case {case}: {f:?} dst {dst_host} me {me} payload {payload} unsupported {unsupported} {t:?}"
         );
+        // The frame reaches the history row exactly when a key in the history makes it a
+        // `dup` (no row above it gives one).
+        let if_late = model(
+            &f,
+            dst_host,
+            payload,
+            unsupported,
+            me,
+            Lookup { late: true, ..t },
+        );
+        assert_eq!(
+            dut.late_applies() == 1,
+            if_late.dup,
+            "case {case}: late applies, {f:?} dst {dst_host} me {me} unsupported {unsupported}"
+        );
         for (row, hit) in [
             ("cancel", want.cancel),
             ("drop", want.drop),

@@ -1,5 +1,5 @@
 //! The long history of finished segments (`hdl/src/key_history.rs`) through Verilator against
-//! a model of its registers and RAMs: random lookups (asked a clock ahead, sometimes not),
+//! a model of its registers and RAMs: random lookups (asked two clocks ahead, sometimes not),
 //! files (back to back into one set too) and resets, on a key pool that overfills the sets.
 
 use collwire_hdl::key_history::{HISTORY_KEYS, SETS, WAYS, set_of};
@@ -15,8 +15,18 @@ struct Model {
     rd_ways: [u64; WAYS],
     rd_ptr: u64,
     peek_q: u64,
+    /// The words read for `peek_q`, registered, with `peek_q` a clock later.
+    word_q: [u64; WAYS],
+    peek_q2: u64,
+    /// The RAMs were swept when `peek_q` / `peek_q2` was read.
+    ok_q: bool,
+    ok_q2: bool,
     swept: bool,
     sweep_set: usize,
+    /// Filing, first clock: the key registered (`i_key` also when not filing: the pointer
+    /// RAM reads its set anyway).
+    i: Option<u64>,
+    i_key: u64,
     /// Filing, second clock: the key and its set.
     f: Option<(u64, usize)>,
     /// The file before: its set and the pointer it left.
@@ -31,14 +41,20 @@ impl Model {
             rd_ways: [0; WAYS],
             rd_ptr: 0,
             peek_q: 0,
+            word_q: [0; WAYS],
+            peek_q2: 0,
+            ok_q: false,
+            ok_q2: false,
             swept: false,
             sweep_set: 0,
+            i: None,
+            i_key: 0,
             f: None,
             l: None,
         }
     }
     fn seen(&self, key: u64) -> bool {
-        self.swept && self.peek_q == key && self.rd_ways.contains(&(key | VALID))
+        self.ok_q2 && self.peek_q2 == key && self.word_q.contains(&(key | VALID))
     }
     fn f_way(&self) -> u64 {
         match (self.f, self.l) {
@@ -50,9 +66,13 @@ impl Model {
     fn edge(&mut self, peek: u64, file: Option<u64>, file_key: u64, reset: bool) {
         let way = self.f_way();
         let (swept, sweep_set) = (self.swept, self.sweep_set);
+        self.word_q = self.rd_ways;
+        self.peek_q2 = self.peek_q;
+        self.ok_q2 = self.ok_q;
+        self.ok_q = swept;
         // Reads see the words before this edge's writes.
         self.rd_ways = self.mem[set_of(peek)];
-        self.rd_ptr = self.ptr[set_of(file_key)];
+        self.rd_ptr = self.ptr[set_of(self.i_key)];
         if swept {
             if let Some((key, set)) = self.f {
                 self.mem[set][way as usize] = key | VALID;
@@ -65,11 +85,16 @@ impl Model {
             self.swept = sweep_set == SETS - 1;
         }
         self.l = self.f.map(|(_, set)| (set, (way + 1) % WAYS as u64));
-        self.f = file.filter(|_| swept).map(|k| (k, set_of(k)));
+        self.f = self.i.filter(|_| swept).map(|k| (k, set_of(k)));
+        self.i = file;
+        self.i_key = file_key;
         self.peek_q = peek;
         if reset {
             self.swept = false;
+            self.ok_q = false;
+            self.ok_q2 = false;
             self.sweep_set = 0;
+            self.i = None;
             self.f = None;
             self.l = None;
         }
@@ -87,17 +112,24 @@ fn the_history_matches_its_model_under_random_lookups_files_and_resets() {
     let mut m = Model::new();
     // 2 communicators × 700 operations × 3 segments: far more keys than the 1,024 kept.
     let pool = |r: u64| key(1 + r % 2, (r >> 8) % 700, (r >> 20) % 3);
-    let mut next = pool(rng.next_u64());
+    // The keys peeked one and two clocks ago.
+    let mut peeked = [pool(rng.next_u64()), pool(rng.next_u64())];
     let (mut seen, mut files) = (0, 0);
     let mut last_file = 0;
     for cycle in 0..60_000u64 {
-        // Mostly the key asked for a clock ago; sometimes another (then nothing is seen).
+        // Mostly the key asked for two clocks ago; sometimes another (then nothing is seen).
         let key_now = if rng.next_u64().is_multiple_of(5) {
             pool(rng.next_u64())
         } else {
-            next
+            peeked[1]
         };
-        next = pool(rng.next_u64());
+        // Sometimes the same key two clocks running (as the engine holds it).
+        let next = if rng.next_u64().is_multiple_of(3) {
+            peeked[0]
+        } else {
+            pool(rng.next_u64())
+        };
+        peeked = [next, peeked[0]];
         let file = match rng.next_u64() % 10 {
             0..=2 => Some(pool(rng.next_u64())),
             // Back to back into the set just filed.
@@ -153,6 +185,7 @@ fn the_last_1024_operations_of_a_communicator_are_remembered() {
     clock(&mut dut, 0, 0, None);
     let mut asked = |k: u64| {
         clock(&mut dut, k, 0, None);
+        clock(&mut dut, 0, 0, None);
         clock(&mut dut, 0, k, None)
     };
     assert!(!asked(key(7, 0, 0)), "the oldest made room");

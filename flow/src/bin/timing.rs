@@ -7,13 +7,16 @@
 //!   cargo run --release -p collwire-flow --bin timing -- --width 256 --design collwire_cfe
 //!
 //! A whole board takes about ten minutes on two cores; `--blocks-only` skips it. `--json FILE`
-//! also writes every row.
+//! also writes every row. `--seed N` (repeatable) places and routes each design once per
+//! placer seed, the seeds side by side, and prints a row per seed and the spread: one
+//! netlist's Fmax moves by ±15 % from one placement to another, so a change is judged on
+//! several.
 
 use std::path::PathBuf;
 
 use clap::Parser;
 use collwire_flow::depth;
-use collwire_flow::pnr::{DEVICE, place_route_ecp5};
+use collwire_flow::pnr::{DEVICE, PnrReport, place_route_seed, synth_ecp5};
 use collwire_flow::toolflow::synth_xc7;
 use collwire_hdl::emit::{BusWidth, designs_for, is_board};
 
@@ -38,6 +41,10 @@ struct Args {
     /// Also write the rows as JSON.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Place and route with these placer seeds (repeatable; they run side by side). Default:
+    /// nextpnr's own seed, once.
+    #[arg(long)]
+    seed: Vec<u64>,
 }
 
 /// LUTs, flip-flops and 36 Kb block RAMs of a part.
@@ -80,63 +87,107 @@ fn main() -> anyhow::Result<()> {
     for d in &designs {
         let dir = out.join(d.name);
         let xc7 = synth_xc7(&dir.join("xc7"), d)?;
-        let pnr = place_route_ecp5(&dir.join("ecp5"), d, args.target_mhz)?;
-        let ok = |mhz: f64| match pnr.fmax_mhz {
-            Some(f) if f >= mhz => "yes",
-            Some(_) => "no",
-            None => "-",
-        };
-        let fmax = pnr
-            .fmax_mhz
-            .map_or("comb".to_string(), |f| format!("{f:.1}"));
-        let budget = depth::budget(d.name).map_or("-".to_string(), |b| b.to_string());
-        let path = if pnr.critical.from.is_empty() {
-            "-".to_string()
+        let ecp5 = dir.join("ecp5");
+        synth_ecp5(&ecp5, d)?;
+        let seeds: Vec<Option<u64>> = if args.seed.is_empty() {
+            vec![None]
         } else {
-            format!(
-                "{} -> {} ({:.2}/{:.2}, {})",
-                pnr.critical.from,
-                pnr.critical.to,
-                pnr.critical.logic_ns,
-                pnr.critical.routing_ns,
-                pnr.critical.logic_steps
-            )
+            args.seed.iter().copied().map(Some).collect()
         };
-        println!(
-            "{:<30} {:>8} {:>6} {:>6} {:>7} {:>5.1}% {:>7} {:>5.1}% {:>3}/{:<3} {path}",
-            d.name,
-            fmax,
-            ok(125.0),
-            ok(200.0),
-            xc7.luts(),
-            100.0 * xc7.luts() as f64 / luts,
-            xc7.flip_flops(),
-            100.0 * xc7.bram36() / brams,
-            xc7.depth,
-            budget,
-        );
-        rows.push(serde_json::json!({
-            "design": d.name,
-            "width": args.width,
-            "ecp5_fmax_mhz": pnr.fmax_mhz,
-            "ecp5_comb": pnr.comb_used,
-            "ecp5_ff": pnr.ff_used,
-            "ecp5_bram": pnr.bram_used,
-            "critical_from": pnr.critical.from,
-            "critical_to": pnr.critical.to,
-            "critical_logic_ns": pnr.critical.logic_ns,
-            "critical_routing_ns": pnr.critical.routing_ns,
-            "critical_logic_steps": pnr.critical.logic_steps,
-            "part": width.part(),
-            "luts": xc7.luts(),
-            "lut_percent": 100.0 * xc7.luts() as f64 / luts,
-            "ffs": xc7.flip_flops(),
-            "ff_percent": 100.0 * xc7.flip_flops() as f64 / ffs,
-            "bram36": xc7.bram36(),
-            "bram_percent": 100.0 * xc7.bram36() / brams,
-            "depth": xc7.depth,
-            "depth_budget": depth::budget(d.name),
-        }));
+        let reports: Vec<(Option<u64>, PnrReport)> = std::thread::scope(|s| {
+            let runs: Vec<_> = seeds
+                .iter()
+                .map(|&seed| {
+                    let ecp5 = &ecp5;
+                    s.spawn(move || {
+                        place_route_seed(ecp5, d.name, args.target_mhz, seed).map(|r| (seed, r))
+                    })
+                })
+                .collect();
+            runs.into_iter()
+                .map(|h| h.join().expect("place and route thread"))
+                .collect::<Result<_, _>>()
+        })?;
+        for (seed, pnr) in &reports {
+            let ok = |mhz: f64| match pnr.fmax_mhz {
+                Some(f) if f >= mhz => "yes",
+                Some(_) => "no",
+                None => "-",
+            };
+            let fmax = pnr
+                .fmax_mhz
+                .map_or("comb".to_string(), |f| format!("{f:.1}"));
+            let budget = depth::budget(d.name).map_or("-".to_string(), |b| b.to_string());
+            let path = if pnr.critical.from.is_empty() {
+                "-".to_string()
+            } else {
+                format!(
+                    "{} -> {} ({:.2}/{:.2}, {})",
+                    pnr.critical.from,
+                    pnr.critical.to,
+                    pnr.critical.logic_ns,
+                    pnr.critical.routing_ns,
+                    pnr.critical.logic_steps
+                )
+            };
+            let label = match seed {
+                Some(s) if seeds.len() > 1 => format!("{} (seed {s})", d.name),
+                _ => d.name.to_string(),
+            };
+            println!(
+                "{:<30} {:>8} {:>6} {:>6} {:>7} {:>5.1}% {:>7} {:>5.1}% {:>3}/{:<3} {path}",
+                label,
+                fmax,
+                ok(125.0),
+                ok(200.0),
+                xc7.luts(),
+                100.0 * xc7.luts() as f64 / luts,
+                xc7.flip_flops(),
+                100.0 * xc7.bram36() / brams,
+                xc7.depth,
+                budget,
+            );
+            rows.push(serde_json::json!({
+                "design": d.name,
+                "width": args.width,
+                "seed": seed,
+                "ecp5_fmax_mhz": pnr.fmax_mhz,
+                "ecp5_comb": pnr.comb_used,
+                "ecp5_ff": pnr.ff_used,
+                "ecp5_bram": pnr.bram_used,
+                "critical_from": pnr.critical.from,
+                "critical_to": pnr.critical.to,
+                "critical_logic_ns": pnr.critical.logic_ns,
+                "critical_routing_ns": pnr.critical.routing_ns,
+                "critical_logic_steps": pnr.critical.logic_steps,
+                "part": width.part(),
+                "luts": xc7.luts(),
+                "lut_percent": 100.0 * xc7.luts() as f64 / luts,
+                "ffs": xc7.flip_flops(),
+                "ff_percent": 100.0 * xc7.flip_flops() as f64 / ffs,
+                "bram36": xc7.bram36(),
+                "bram_percent": 100.0 * xc7.bram36() / brams,
+                "depth": xc7.depth,
+                "depth_budget": depth::budget(d.name),
+            }));
+        }
+        let mut fmaxes: Vec<f64> = reports.iter().filter_map(|(_, r)| r.fmax_mhz).collect();
+        if fmaxes.len() > 1 {
+            fmaxes.sort_by(f64::total_cmp);
+            let median = if fmaxes.len() % 2 == 1 {
+                fmaxes[fmaxes.len() / 2]
+            } else {
+                (fmaxes[fmaxes.len() / 2 - 1] + fmaxes[fmaxes.len() / 2]) / 2.0
+            };
+            println!(
+                "{:<30} over {} seeds: min {:.1}, median {:.1}, max {:.1} MHz",
+                d.name,
+                fmaxes.len(),
+                fmaxes[0],
+                median,
+                fmaxes[fmaxes.len() - 1]
+            );
+        }
     }
     println!(
         "(Fmax: ECP5 proxy, see collwire_flow::pnr for how it relates to 7-series; comb: no \
