@@ -256,13 +256,15 @@ fn hex_u64(s: &str) -> Result<u64, String> {
 }
 
 /// The testbench that plays `inputs` (a file of one line per cycle) into module `module` and
-/// prints one line of outputs per cycle to `outputs`.
+/// prints one line of outputs per cycle to `outputs`; with `vcd`, it also dumps every signal
+/// of every block of the board there (`$dumpvars`), one clock a nanosecond apart.
 pub fn testbench(
     module: &str,
     ports: usize,
     bytes: usize,
     inputs: &Path,
     outputs: &Path,
+    vcd: Option<&Path>,
 ) -> String {
     let w = 8 * bytes;
     let mut t = String::new();
@@ -323,6 +325,13 @@ pub fn testbench(
         "    {module} dut(\n        {}\n    );",
         conns.join(",\n        ")
     );
+    if let Some(vcd) = vcd {
+        let _ = writeln!(
+            t,
+            "    initial begin\n        $dumpfile(\"{}\");\n        $dumpvars(0, dut);\n    end",
+            vcd.display()
+        );
+    }
     let mut scan_fmt = String::from("%h %h %h %h %h");
     let mut scan_args = vec!["reset", "cfg_we", "cfg_addr", "cfg_data", "age_tick"]
         .into_iter()
@@ -427,6 +436,11 @@ fn run(tool: &'static str, cmd: &mut Command, limit: Duration) -> Result<(), Ica
 
 /// Replays `cycles` (recorded from a board with `ports` ports of `bytes` bytes) in Icarus on
 /// `verilog`, whose top module is `module`, in directory `dir`. Returns the raw output lines.
+///
+/// With `COLLWIRE_ICARUS_VCD=FILE` in the environment, the replay also writes every internal
+/// signal of the board (every register and wire of every block, by its Verilog name) to FILE:
+/// the waveform to read when a board misbehaves in the Verilated cluster, whose own VCD
+/// (`collwire cluster --vcd`) has the board's pins and counters only.
 pub fn replay(
     dir: &Path,
     module: &str,
@@ -445,7 +459,11 @@ pub fn replay(
         std::fs::write(path, text).map_err(|e| IcarusError::Missing("the work directory", e))
     };
     write(&vfile, verilog)?;
-    write(&tb, &testbench(module, ports, bytes, &inputs, &outputs))?;
+    let vcd = std::env::var_os("COLLWIRE_ICARUS_VCD").map(std::path::PathBuf::from);
+    write(
+        &tb,
+        &testbench(module, ports, bytes, &inputs, &outputs, vcd.as_deref()),
+    )?;
     let mut lines = String::new();
     for c in cycles {
         lines += &input_line(&c.inputs);
@@ -644,8 +662,21 @@ mod tests {
             input_line(&i),
             "1 0 1300 deadbeef 1 1 0 1 ff 0807060504030201 1"
         );
-        let tb = testbench("m", 1, 8, Path::new("in"), Path::new("out"));
+        let tb = testbench("m", 1, 8, Path::new("in"), Path::new("out"), None);
         assert!(tb.contains("%h %h %h %h %h %h %h %h %h %h %h"), "{tb}");
         assert!(tb.contains("while (n == 11)"), "{tb}");
+        assert!(!tb.contains("$dumpvars"), "{tb}");
+        let tb = testbench(
+            "m",
+            1,
+            8,
+            Path::new("in"),
+            Path::new("out"),
+            Some(Path::new("w.vcd")),
+        );
+        assert!(
+            tb.contains("$dumpfile(\"w.vcd\");\n        $dumpvars(0, dut);"),
+            "{tb}"
+        );
     }
 }
