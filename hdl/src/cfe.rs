@@ -32,8 +32,9 @@
 //! ## One state machine
 //!
 //! `Idle` → `Lookup` (directory read, context-table lookup) → `Judge` (the
-//! verdict: store, allocate a context, duplicate, error; registered) → `Arrive` (act
-//! on it) → `Emit` (splitter command, CIPE input instruction) → `Tail` → (`Emit`: an error
+//! verdict: store, allocate a context, duplicate, error; registered; the segment's next
+//! micro-op read from the program RAM) → `Arrive` (act on it; a stored arrival goes on to
+//! `Decide`) → `Emit` (splitter command, CIPE input instruction) → `Tail` → (`Emit`: an error
 //! or an ack) → `Idle`; or, for a context with news (`dirty`), `Fetch` (program RAM) → `Load` (its word registered) →
 //! `Decide` (operands present? program done?) → `Read` (request fields and route RAM) →
 //! `Issue` (one CIPE pass and/or one header entry) → `Send` → `Read` or `Fetch`; a finished
@@ -241,6 +242,8 @@ pub struct Cfe {
     ev: Signal<Local, StatEvents>,
     /// The fields an answer is built from: the arrival's (errors, acks) or a stored request's.
     answer_src: Signal<Local, FrameFields>,
+    /// The program RAM's read address (`conf.uop_addr`, assigned once).
+    uop_addr: Signal<Local, Bits<12>>,
     route_addr: Signal<Local, Bits<6>>,
 }
 
@@ -332,6 +335,7 @@ impl Cfe {
             t_reclaim: Default::default(),
             ev: Default::default(),
             answer_src: Default::default(),
+            uop_addr: Default::default(),
             route_addr: Default::default(),
         }
     }
@@ -407,7 +411,20 @@ impl Logic for Cfe {
 
         // ---- The running context and its micro-op (valid from Decide on).
         self.contexts.cur.next = self.cur.q.val();
-        self.conf.uop_addr.next = self.contexts.pc.val();
+        self.uop_addr.next = self.contexts.pc.val();
+        // While an arrival is judged and acted on, the program RAM reads the micro-op its
+        // segment runs next: the hit context's program counter, else the program's first (a
+        // new context's). A stored arrival then goes from `Arrive` straight to `Decide`: the
+        // word read in `Judge` is in `uop_r` there, and the one read in `Arrive` in `Read`
+        // (which registers the step's decode; `cur` is the arrival's context only from
+        // `Decide` on). For any other verdict the words are not used.
+        if (self.state.q.val() == CfeState::Judge) | (self.state.q.val() == CfeState::Arrive) {
+            self.uop_addr.next = self.conf.dir_word.val().start;
+            if self.contexts.hit.val() {
+                self.uop_addr.next = self.contexts.ctx_pc.val();
+            }
+        }
+        self.conf.uop_addr.next = self.uop_addr.val();
         self.uop_r.d.next = self.conf.uop.val();
         self.step.uop.next = self.uop_r.q.val();
         self.step.cur.next = self.cur.q.val();
@@ -568,7 +585,7 @@ impl Logic for Cfe {
                     self.cmd_pend.d.next = false;
                     self.fusing.d.next = true;
                     self.cur.d.next = self.contexts.ctx.val();
-                    self.state.d.next = CfeState::Fetch;
+                    self.state.d.next = CfeState::Decide;
                 }
             }
             CfeState::Emit => {

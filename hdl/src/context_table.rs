@@ -84,6 +84,9 @@ pub struct ContextTable {
     pub present: Signal<Out, Bit>,
     /// The context an arrival goes to: the hit one, else the lowest free one.
     pub ctx: Signal<Out, Bits<3>>,
+    /// `ctx`'s program counter (with `hit`, the micro-op the arrival's segment runs next: the
+    /// engine reads it from the program RAM while it judges the arrival).
+    pub ctx_pc: Signal<Out, Bits<12>>,
     // The running context.
     pub cur: Signal<In, Bits<3>>,
     pub pc: Signal<Out, Bits<12>>,
@@ -178,6 +181,7 @@ pub struct ContextTable {
     l_present: Signal<Local, Bit>,
     /// Drives `pc`, assigned once at the end of `update`.
     l_pc: Signal<Local, Bits<12>>,
+    l_ctx_pc: Signal<Local, Bits<12>>,
     /// Drives `end_pc`, assigned once at the end of `update`.
     l_end_pc: Signal<Local, Bits<12>>,
     /// Drives `present_mask`, assigned once at the end of `update`.
@@ -217,10 +221,12 @@ impl Default for ContextTable {
             present: Default::default(),
             l_present: Default::default(),
             ctx: Default::default(),
+            ctx_pc: Default::default(),
             l_ctx: Default::default(),
             cur: Default::default(),
             pc: Default::default(),
             l_pc: Default::default(),
+            l_ctx_pc: Default::default(),
             end_pc: Default::default(),
             l_end_pc: Default::default(),
             present_mask: Default::default(),
@@ -407,7 +413,11 @@ impl Logic for ContextTable {
         self.l_words.next = bits::<12>(0);
         self.l_bytes.next = bits::<16>(0);
         self.cur_key.next = bits::<48>(0);
+        self.l_ctx_pc.next = bits::<12>(0);
         for c in 0..8 {
+            if self.r_ctx.q.val() == self.index[c].val() {
+                self.l_ctx_pc.next = self.c_pc[c].q.val();
+            }
             if self.cur.val() == self.index[c].val() {
                 self.l_pc.next = self.c_pc[c].q.val();
                 self.l_end_pc.next = self.c_end[c].q.val();
@@ -566,6 +576,7 @@ impl Logic for ContextTable {
         self.late.next = self.r_late.q.val();
         self.hist_late.next = self.history.seen.val();
         self.ctx.next = self.r_ctx.q.val();
+        self.ctx_pc.next = self.l_ctx_pc.val();
         self.sig_match.next = self.r_sig_match.q.val();
         self.present.next = self.r_present.q.val();
         self.pc.next = self.l_pc.val();

@@ -359,13 +359,17 @@ fn a_rank_that_never_calls_ends_in_a_timeout_naming_the_missing_segments() {
 
 /// A rank's transport with faults: it holds back the requests it sends while `dropping` is
 /// set (for a late send), loses the next `lose_requests` requests and the next `lose_answers`
-/// responses, and loses everything while `silent`.
+/// responses, holds back the next `delay_answers` responses until another datagram has
+/// overtaken them (a reordering link), and loses everything while `silent`.
 struct LossyTransport {
     inner: ClusterTransport,
     dropping: bool,
     held: Vec<Vec<u8>>,
     lose_requests: usize,
     lose_answers: usize,
+    delay_answers: usize,
+    delayed: Vec<Vec<u8>>,
+    overtaken: bool,
     silent: bool,
 }
 
@@ -377,6 +381,9 @@ impl LossyTransport {
             held: Vec::new(),
             lose_requests: 0,
             lose_answers: 0,
+            delay_answers: 0,
+            delayed: Vec::new(),
+            overtaken: false,
             silent: false,
         }
     }
@@ -405,12 +412,21 @@ impl Transport for LossyTransport {
         self.inner.send(datagram)
     }
     fn recv(&mut self, timeout: Duration) -> Result<Option<Vec<u8>>, TransportError> {
+        if self.overtaken && !self.delayed.is_empty() {
+            return Ok(Some(self.delayed.remove(0)));
+        }
         let got = self.inner.recv(timeout)?;
-        if self.lose_answers > 0 && got.as_deref().and_then(msg_type) == Some(MessageType::Response)
-        {
+        let is_response = got.as_deref().and_then(msg_type) == Some(MessageType::Response);
+        if self.lose_answers > 0 && is_response {
             self.lose_answers -= 1;
             return Ok(None);
         }
+        if self.delay_answers > 0 && is_response {
+            self.delay_answers -= 1;
+            self.delayed.extend(got);
+            return Ok(None);
+        }
+        self.overtaken |= got.is_some() && !self.delayed.is_empty();
         Ok(got)
     }
     fn describe(&self) -> String {
@@ -510,6 +526,28 @@ fn a_lost_answer_ends_in_a_stale_error_not_an_endless_wait() {
         Err(DriverError::Refused { code, .. }) => assert_eq!(*code, ErrorCode::Stale),
         other => panic!("expected a stale refusal, got {other:?}"),
     }
+}
+
+/// The answer held back on a reordering link until the board's refusal of the retransmission
+/// (`stale`: the segment is finished) has overtaken it: the refusal does not end the operation,
+/// the answer that follows does.
+#[test]
+fn a_stale_refusal_that_overtakes_its_answer_does_not_fail_the_operation() {
+    let shared = shared(2);
+    let mut comms = lossy_pair(&shared, 25);
+    comms[0].transport_mut().delay_answers = 1;
+    let outcomes = allreduce_pair(&mut comms, Duration::ZERO);
+    assert!(outcomes.iter().all(Result::is_ok), "{outcomes:?}");
+    let t = comms[0].transport_mut();
+    assert!(
+        t.overtaken && t.delayed.is_empty(),
+        "the answer was overtaken, then delivered"
+    );
+    assert!(
+        comms[0].stats().retransmitted >= 1,
+        "{:?}",
+        comms[0].stats()
+    );
 }
 
 #[test]

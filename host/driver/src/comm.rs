@@ -21,7 +21,9 @@
 //!
 //! * a late rank: its peers' retransmissions are acked and they keep waiting;
 //! * a lost request: the retransmission delivers it;
-//! * a lost answer: the retransmission gets `stale` and the operation fails with that error;
+//! * a lost answer: the retransmission gets `stale` and the operation fails with that error
+//!   unless the answer itself still comes within one RTO (a reordering link can deliver the
+//!   refusal of a retransmission before the answer to the first transmission);
 //! * a dead board or `collwire serve`: nothing answers `dead_retries` retransmissions over
 //!   `dead_after`, and the operation fails with [`DriverError::Unreachable`] naming the board.
 //!
@@ -33,8 +35,9 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use collwire_proto::segment::Accepted;
+use collwire_proto::wire::ErrorRecord;
 use collwire_proto::{
-    Algorithm, Collective, Datatype, MessageType, OffloadPacket, OffloadRepr, ReduceOp,
+    Algorithm, Collective, Datatype, ErrorCode, MessageType, OffloadPacket, OffloadRepr, ReduceOp,
 };
 
 use crate::call::{Call, Communicator, DriverError, ResponseCollector};
@@ -171,6 +174,11 @@ struct Segment {
     heard: Instant,
     /// Retransmissions since then.
     silent: u32,
+    /// The board refused a transmission of it as `stale` (it finished the segment) at this
+    /// time, while its answer had not come: the answer may still be on its way (a link that
+    /// reorders can deliver the refusal of a retransmission first), so the refusal stands only
+    /// if no answer comes within one retransmission timeout.
+    stale_since: Option<(Instant, u16)>,
 }
 
 struct InFlight {
@@ -358,6 +366,7 @@ impl<T: Transport> OffloadComm<T> {
             done: false,
             heard: now,
             silent: 0,
+            stale_since: None,
         };
         self.inflight.insert(
             call.op_id,
@@ -465,6 +474,18 @@ impl<T: Transport> OffloadComm<T> {
                 self.stats.duplicates += 1;
                 return;
             }
+            // The board finished the segment and refuses a transmission of it: the answer
+            // was lost, or is still on its way. With retransmission, wait one RTO for it
+            // (`expire` ends the operation with the refusal after that).
+            MessageType::Error if self.retransmit.is_some() => {
+                if let Ok(rec) = ErrorRecord::parse(payload)
+                    && rec.code == ErrorCode::Stale
+                    && let Some(s) = f.segments.get_mut(seg)
+                {
+                    s.stale_since.get_or_insert((now, rec.detail));
+                    return;
+                }
+            }
             _ => {}
         }
         let collector = f.collector.as_mut().expect("collector while in flight");
@@ -509,10 +530,20 @@ impl<T: Transport> OffloadComm<T> {
                 continue;
             };
             let mut dead = None;
+            let mut stale = None;
             for (i, s) in f.segments.iter_mut().enumerate() {
                 let Some(last) = s.last_tx.filter(|_| !s.done) else {
                     continue;
                 };
+                if let Some((since, detail)) = s.stale_since {
+                    // Refused as stale: no retransmission (the board would refuse it again);
+                    // the refusal stands once its answer has had one RTO to come.
+                    if now.duration_since(since) >= self.rtt.backed_off(0, &cfg) {
+                        stale = Some(detail);
+                        break;
+                    }
+                    continue;
+                }
                 if now.duration_since(last) < self.rtt.backed_off(s.attempts, &cfg) {
                     continue;
                 }
@@ -527,6 +558,14 @@ impl<T: Transport> OffloadComm<T> {
                 }
                 s.last_tx = Some(now);
                 s.silent += 1;
+            }
+            if let Some(detail) = stale {
+                f.collector = None;
+                f.outcome = Some(Err(DriverError::Refused {
+                    code: ErrorCode::Stale,
+                    detail,
+                }));
+                continue;
             }
             if let Some((segment, retransmissions, silent)) = dead {
                 f.abort_unanswered(&mut self.transport, &mut self.stats);
