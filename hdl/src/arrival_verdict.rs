@@ -51,6 +51,10 @@ pub struct ArrivalVerdict {
     // The context table's answer for `key`/`sig`/`arr_reg`.
     pub hit: Signal<In, Bit>,
     pub late: Signal<In, Bit>,
+    /// The long history holds the key. It answers a clock after `late` (its block-RAM words
+    /// are registered before they are compared), so it is applied at the end, as the `late`
+    /// row for a frame that reaches that row (`late_applies`), not in front of the chain.
+    pub hist_late: Signal<In, Bit>,
     pub sig_match: Signal<In, Bit>,
     pub present: Signal<In, Bit>,
     pub has_free: Signal<In, Bit>,
@@ -78,10 +82,8 @@ pub struct ArrivalVerdict {
     /// A request is answered with an error record carrying `code`.
     pub answer_error: Signal<Out, Bit>,
     pub code: Signal<Out, Bits<8>>,
-    /// The frame reaches the history test (`late` decides it): a request, or a board frame for
-    /// this board, neither unsupported nor an abort that cancels. The engine judges with the
-    /// long history a clock later than with `late`: when it holds the key, the verdict is
-    /// what `late` gives (`dup`, and `stale` answered to a request).
+    /// The frame reaches the history row (`late` decides it): a request, or a board frame for
+    /// this board, neither unsupported nor an abort that cancels. Where `hist_late` applies.
     pub late_applies: Signal<Out, Bit>,
     word_round: Constant<Bits<16>>,
     word_shift: Constant<Bits<16>>,
@@ -146,6 +148,7 @@ impl ArrivalVerdict {
             dir_word: Default::default(),
             hit: Default::default(),
             late: Default::default(),
+            hist_late: Default::default(),
             sig_match: Default::default(),
             present: Default::default(),
             has_free: Default::default(),
@@ -325,6 +328,21 @@ impl Logic for ArrivalVerdict {
         } else {
             self.l_store.next = true;
             self.l_alloc.next = true;
+        }
+        if self.hist_late.val() & self.late_applies.val() {
+            // The `late` row.
+            self.l_cancel.next = false;
+            self.l_drop.next = false;
+            self.l_dup.next = true;
+            self.l_ack.next = false;
+            self.l_store.next = false;
+            self.l_alloc.next = false;
+            self.l_stall.next = false;
+            self.fault.next = bits::<8>(0);
+            self.answer_code.next = bits::<8>(0);
+            if self.is_req.val() {
+                self.answer_code.next = self.err_stale.val();
+            }
         }
         self.faulty.next = self.fault.val() != bits::<8>(0);
         if self.faulty.val() {

@@ -158,7 +158,6 @@ pub struct Cfe {
     op_input: Constant<Bits<4>>,
     instr_none: Constant<InstrWord>,
     no_verdict: Constant<Verdict>,
-    stale_code: Constant<Bits<8>>,
     /// Drain, no words.
     no_cmd: Constant<SplitCommand>,
     // Blocks.
@@ -282,7 +281,6 @@ impl Cfe {
             op_input: Constant::new(bits::<4>(Opcode::Input as u64)),
             instr_none: Constant::new(InstrWord::default()),
             no_verdict: Constant::new(Verdict::default()),
-            stale_code: Constant::new(bits::<8>(u64::from(collwire_proto::ErrorCode::Stale as u8))),
             no_cmd: Constant::new(SplitCommand {
                 action: bits::<2>(u64::from(SPLIT_DRAIN)),
                 ..Default::default()
@@ -393,6 +391,8 @@ impl Logic for Cfe {
         self.arrival.dir_word.next = self.conf.dir_word.val();
         self.arrival.hit.next = self.contexts.hit.val();
         self.arrival.late.next = self.contexts.late.val();
+        // The long history answers in `Judge`, a clock after `late` (valid there only).
+        self.arrival.hist_late.next = self.contexts.hist_late.val();
         self.arrival.sig_match.next = self.contexts.sig_match.val();
         self.arrival.present.next = self.contexts.present.val();
         self.arrival.has_free.next = self.contexts.has_free.val();
@@ -546,18 +546,6 @@ impl Logic for Cfe {
                 self.verdict.d.next.answer_error = self.arrival.answer_error.val();
                 self.verdict.d.next.is_req = self.arrival.is_req.val();
                 self.verdict.d.next.code = self.arrival.code.val();
-                // The long history answers a clock after the eight recent keys (its block-RAM
-                // words are registered before the compare): a key it holds gets the verdict
-                // `late` would have given.
-                if self.contexts.hist_late.val() & self.arrival.late_applies.val() {
-                    self.verdict.d.next = self.no_verdict.val();
-                    self.verdict.d.next.dup = true;
-                    self.verdict.d.next.is_req = self.arrival.is_req.val();
-                    self.verdict.d.next.answer_error = self.arrival.is_req.val();
-                    if self.arrival.is_req.val() {
-                        self.verdict.d.next.code = self.stale_code.val();
-                    }
-                }
                 self.state.d.next = CfeState::Arrive;
             }
             CfeState::Arrive => {

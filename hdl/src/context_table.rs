@@ -15,8 +15,9 @@
 //! (`hist_late`) comes a clock after that, combinationally from its registered block-RAM
 //! words (`peek_key` asked for it two clocks before). The engine holds the arrival for a
 //! clock with no command (its `Lookup` state), judges it the next (`Judge`) and acts on it the
-//! clock after (`Arrive`); `store`, `alloc` and `cancel` use that registered verdict. (Compares across eight contexts and eight history
-//! keys, then the verdict, then the write enables, were too deep for one clock.) The running
+//! clock after (`Arrive`); `store`, `alloc` and `cancel` use that registered verdict.
+//! (Compares across eight contexts and eight history keys, then the verdict, then the write
+//! enables, were too deep for one clock.) The running
 //! context (`cur`) is read out and the lowest context with news (`pick`) found
 //! combinationally. Changes are commands, at most one per cycle, taken on the clock edge:
 //!

@@ -19,8 +19,8 @@
 //!
 //! Filing takes three clocks: the key is registered (the engine's state decides to file, and
 //! the set's address should start at a flip-flop), the set's pointer is read, then the key
-//! written into that way and the pointer advanced. A second file to the same set on the next clock uses the first one's
-//! advanced pointer (forwarded), not the RAM's stale word.
+//! written into that way and the pointer advanced. A second file to the same set on the next
+//! clock uses the first one's advanced pointer (forwarded), not the RAM's stale word.
 //!
 //! After power-on and after `reset` the block sweeps its RAMs (one set a clock, [`SETS`]
 //! clocks): meanwhile `sweeping` is high, nothing is `seen` and files are not kept. So no

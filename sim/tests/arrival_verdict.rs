@@ -19,6 +19,8 @@ use collwire_sim::models::ArrivalVerdict;
 struct Lookup {
     hit: bool,
     late: bool,
+    /// The long history's answer (a clock later in the engine; the same row).
+    hist_late: bool,
     sig_match: bool,
     present: bool,
     has_free: bool,
@@ -73,7 +75,7 @@ fn model(
     } else if is_board && dst_host != me {
         // The router forwards these; one that reached the engine is dropped.
         v.drop = true;
-    } else if t.late {
+    } else if t.late || t.hist_late {
         v.dup = true;
         if is_req {
             answer = Some(ErrorCode::Stale);
@@ -160,6 +162,7 @@ fn every_verdict_follows_the_precedence_table() {
         let t = Lookup {
             hit: r(2) == 0,
             late: r(8) == 0,
+            hist_late: r(8) == 0,
             sig_match: r(8) != 0,
             present: r(3) == 0,
             has_free: r(6) != 0,
@@ -178,6 +181,7 @@ fn every_verdict_follows_the_precedence_table() {
         });
         dut.set_hit(u64::from(t.hit));
         dut.set_late(u64::from(t.late));
+        dut.set_hist_late(u64::from(t.hist_late));
         dut.set_sig_match(u64::from(t.sig_match));
         dut.set_present(u64::from(t.present));
         dut.set_has_free(u64::from(t.has_free));
