@@ -14,6 +14,7 @@
 //! * [`frame`]: Ethernet/IPv4/UDP framing and the reference offload/pass-through classification.
 //! * [`layout`]: rank → board placement and the 2-D torus shape.
 //! * [`limits`]: what one board runs (ranks per host, segment payload, boards, contexts).
+//! * [`wireshark`]: the Wireshark Lua dissector, generated from the definitions above.
 //!
 //! No I/O happens here.
 
@@ -26,6 +27,7 @@ pub mod limits;
 pub mod reduce;
 pub mod segment;
 pub mod wire;
+pub mod wireshark;
 
 pub use codes::{Algorithm, Collective, Datatype, ErrorCode, MessageType, ReduceOp};
 pub use error::Error;

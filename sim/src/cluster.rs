@@ -24,6 +24,7 @@ use collwire_hdl::time_base::prescaler_period;
 
 use crate::axis::{Beat, MAC_BAD, beats};
 use crate::board::{BoardCounters, BoardModel, configure, new_board, stat_names};
+use crate::capture::{Capture, CaptureClock};
 use crate::links::{Faults, LinkModel, LinkStats, RxFifo, TxLink};
 
 /// A cluster: from flags or a TOML file.
@@ -191,6 +192,11 @@ pub struct Cluster {
     /// Beats sent out of unconnected ports (lost).
     pub unconnected_beats: u64,
     trace: Option<Trace>,
+    /// The packet capture ([`Cluster::capture_pcap`]), the frames being assembled at every
+    /// output port for it, and the first error writing it.
+    capture: Option<Capture>,
+    capture_partial: Vec<Vec<Vec<u8>>>,
+    capture_error: Option<std::io::Error>,
     /// `resting[b]`: board `b`'s last evaluated clock had no input beat, no output beat and
     /// changed no register or memory ([`BoardModel::rise`]), so while no beat waits at its
     /// inputs, its next clocks would change nothing: they are skipped (exact, not an
@@ -273,6 +279,9 @@ impl Cluster {
             cycle: 0,
             unconnected_beats: 0,
             trace: None,
+            capture: None,
+            capture_partial: vec![vec![Vec::new(); ports]; n],
+            capture_error: None,
             resting: vec![false; n],
             skip_resting: true,
             check_handshakes: cfg!(debug_assertions),
@@ -487,8 +496,81 @@ impl Cluster {
         self.boards[0].bytes()
     }
 
+    /// Writes every frame on every link from now on to a pcapng file at `path`
+    /// ([`crate::capture`]: one interface per sending end, timestamps from `clock`).
+    pub fn capture_pcap(
+        &mut self,
+        path: &std::path::Path,
+        clock: CaptureClock,
+    ) -> std::io::Result<()> {
+        self.capture = Some(Capture::create(path, clock)?);
+        for partial in self.capture_partial.iter_mut().flatten() {
+            partial.clear();
+        }
+        Ok(())
+    }
+
+    /// Ends the capture: flushes the file and returns the frames written, or the first error
+    /// writing it.
+    pub fn finish_capture(&mut self) -> std::io::Result<u64> {
+        let capture = self.capture.take();
+        if let Some(e) = self.capture_error.take() {
+            return Err(e);
+        }
+        match capture {
+            Some(mut c) => c.flush().map(|_| c.frames),
+            None => Ok(0),
+        }
+    }
+
+    /// Writes one whole frame to the capture, if one runs.
+    fn capture_frame(
+        &mut self,
+        name: impl FnOnce() -> String,
+        describe: impl FnOnce() -> String,
+        frame: &[u8],
+        bad: bool,
+    ) {
+        let cycle = self.cycle;
+        if let Some(c) = self.capture.as_mut()
+            && let Err(e) = c.write(&name(), describe, cycle, frame, bad)
+        {
+            self.capture = None;
+            self.capture_error = Some(e);
+        }
+    }
+
+    /// One beat out of board `b`'s port `p`, for the capture.
+    fn capture_beat(&mut self, b: usize, p: usize, beat: &Beat) {
+        if self.capture.is_none() {
+            return;
+        }
+        let n = beat.keep.trailing_ones() as usize;
+        self.capture_partial[b][p].extend_from_slice(&beat.data[..n]);
+        if beat.last {
+            let frame = std::mem::take(&mut self.capture_partial[b][p]);
+            let to = match (p, self.peer[b][p]) {
+                (0, _) => format!("host {b}"),
+                (_, Some((q, r))) => format!("board {q} port {r}"),
+                (_, None) => "nothing (unconnected)".to_string(),
+            };
+            self.capture_frame(
+                || format!("b{b}p{p}"),
+                || format!("board {b} port {p} -> {to}"),
+                &frame,
+                beat.user & MAC_BAD != 0,
+            );
+        }
+    }
+
     /// Queues `frame` at board `b`'s host port.
     pub fn host_send(&mut self, b: usize, frame: &[u8]) {
+        self.capture_frame(
+            || format!("host{b}"),
+            || format!("host {b} -> board {b} port 0"),
+            frame,
+            false,
+        );
         let now = self.cycle;
         let bytes = self.beat_bytes();
         let mut arrivals = Vec::new();
@@ -520,6 +602,12 @@ impl Cluster {
     /// As [`Cluster::inject`], with the MAC's bad-frame mark (`tuser` on the last beat: a
     /// frame received with a bad FCS) when `bad`.
     pub fn inject_marked(&mut self, b: usize, port: usize, frame: &[u8], bad: bool) {
+        self.capture_frame(
+            || format!("b{b}p{port}-in"),
+            || format!("injected into board {b} port {port}"),
+            frame,
+            bad,
+        );
         let now = self.cycle;
         let bytes = self.beat_bytes();
         let mut frame_beats = beats(frame, bytes, 0);
@@ -709,6 +797,7 @@ impl Cluster {
         // far ends: another board's receive FIFO, or the host.
         let mut arrivals = Vec::new();
         for ((b, p), beat) in deliveries {
+            self.capture_beat(b, p, &beat);
             self.tx[b][p].send(now, beat, &mut arrivals);
             self.deliver(b, p, &mut arrivals);
         }

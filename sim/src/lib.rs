@@ -19,6 +19,7 @@
 pub mod alu_check;
 pub mod axis;
 pub mod board;
+pub mod capture;
 pub mod cipe_check;
 pub mod cluster;
 pub mod collective;

@@ -5,6 +5,7 @@
 use anyhow::{Context, Result, bail};
 use collwire_driver::Call;
 use collwire_proto::{Algorithm, Collective, Datatype, Layout, ReduceOp};
+use collwire_sim::capture::CaptureClock;
 use collwire_sim::cluster::{Cluster, ClusterConfig, Topology};
 use collwire_sim::collective::{Job, run_jobs};
 use collwire_testbench::golden::{Spec, expected};
@@ -79,6 +80,10 @@ pub struct Args {
     /// Cycles to trace, `START:END`.
     #[arg(long, default_value = "0:5000", value_parser = parse_window)]
     pub window: (u64, u64),
+    /// Write every frame on every link to a pcapng capture (Wireshark; one interface per
+    /// sending end, simulated time; decode with `tshark -X lua_script:wireshark/collwire.lua`).
+    #[arg(long)]
+    pub pcap: Option<std::path::PathBuf>,
 }
 
 fn parse_window(s: &str) -> Result<(u64, u64), String> {
@@ -138,6 +143,12 @@ pub fn run(args: &Args) -> Result<()> {
     if let Some(path) = &args.vcd {
         cluster.trace_vcd(path, args.window.0, args.window.1)?;
     }
+    if let Some(path) = &args.pcap {
+        let clock = CaptureClock::simulated(cluster.config.width);
+        cluster
+            .capture_pcap(path, clock)
+            .with_context(|| format!("creating {}", path.display()))?;
+    }
     let job = Job {
         call: Call {
             collective: args.collective,
@@ -179,6 +190,12 @@ pub fn run(args: &Args) -> Result<()> {
         result.last_response - result.first_request
     );
     print!("{}", cluster.summary());
+    if let Some(path) = &args.pcap {
+        let frames = cluster
+            .finish_capture()
+            .with_context(|| format!("writing {}", path.display()))?;
+        println!("capture: {frames} frames in {}", path.display());
+    }
     if let Some(path) = &args.vcd {
         // Finish the window so the file is complete.
         let (start, end) = args.window;

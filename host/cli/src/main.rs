@@ -3,9 +3,11 @@
 mod cluster;
 mod decode;
 mod demo;
+mod dissector;
 mod emit;
 mod rank;
 mod serve;
+mod stats;
 
 use clap::{Parser, Subcommand};
 
@@ -27,6 +29,9 @@ enum Command {
     Demo(demo::Args),
     /// Decode a frame or datagram given in hex (whitespace and colons ignored).
     Decode(decode::Args),
+    /// Write the Wireshark Lua dissector for the offload header (generated from the protocol's
+    /// definition; the committed copy is wireshark/collwire.lua).
+    Dissector(dissector::Args),
     /// Write the Verilog of one target's datapath (optionally lint and synthesize it).
     Emit(emit::Args),
     /// Run one collective on a simulated cluster of Verilated boards against the golden model.
@@ -34,6 +39,8 @@ enum Command {
     /// Hardware in the loop: run a simulated cluster and expose every board's host port as a
     /// UDP socket on 127.0.0.1 for real host processes (driver, C ABI, PMPI under mpirun).
     Serve(serve::Args),
+    /// Every board's statistics counters by name, from a running `collwire serve`.
+    Stats(stats::Args),
     /// One rank as its own process: run a collective over UDP against the boards of a board
     /// map (from `collwire serve --write-config`) and print the result as JSON.
     Rank(rank::Args),
@@ -43,9 +50,11 @@ fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Demo(args) => demo::run(&args),
         Command::Decode(args) => decode::run(&args),
+        Command::Dissector(args) => dissector::run(&args),
         Command::Emit(args) => emit::run(&args),
         Command::Cluster(args) => cluster::run(&args),
         Command::Serve(args) => serve::run(&args),
         Command::Rank(args) => rank::run(&args),
+        Command::Stats(args) => stats::run(&args),
     }
 }

@@ -23,7 +23,9 @@
 //!   `--host-faults-out` drop, duplicate, reorder and corrupt frames on the simulated host
 //!   links (`collwire_sim::links`).
 //!
-//! Ctrl-C (SIGINT) or SIGTERM stops it cleanly with a summary of counters by name.
+//! Ctrl-C (SIGINT) or SIGTERM stops it cleanly with a summary of counters by name. While it
+//! runs, `collwire stats` (its control socket, named in the board map) or SIGUSR1 (printed on
+//! its standard output) shows the same counters; `--pcap` captures every frame.
 
 use std::collections::HashMap;
 use std::net::{SocketAddr, UdpSocket};
@@ -39,6 +41,7 @@ use collwire_hdl::cfe::cfg;
 use collwire_hdl::time_base::{RECLAIM_DEFAULT_TICKS, TICK_MS};
 use collwire_proto::wire::ErrorRecord;
 use collwire_proto::{Algorithm, ErrorCode, Layout, MessageType, OffloadRepr, limits};
+use collwire_sim::capture::CaptureClock;
 use collwire_sim::cluster::Cluster;
 use collwire_sim::hosts::{advance, rank_frame_from};
 use collwire_sim::links::{Faults, LinkModel, LinkSpec};
@@ -46,6 +49,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::cluster::ShapeArgs;
+use crate::stats::{self, Statistics};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -73,6 +77,15 @@ pub struct Args {
     /// Write the board map (TOML) that ranks read through `COLLWIRE_CONFIG`.
     #[arg(long)]
     pub write_config: Option<PathBuf>,
+    /// Write every frame on every simulated link (host ports included) to a pcapng capture,
+    /// with wall-clock timestamps (Wireshark; `wireshark/collwire.lua` decodes the offload
+    /// header).
+    #[arg(long)]
+    pub pcap: Option<PathBuf>,
+    /// Port of the control socket that answers `collwire stats` (0: the system picks one; its
+    /// address goes into the board map as `control`).
+    #[arg(long, default_value_t = 0)]
+    pub control_port: u16,
     /// Log every datagram in and out (one line each, its header decoded by name).
     #[arg(long)]
     pub verbose: bool,
@@ -246,6 +259,14 @@ impl Nat {
     }
 }
 
+/// What the reader threads hand the simulation loop.
+enum Event {
+    /// A datagram from a host.
+    Datagram(Incoming),
+    /// A statistics request on the control socket, from this address.
+    Stats(SocketAddr),
+}
+
 /// A datagram from a host, tagged with the board whose socket it reached.
 struct Incoming {
     board: usize,
@@ -297,6 +318,15 @@ pub fn run(args: &Args) -> Result<()> {
             ..ideal
         });
     }
+    if let Some(path) = &args.pcap {
+        cluster
+            .capture_pcap(path, CaptureClock::Wall(Instant::now()))
+            .with_context(|| format!("creating {}", path.display()))?;
+        println!(
+            "collwire serve: capturing every frame to {}",
+            path.display()
+        );
+    }
     let mut sockets = Vec::with_capacity(boards);
     for b in 0..boards {
         let port = if args.base_port == 0 {
@@ -317,6 +347,18 @@ pub fn run(args: &Args) -> Result<()> {
     for (b, a) in addrs.iter().enumerate() {
         println!("collwire serve: board {b} host port on udp {a}");
     }
+    let control = Arc::new(
+        UdpSocket::bind((args.bind, args.control_port)).with_context(|| {
+            format!(
+                "binding the control socket to {}:{}",
+                args.bind, args.control_port
+            )
+        })?,
+    );
+    let control_addr = control.local_addr()?;
+    println!(
+        "collwire serve: statistics on udp {control_addr} (collwire stats; SIGUSR1 prints them here)"
+    );
     println!(
         "collwire serve: {boards} boards, {width}-bit datapath; ranks r*{rph}..r*{rph}+{} use board r",
         usize::from(args.ranks_per_host) - 1,
@@ -330,6 +372,7 @@ pub fn run(args: &Args) -> Result<()> {
         map.algorithm = args.algorithm.name().to_string();
         map.mtu = args.mtu;
         map.timeout_ms = args.timeout_ms;
+        map.control = Some(control_addr.to_string());
         map.validate()?;
         // Written whole, then renamed: a reader never sees half a map.
         let tmp = path.with_extension("tmp");
@@ -360,8 +403,10 @@ pub fn run(args: &Args) -> Result<()> {
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(signal, Arc::clone(&stop))?;
     }
-    let (tx, rx) = mpsc::channel::<Incoming>();
-    let readers: Vec<_> = sockets
+    let status = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGUSR1, Arc::clone(&status))?;
+    let (tx, rx) = mpsc::channel::<Event>();
+    let mut readers: Vec<_> = sockets
         .iter()
         .enumerate()
         .map(|(board, socket)| {
@@ -374,11 +419,11 @@ pub fn run(args: &Args) -> Result<()> {
                     if let Ok((n, from)) = socket.recv_from(&mut buf) {
                         let datagram = buf[..n].to_vec();
                         if tx
-                            .send(Incoming {
+                            .send(Event::Datagram(Incoming {
                                 board,
                                 from,
                                 datagram,
-                            })
+                            }))
                             .is_err()
                         {
                             break;
@@ -388,6 +433,21 @@ pub fn run(args: &Args) -> Result<()> {
             }))
         })
         .collect::<std::io::Result<_>>()?;
+    {
+        let (socket, tx, stop) = (Arc::clone(&control), tx.clone(), Arc::clone(&stop));
+        socket.set_read_timeout(Some(READER_WAKE))?;
+        readers.push(std::thread::spawn(move || {
+            let mut buf = [0u8; 64];
+            while !stop.load(Ordering::Relaxed) {
+                if let Ok((n, from)) = socket.recv_from(&mut buf)
+                    && &buf[..n] == stats::REQUEST
+                    && tx.send(Event::Stats(from)).is_err()
+                {
+                    break;
+                }
+            }
+        }));
+    }
     drop(tx);
 
     let mut service = Service {
@@ -427,8 +487,21 @@ pub fn run(args: &Args) -> Result<()> {
             rx.try_recv().ok()
         };
         let t0 = Instant::now();
-        for incoming in first.into_iter().chain(rx.try_iter()) {
-            service.accept(&mut cluster, incoming);
+        for event in first.into_iter().chain(rx.try_iter()) {
+            match event {
+                Event::Datagram(incoming) => service.accept(&mut cluster, incoming),
+                Event::Stats(from) => {
+                    let snapshot = statistics(&mut cluster, &service, started, busy);
+                    let json = serde_json::to_vec(&snapshot).expect("statistics serialize");
+                    if let Err(e) = control.send_to(&json, from) {
+                        eprintln!("collwire serve: answering statistics request from {from}: {e}");
+                    }
+                }
+            }
+        }
+        if status.swap(false, Ordering::Relaxed) {
+            let snapshot = statistics(&mut cluster, &service, started, busy);
+            print!("{}", snapshot.lines("collwire serve: "));
         }
         if !cluster.at_rest() {
             let deliveries = advance(
@@ -445,34 +518,47 @@ pub fn run(args: &Args) -> Result<()> {
     for r in readers {
         let _ = r.join();
     }
-    let elapsed = started.elapsed();
+    let snapshot = statistics(&mut cluster, &service, started, busy);
     println!(
         "collwire serve: stopped after {:.1} s ({:.1} s simulating), {} cycles simulated, {} host endpoints",
-        elapsed.as_secs_f64(),
-        busy.as_secs_f64(),
-        cluster.cycle,
-        service.nat.out.len()
+        snapshot.seconds, snapshot.simulating_seconds, snapshot.cycles, snapshot.endpoints
     );
-    for (name, value) in service.counts.lines() {
-        println!("collwire serve:   {name:<28} {value}");
-    }
-    let links = cluster.link_stats();
-    for (name, value) in [
-        ("link frames", links.frames),
-        ("link frames dropped", links.dropped),
-        ("link frames duplicated", links.duplicated),
-        ("link frames reordered", links.reordered),
-        ("link frames corrupted", links.corrupted),
-    ] {
-        println!("collwire serve:   {name:<28} {value}");
-    }
-    for b in 0..cluster.len() {
-        println!("collwire serve: board {b}");
-        for (name, value) in cluster.counters(b).iter() {
-            println!("collwire serve:   {name:<28} {value}");
-        }
+    print!("{}", snapshot.lines("collwire serve: "));
+    if args.pcap.is_some() {
+        let frames = cluster.finish_capture().context("writing the capture")?;
+        println!("collwire serve: capture: {frames} frames");
     }
     Ok(())
+}
+
+/// A snapshot of everything `serve` counts, by name.
+fn statistics(
+    cluster: &mut Cluster,
+    service: &Service,
+    started: Instant,
+    busy: Duration,
+) -> Statistics {
+    let named = |rows: Vec<(&str, u64)>| -> Vec<(String, u64)> {
+        rows.into_iter().map(|(n, v)| (n.to_string(), v)).collect()
+    };
+    let links = cluster.link_stats();
+    Statistics {
+        seconds: started.elapsed().as_secs_f64(),
+        simulating_seconds: busy.as_secs_f64(),
+        cycles: cluster.cycle,
+        endpoints: service.nat.out.len(),
+        service: named(service.counts.lines()),
+        links: named(vec![
+            ("link frames", links.frames),
+            ("link frames dropped", links.dropped),
+            ("link frames duplicated", links.duplicated),
+            ("link frames reordered", links.reordered),
+            ("link frames corrupted", links.corrupted),
+        ]),
+        boards: (0..cluster.len())
+            .map(|b| named(cluster.counters(b).iter().collect()))
+            .collect(),
+    }
 }
 
 /// The host side of every board: sockets, address translation, counters, fault injection.

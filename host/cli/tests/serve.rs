@@ -1,7 +1,9 @@
 //! Hardware in the loop: `collwire serve` runs the simulated boards, four separate
 //! `collwire rank` processes talk to them over UDP on 127.0.0.1, and every rank's result bits
 //! are compared with the golden model. Malformed and misdirected datagrams are logged and
-//! change nothing; SIGINT stops the service cleanly with a summary.
+//! change nothing; `collwire stats` and SIGUSR1 show every board's counters by name while it
+//! runs; `--pcap` captures every frame (decoded in `tshark` with the project's dissector);
+//! SIGINT stops the service cleanly with a summary.
 
 use std::io::{BufRead, BufReader};
 use std::net::UdpSocket;
@@ -10,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 
 use collwire_driver::BoardMap;
 use collwire_driver::element::to_bytes;
-use collwire_proto::{Algorithm, Collective, Datatype, Layout, OffloadRepr, ReduceOp};
+use collwire_proto::{Algorithm, Collective, Datatype, Layout, MessageType, OffloadRepr, ReduceOp};
 use collwire_testbench::golden::{Spec, expected};
 
 mod common;
@@ -33,9 +35,17 @@ fn rank_process(map: &Path, rank: usize, size: usize, values: &[f64]) -> Child {
 #[test]
 fn separate_rank_processes_get_golden_results_from_the_served_boards() {
     let dir = tempfile::tempdir().unwrap();
+    let capture = dir.path().join("serve.pcapng");
     let service = Service::start(
         &dir.path().join("map.toml"),
-        &["--boards", "2", "--ranks-per-host", "2"],
+        &[
+            "--boards",
+            "2",
+            "--ranks-per-host",
+            "2",
+            "--pcap",
+            capture.to_str().unwrap(),
+        ],
     );
     let map = BoardMap::from_file(&service.map).unwrap();
     assert_eq!(map.boards.len(), 2);
@@ -45,7 +55,7 @@ fn separate_rank_processes_get_golden_results_from_the_served_boards() {
     junk.send_to(b"not an offload datagram", &map.boards[0])
         .unwrap();
     let stray = OffloadRepr {
-        msg_type: collwire_proto::MessageType::Request,
+        msg_type: MessageType::Request,
         op_id: 9,
         collective: Collective::Allreduce,
         algorithm: Algorithm::Ring,
@@ -118,12 +128,66 @@ fn separate_rank_processes_get_golden_results_from_the_served_boards() {
         assert_eq!(bits, want, "rank {r}");
     }
 
+    // `collwire stats` while it runs: every board's counters by name.
+    let map = service.map.as_os_str();
+    let out = common::collwire(&["stats".as_ref(), "--json".as_ref(), "--map".as_ref(), map]);
+    let stats: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let boards = stats["boards"].as_array().unwrap();
+    assert_eq!(boards.len(), 2);
+    let names: Vec<&str> = boards[0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row[0].as_str().unwrap())
+        .collect();
+    assert_eq!(names, collwire_sim::board::stat_names());
+    let table = common::collwire(&["stats".as_ref(), "--map".as_ref(), map]);
+    assert!(table.contains("board 0  board 1"), "{table}");
+    // SIGUSR1: the same table on serve's standard output.
+    let usr1 = Command::new("kill")
+        .args(["-USR1", &service.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(usr1.success());
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+
     let (status, stdout, stderr) = service.stop();
     assert!(
         status.success(),
         "serve exits 0 on SIGINT: {status:?}\n{stderr}"
     );
     assert!(stdout.contains("stopped after"), "{stdout}");
+    // Printed on SIGUSR1 and at the stop: the stats snapshot's board counters, both times
+    // (nothing ran in between).
+    let offload: Vec<u64> = boards
+        .iter()
+        .map(|rows| {
+            rows.as_array()
+                .unwrap()
+                .iter()
+                .find(|row| row[0] == "offload_frames")
+                .unwrap()[1]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert!(offload.iter().all(|&n| n >= 6), "{offload:?}");
+    assert_eq!(
+        common::counters_named(&stdout, "offload_frames"),
+        [offload.clone(), offload].concat(),
+        "{stdout}"
+    );
+    // The capture: every frame decodes in tshark exactly as the protocol reads it.
+    let types = common::tshark::check_capture(&capture);
+    for t in [
+        MessageType::Request,
+        MessageType::Partial,
+        MessageType::Result,
+        MessageType::Response,
+    ] {
+        assert!(types.contains(&t), "{t} in the capture: {types:?}");
+    }
+    assert!(stdout.contains("capture: "), "{stdout}");
     // 4 ranks × 3 calls; a slow-starting rank's peers may retransmit (and be acked).
     assert!(counter(&stdout, "requests in") >= 12, "{stdout}");
     assert_eq!(counter(&stdout, "responses out"), 12, "{stdout}");

@@ -62,6 +62,10 @@ pub struct BoardMap {
     pub window: usize,
     #[serde(default = "default_mtu")]
     pub mtu: usize,
+    /// Where `collwire serve` answers statistics requests (`host:port`; `collwire stats`
+    /// reads it). Not used by the driver; absent for real boards.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control: Option<String>,
     /// Board `b`'s offload address (`host:port`).
     pub boards: Vec<String>,
 }
@@ -95,6 +99,7 @@ impl BoardMap {
             dead_after_ms: default_dead_after_ms(),
             window: default_window(),
             mtu: default_mtu(),
+            control: None,
             boards,
         }
     }

@@ -1,12 +1,25 @@
 //! Helpers shared by the CLI's integration tests: paths, and a running `collwire serve`.
 #![allow(dead_code)] // each test file uses its own subset
 
+pub mod tshark;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 pub fn exe() -> &'static str {
     env!("CARGO_BIN_EXE_collwire")
+}
+
+/// Runs `collwire ARGS…`, asserts it succeeded, and returns what it printed.
+pub fn collwire<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> String {
+    let out = Command::new(exe()).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "collwire failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
 }
 
 pub fn repo() -> PathBuf {
@@ -54,6 +67,11 @@ impl Service {
             child: Some(child),
             map: map.to_path_buf(),
         }
+    }
+
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().unwrap().id()
     }
 
     /// SIGINT, then the exit status and everything it printed.
