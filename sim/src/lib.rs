@@ -28,7 +28,7 @@ pub mod frames;
 pub mod hosts;
 pub mod icarus;
 pub mod links;
-pub mod progress;
+pub use collwire_report::progress;
 
 /// Generated Verilator model wrappers.
 #[allow(clippy::all, missing_docs)]

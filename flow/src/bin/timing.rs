@@ -7,7 +7,8 @@
 //!   cargo run --release -p collwire-flow --bin timing -- --width 256 --design collwire_cfe
 //!
 //! A whole board takes about ten minutes on two cores; `--blocks-only` skips it. `--json FILE`
-//! also writes every row. `--seed N` (repeatable) places and routes each design once per
+//! also writes every row, `--plot FILE.svg` a bar chart of Fmax per design; on a terminal a
+//! progress bar with an ETA runs while it works. `--seed N` (repeatable) places and routes each design once per
 //! placer seed, the seeds side by side, and prints a row per seed and the spread: one
 //! netlist's Fmax moves by ±15 % from one placement to another, so a change is judged on
 //! several.
@@ -41,6 +42,10 @@ struct Args {
     /// Also write the rows as JSON.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Also draw post-route Fmax per design as an SVG bar chart here, with the 125, 150 and
+    /// 200 MHz marks.
+    #[arg(long)]
+    plot: Option<PathBuf>,
     /// Place and route with these placer seeds (repeatable; they run side by side). Default:
     /// nextpnr's own seed, once.
     #[arg(long)]
@@ -84,7 +89,12 @@ fn main() -> anyhow::Result<()> {
         "design", "Fmax MHz", "125?", "200?", "LUT", "LUT%", "FF", "BRAM%", "depth"
     );
     let mut rows = Vec::new();
+    // Per design (and seed): its name and post-route Fmax, for the plot.
+    let mut bars: Vec<(String, Option<f64>)> = Vec::new();
+    // Place and route takes minutes per block: a bar with an ETA on a terminal (quiet in CI).
+    let progress = collwire_report::progress::bar(designs.len() as u64, "place and route");
     for d in &designs {
+        progress.set_message(d.name);
         let dir = out.join(d.name);
         let xc7 = synth_xc7(&dir.join("xc7"), d)?;
         let ecp5 = dir.join("ecp5");
@@ -134,19 +144,22 @@ fn main() -> anyhow::Result<()> {
                 Some(s) if seeds.len() > 1 => format!("{} (seed {s})", d.name),
                 _ => d.name.to_string(),
             };
-            println!(
-                "{:<30} {:>8} {:>6} {:>6} {:>7} {:>5.1}% {:>7} {:>5.1}% {:>3}/{:<3} {path}",
-                label,
-                fmax,
-                ok(125.0),
-                ok(200.0),
-                xc7.luts(),
-                100.0 * xc7.luts() as f64 / luts,
-                xc7.flip_flops(),
-                100.0 * xc7.bram36() / brams,
-                xc7.depth,
-                budget,
-            );
+            bars.push((label.clone(), pnr.fmax_mhz));
+            progress.suspend(|| {
+                println!(
+                    "{:<30} {:>8} {:>6} {:>6} {:>7} {:>5.1}% {:>7} {:>5.1}% {:>3}/{:<3} {path}",
+                    label,
+                    fmax,
+                    ok(125.0),
+                    ok(200.0),
+                    xc7.luts(),
+                    100.0 * xc7.luts() as f64 / luts,
+                    xc7.flip_flops(),
+                    100.0 * xc7.bram36() / brams,
+                    xc7.depth,
+                    budget,
+                )
+            });
             rows.push(serde_json::json!({
                 "design": d.name,
                 "width": args.width,
@@ -179,16 +192,20 @@ fn main() -> anyhow::Result<()> {
             } else {
                 (fmaxes[fmaxes.len() / 2 - 1] + fmaxes[fmaxes.len() / 2]) / 2.0
             };
-            println!(
-                "{:<30} over {} seeds: min {:.1}, median {:.1}, max {:.1} MHz",
-                d.name,
-                fmaxes.len(),
-                fmaxes[0],
-                median,
-                fmaxes[fmaxes.len() - 1]
-            );
+            progress.suspend(|| {
+                println!(
+                    "{:<30} over {} seeds: min {:.1}, median {:.1}, max {:.1} MHz",
+                    d.name,
+                    fmaxes.len(),
+                    fmaxes[0],
+                    median,
+                    fmaxes[fmaxes.len() - 1]
+                )
+            });
         }
+        progress.inc(1);
     }
+    progress.finish_and_clear();
     println!(
         "(Fmax: ECP5 proxy, see collwire_flow::pnr for how it relates to 7-series; comb: no \
          register, timed inside the block that registers it; depth: cells on \
@@ -200,6 +217,25 @@ fn main() -> anyhow::Result<()> {
     if let Some(path) = args.json {
         std::fs::write(&path, serde_json::to_string_pretty(&rows)?)?;
         println!("wrote {}", path.display());
+    }
+    if let Some(path) = args.plot {
+        let title = format!(
+            "Post-route Fmax per design, {}-bit (ECP5 proxy for {})",
+            args.width,
+            width.part()
+        );
+        collwire_report::plot::bar_chart(
+            &path,
+            &title,
+            "MHz",
+            &bars,
+            &[
+                ("125 MHz (ZedBoard, 4 × 1G)".to_string(), 125.0),
+                ("150 MHz (goal on the proxy)".to_string(), 150.0),
+                ("200 MHz (NetFPGA SUME, 4 × 10G)".to_string(), 200.0),
+            ],
+        )?;
+        println!("plot: {}", path.display());
     }
     Ok(())
 }

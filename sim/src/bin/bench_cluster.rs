@@ -34,6 +34,12 @@ struct Args {
     /// Write the results as JSON here.
     #[arg(long)]
     json: Option<std::path::PathBuf>,
+    /// Write SVG charts of the sections that ran into this directory: allreduce cycles versus
+    /// P per algorithm (`allreduce_vs_p_8B.svg`, `allreduce_vs_p_1440B.svg`), per-hop latency
+    /// versus payload (`hop_latency_vs_payload.svg`), engine latency versus offered load
+    /// (`engine_load.svg`).
+    #[arg(long)]
+    plots: Option<std::path::PathBuf>,
     /// Run only these sections (comma-separated; default: all).
     #[arg(long, value_enum, value_delimiter = ',')]
     only: Vec<Section>,
@@ -50,9 +56,12 @@ enum Section {
     Speed,
 }
 
-/// Payload sizes of the per-hop measurement: one f64, and the largest multiple of 8 bytes in a
-/// 1500-byte MTU frame with the 64-byte header (1440 B, 180 f64).
+/// Payload sizes of the allreduce and speed measurements: one f64, and the largest multiple of
+/// 8 bytes in a 1500-byte MTU frame with the 64-byte header (1440 B, 180 f64).
 const HOP_PAYLOADS: [usize; 2] = [8, 1440];
+/// Payload sizes of the per-hop measurement: those two and the sizes between, for the plot of
+/// latency versus payload.
+const HOP_SWEEP: [usize; 6] = [8, 64, 256, 512, 1024, 1440];
 
 #[derive(Serialize)]
 struct Hop {
@@ -521,7 +530,7 @@ fn main() -> anyhow::Result<()> {
     let hops: Vec<Hop> = [64, 256]
         .into_iter()
         .filter(|_| run(Section::Hops))
-        .flat_map(|w| HOP_PAYLOADS.map(|p| (w, p)))
+        .flat_map(|w| HOP_SWEEP.map(|p| (w, p)))
         .map(|(w, p)| hops(w, p, args.link_latency))
         .collect();
     for h in &hops {
@@ -717,5 +726,127 @@ fn main() -> anyhow::Result<()> {
     if let Some(path) = args.json {
         std::fs::write(path, serde_json::to_string_pretty(&report)?)?;
     }
+    if let Some(dir) = &args.plots {
+        std::fs::create_dir_all(dir)?;
+        for path in plots(&report, dir)? {
+            println!("plot: {}", path.display());
+        }
+    }
     Ok(())
+}
+
+/// The charts of the sections in `report`, written to `dir`; returns their paths.
+fn plots(report: &Report, dir: &std::path::Path) -> anyhow::Result<Vec<std::path::PathBuf>> {
+    use collwire_report::plot::{LineChart, Series, line_chart};
+    /// One chart: file, title, x label, base-2 x axis, lines, dashed targets.
+    struct Chart(
+        String,
+        String,
+        &'static str,
+        bool,
+        Vec<Series>,
+        Vec<(String, f64)>,
+    );
+    let mut charts = Vec::new();
+    for payload in HOP_PAYLOADS {
+        let series = ALGORITHMS
+            .iter()
+            .map(|alg| Series {
+                name: alg.name().to_string(),
+                points: report
+                    .allreduce_f64_sum
+                    .iter()
+                    .filter(|r| r.algorithm == alg.name() && r.payload_bytes == payload)
+                    .map(|r| (r.boards as f64, r.cycles as f64))
+                    .collect(),
+            })
+            .collect();
+        charts.push(Chart(
+            format!("allreduce_vs_p_{payload}B.svg"),
+            format!(
+                "Allreduce, f64 sum, {payload} B per rank, 64-bit boards on a ring (one rank each)"
+            ),
+            "P (boards)",
+            true,
+            series,
+            Vec::new(),
+        ));
+    }
+    type Cycles = fn(&Hop) -> u64;
+    let kinds: [(&str, Cycles); 3] = [
+        ("engine", |h| h.engine_hop_cycles),
+        ("transit", |h| h.transit_hop_cycles),
+        ("pass-through", |h| h.pass_through_hop_cycles),
+    ];
+    let series = [64, 256]
+        .iter()
+        .flat_map(|&w| {
+            kinds.iter().map(move |(kind, cycles)| Series {
+                name: format!("{w}-bit {kind}"),
+                points: report
+                    .hops
+                    .iter()
+                    .filter(|h| h.width == w)
+                    .map(|h| (h.payload_bytes as f64, cycles(h) as f64))
+                    .collect(),
+            })
+        })
+        .collect();
+    charts.push(Chart(
+        "hop_latency_vs_payload.svg".into(),
+        "Per-hop latency, first word in to first word out (cycles)".into(),
+        "payload bytes",
+        false,
+        series,
+        vec![
+            ("engine target, 64-bit (24)".to_string(), 24.0),
+            ("engine target, 256-bit (20)".to_string(), 20.0),
+        ],
+    ));
+    let series = [64, 256]
+        .iter()
+        .map(|&w| Series {
+            name: format!("{w}-bit, mean request-to-response latency"),
+            points: report
+                .engine_load
+                .iter()
+                .filter(|e| e.width == w)
+                .map(|e| (e.offered_load, e.mean_latency_cycles))
+                .collect(),
+        })
+        .collect();
+    charts.push(Chart(
+        "engine_load.svg".into(),
+        "Engine load: MTU allreduces from every host of 4 boards (cycles)".into(),
+        "offered load (fraction of the host port's line rate)",
+        true,
+        series,
+        Vec::new(),
+    ));
+    let mut written = Vec::new();
+    for Chart(file, title, x_label, log_x, series, targets) in charts {
+        // Only the sections that ran.
+        let series: Vec<Series> = series
+            .into_iter()
+            .filter(|s| !s.points.is_empty())
+            .collect();
+        if series.is_empty() {
+            continue;
+        }
+        let path = dir.join(file);
+        line_chart(
+            &path,
+            &LineChart {
+                title: &title,
+                x_label,
+                y_label: "cycles",
+                log_x,
+                log_y: false,
+                series: &series,
+                targets: &targets,
+            },
+        )?;
+        written.push(path);
+    }
+    Ok(written)
 }
