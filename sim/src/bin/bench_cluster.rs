@@ -527,6 +527,39 @@ fn engine_load(width: usize, load: f64, ops: usize, link_latency: u64) -> Engine
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let run = |s: Section| args.only.is_empty() || args.only.contains(&s);
+    let sizes = (usize::BITS - args.max_boards.max(1).leading_zeros() - 1) as u64;
+    // One bar over every measurement of the sections that run (an ETA on a terminal; nothing
+    // in CI or a pipe), the results printed above it as they come.
+    let steps = [
+        (Section::Hops, 2 * HOP_SWEEP.len() as u64),
+        (Section::Throughput, 2 * 7),
+        (Section::Engine, 2 * 8),
+        (
+            Section::Allreduce,
+            HOP_PAYLOADS.len() as u64 * sizes * ALGORITHMS.len() as u64,
+        ),
+        (Section::Links, 2 * HOP_PAYLOADS.len() as u64 * 4 * 3),
+        (
+            Section::Speed,
+            HOP_PAYLOADS.len() as u64 * ALGORITHMS.len() as u64 * 3,
+        ),
+    ];
+    let bar = collwire_sim::progress::bar(
+        steps.iter().filter(|(s, _)| run(*s)).map(|(_, n)| n).sum(),
+        "bench_cluster",
+    );
+    macro_rules! say {
+        ($($t:tt)*) => {{
+            bar.inc(1);
+            bar.suspend(|| println!($($t)*));
+        }};
+    }
+    // A line that is not a measurement.
+    macro_rules! note {
+        ($($t:tt)*) => {
+            bar.suspend(|| println!($($t)*))
+        };
+    }
     let hops: Vec<Hop> = [64, 256]
         .into_iter()
         .filter(|_| run(Section::Hops))
@@ -534,7 +567,7 @@ fn main() -> anyhow::Result<()> {
         .map(|(w, p)| hops(w, p, args.link_latency))
         .collect();
     for h in &hops {
-        println!(
+        say!(
             "{}-bit hop, {:>4} B payload: engine {} cycles ({:.0} ns at {} MHz), transit {} ({:.0} ns), pass-through {} ({:.0} ns)",
             h.width,
             h.payload_bytes,
@@ -551,7 +584,7 @@ fn main() -> anyhow::Result<()> {
     for width in [64, 256].into_iter().filter(|_| run(Section::Throughput)) {
         for load in [0.25, 0.5, 0.75, 0.9, 1.0, 1.5, 3.0] {
             let t = throughput(width, load, args.link_latency);
-            println!(
+            say!(
                 "{width}-bit throughput, MTU transit frames on every network port, offered {load:.2} beats/clock: \
                  {}/{} forwarded, {:.2} M frames/s at {} MHz, {} dropped (engine busy), input wait up to {} clocks",
                 t.frames_forwarded,
@@ -570,7 +603,7 @@ fn main() -> anyhow::Result<()> {
         let mut knee = None;
         for load in [0.25, 0.5, 0.75, 0.9, 1.0, 1.5, 2.0, 4.0] {
             let e = engine_load(width, load, 32, args.link_latency);
-            println!(
+            say!(
                 "{width}-bit engine, MTU recursive-doubling allreduces on 4 boards, offered {load:.2} of the host line rate: \
                  {:.0}/{:.0} ops/s per host completed/offered, engine {:.0} frames/s, waits {:.1} clocks/frame, \
                  latency {:.0} mean / {} max cycles, {} dropped (engine busy)",
@@ -588,23 +621,14 @@ fn main() -> anyhow::Result<()> {
             engine_loads.push(e);
         }
         match knee {
-            Some(l) => println!(
+            Some(l) => note!(
                 "{width}-bit engine: completes less than offered from {l:.2} of the line rate"
             ),
-            None => println!("{width}-bit engine: keeps up at every offered load measured"),
+            None => note!("{width}-bit engine: keeps up at every offered load measured"),
         }
         saturates.push((width, knee));
     }
     let mut runs = Vec::new();
-    let sizes = (usize::BITS - args.max_boards.max(1).leading_zeros() - 1) as u64;
-    let bar = collwire_sim::progress::bar(
-        if run(Section::Allreduce) {
-            HOP_PAYLOADS.len() as u64 * sizes * ALGORITHMS.len() as u64
-        } else {
-            0
-        },
-        "allreduce vs P",
-    );
     for payload in HOP_PAYLOADS.into_iter().filter(|_| run(Section::Allreduce)) {
         let mut p = 2;
         while p <= args.max_boards {
@@ -641,7 +665,6 @@ fn main() -> anyhow::Result<()> {
             p *= 2;
         }
     }
-    bar.finish_and_clear();
     let mut link_runs = Vec::new();
     for width in [64, 256].into_iter().filter(|_| run(Section::Links)) {
         let target_links = LinkModel::target(width, Faults::NONE, Faults::NONE, 1);
@@ -672,7 +695,7 @@ fn main() -> anyhow::Result<()> {
                     };
                     let (ideal, target) = (measure(false)?, measure(true)?);
                     let us = target as f64 / clock_mhz;
-                    println!(
+                    say!(
                         "{width}-bit, {payload:>4} B, P={p:>2} {:<20} ideal links {ideal:>6} cycles, target links {target:>7} cycles ({us:.1} µs)",
                         alg.name()
                     );
@@ -695,7 +718,7 @@ fn main() -> anyhow::Result<()> {
             for (skip, threads) in [(true, 1), (true, 2), (false, 1)] {
                 let ops = if payload == 8 { 40 } else { 4 };
                 let s = sim_speed(alg, payload, (skip, threads), ops, args.link_latency)?;
-                println!(
+                say!(
                     "simulator, 8 64-bit boards, {payload:>4} B {:<20} {}, {threads} thread{}: {:>9.0} board-cycles per CPU-second, {:>9.0} per wall-second ({:.0} % skipped at rest)",
                     s.algorithm,
                     if skip {
@@ -712,6 +735,7 @@ fn main() -> anyhow::Result<()> {
             }
         }
     }
+    bar.finish_and_clear();
     let report = Report {
         link_latency: args.link_latency,
         cabling: "ring (port 1 → next board), routes by shortest path",
@@ -738,10 +762,11 @@ fn main() -> anyhow::Result<()> {
 /// The charts of the sections in `report`, written to `dir`; returns their paths.
 fn plots(report: &Report, dir: &std::path::Path) -> anyhow::Result<Vec<std::path::PathBuf>> {
     use collwire_report::plot::{LineChart, Series, line_chart};
-    /// One chart: file, title, x label, base-2 x axis, lines, dashed targets.
+    /// One chart: file, title, x label, y label, base-2 x axis, lines, dashed targets.
     struct Chart(
         String,
         String,
+        &'static str,
         &'static str,
         bool,
         Vec<Series>,
@@ -767,6 +792,7 @@ fn plots(report: &Report, dir: &std::path::Path) -> anyhow::Result<Vec<std::path
                 "Allreduce, f64 sum, {payload} B per rank, 64-bit boards on a ring (one rank each)"
             ),
             "P (boards)",
+            "cycles, first request to last response",
             true,
             series,
             Vec::new(),
@@ -794,8 +820,9 @@ fn plots(report: &Report, dir: &std::path::Path) -> anyhow::Result<Vec<std::path
         .collect();
     charts.push(Chart(
         "hop_latency_vs_payload.svg".into(),
-        "Per-hop latency, first word in to first word out (cycles)".into(),
+        "Per-hop latency, first word in to first word out".into(),
         "payload bytes",
+        "cycles",
         false,
         series,
         vec![
@@ -806,7 +833,7 @@ fn plots(report: &Report, dir: &std::path::Path) -> anyhow::Result<Vec<std::path
     let series = [64, 256]
         .iter()
         .map(|&w| Series {
-            name: format!("{w}-bit, mean request-to-response latency"),
+            name: format!("{w}-bit"),
             points: report
                 .engine_load
                 .iter()
@@ -817,14 +844,15 @@ fn plots(report: &Report, dir: &std::path::Path) -> anyhow::Result<Vec<std::path
         .collect();
     charts.push(Chart(
         "engine_load.svg".into(),
-        "Engine load: MTU allreduces from every host of 4 boards (cycles)".into(),
+        "Engine load: MTU allreduces from every host of 4 boards".into(),
         "offered load (fraction of the host port's line rate)",
+        "cycles, mean request to response",
         true,
         series,
         Vec::new(),
     ));
     let mut written = Vec::new();
-    for Chart(file, title, x_label, log_x, series, targets) in charts {
+    for Chart(file, title, x_label, y_label, log_x, series, targets) in charts {
         // Only the sections that ran.
         let series: Vec<Series> = series
             .into_iter()
@@ -839,7 +867,7 @@ fn plots(report: &Report, dir: &std::path::Path) -> anyhow::Result<Vec<std::path
             &LineChart {
                 title: &title,
                 x_label,
-                y_label: "cycles",
+                y_label,
                 log_x,
                 log_y: false,
                 series: &series,

@@ -146,35 +146,47 @@ fn part_of(design: &str) -> (&'static str, f64, f64) {
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let mut streams = Vec::new();
+    // Eight streams, then synthesis: a bar with an ETA on a terminal, nothing in CI or a pipe.
+    let bar = collwire_sim::progress::bar(8 + u64::from(!args.no_synth), "bench_datapath");
 
     let p64 = fpu_check::random_pairs(args.fpu_vectors, 1, 11, 52);
     streams.push(measure("fp_add64", || {
         fpu(fpu_check::stream(&mut FpAdd64::new(), &p64))
     }));
+    bar.inc(1);
     let p32 = fpu_check::random_pairs(args.fpu_vectors, 2, 8, 23);
     streams.push(measure("fp_add32", || {
         fpu(fpu_check::stream(&mut FpAdd32::new(), &p32))
     }));
+    bar.inc(1);
     let v64 = alu_check::random_vectors(args.alu_vectors, 8, 3);
     streams.push(measure("cipe_alu64", || {
         alu(alu_check::stream(&mut CipeAlu64::new(), &v64))
     }));
+    bar.inc(1);
     let v256 = alu_check::random_vectors(args.alu_vectors, 32, 4);
     streams.push(measure("cipe_alu256", || {
         alu(alu_check::stream(&mut CipeAlu256::new(), &v256))
     }));
+    bar.inc(1);
 
     for bytes in [1440, collwire_hdl::cipe::SLOT_BYTES] {
         streams.push(measure(
             &format!("cipe64 {bytes}B packets"),
             cipe::<Cipe64>(args.cipe_packets, bytes),
         ));
+        bar.inc(1);
         streams.push(measure(
             &format!("cipe256 {bytes}B packets"),
             cipe::<Cipe256>(args.cipe_packets, bytes),
         ));
+        bar.inc(1);
     }
 
+    if args.no_synth {
+        bar.finish_and_clear();
+    }
+    bar.suspend(|| {
     println!(
         "{:<24} {:>9} {:>10} {:>8} {:>5} {:>14}",
         "unit", "vectors", "mismatches", "latency", "II", "Verilator c/s"
@@ -196,6 +208,7 @@ fn main() -> anyhow::Result<()> {
     println!(
         " cipe latency counts from the first payload word in, II over all packets back to back)"
     );
+    });
 
     let mut synthesis = Vec::new();
     if !args.no_synth {
@@ -210,6 +223,7 @@ fn main() -> anyhow::Result<()> {
                 .map(|h| h.join().expect("synthesis thread"))
                 .collect()
         });
+        bar.finish_and_clear();
         println!(
             "\n{:<22} {:<10} {:>7} {:>6} {:>7} {:>6} {:>6} {:>6} {:>4} {:>6}",
             "design", "part", "LUT", "LUT%", "FF", "FF%", "CARRY4", "BRAM", "DSP", "depth"
