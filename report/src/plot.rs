@@ -66,13 +66,15 @@ fn bounds(values: impl Iterator<Item = f64>, log: bool) -> Result<(f64, f64)> {
     })
 }
 
-/// An axis label: whole numbers without a fraction, others with three significant digits.
+/// An axis label: whole numbers without a fraction, others with up to three significant digits
+/// (0.25, not 0.250).
 fn number(v: f64) -> String {
     if v == v.round() && v.abs() < 1e15 {
         format!("{v:.0}")
     } else {
         let digits = (2 - v.abs().log10().floor() as i32).max(0) as usize;
-        format!("{v:.digits$}")
+        let text = format!("{v:.digits$}");
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
     }
 }
 
@@ -301,6 +303,16 @@ pub fn bar_chart(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn axis_labels_have_no_useless_digits() {
+        assert_eq!(number(64.0), "64");
+        assert_eq!(number(0.25), "0.25");
+        assert_eq!(number(0.5), "0.5");
+        assert_eq!(number(1.5), "1.5");
+        assert_eq!(number(0.125), "0.125");
+        assert_eq!(number(3.14159), "3.14");
+    }
 
     #[test]
     fn a_line_chart_and_a_bar_chart_are_svg_with_every_name() {
