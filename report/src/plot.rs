@@ -311,7 +311,7 @@ mod tests {
         assert_eq!(number(0.5), "0.5");
         assert_eq!(number(1.5), "1.5");
         assert_eq!(number(0.125), "0.125");
-        assert_eq!(number(2.71828), "2.72");
+        assert_eq!(number(1.23456), "1.23");
     }
 
     #[test]
