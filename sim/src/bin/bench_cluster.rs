@@ -1,5 +1,6 @@
 //! Cluster benchmark: prints (never asserts) per-hop latencies (first word in → first word
-//! out) at 64 and 256 bits for 8-byte and 1440-byte payloads, in cycles and in ns at the
+//! out) at 64 and 256 bits for payloads from 8 to 1440 bytes (the engine's both with the engine
+//! idle and behind the board's own request arriving at the same time), in cycles and in ns at the
 //! target's clock (125 / 200 MHz), the cycles from the first request to the last response of an
 //! f64 SUM allreduce of 8 and 1440 bytes at P = 2 … 64 for every algorithm, the same at P = 2
 //! … 16 over the ideal links and over the boards' own 1G/10G links (`links`, in cycles and
@@ -70,8 +71,12 @@ struct Hop {
     payload_bytes: usize,
     /// The clock the target needs: 125 MHz (64-bit, ZedBoard) or 200 MHz (256-bit, SUME).
     clock_mhz: f64,
-    /// A partial that board 1 of a 3-board ring combines and sends on.
+    /// A partial that board 1 of a 3-board ring combines and sends on, its own rank's request
+    /// stored before (the engine idle when the partial comes).
     engine_hop_cycles: u64,
+    /// The same partial when every rank posts at once: board 1's own request is still
+    /// arriving, and the engine takes the partial only after that frame's last beat.
+    engine_hop_behind_own_request_cycles: u64,
     /// A partial for another board, forwarded by the route table.
     transit_hop_cycles: u64,
     /// A plain (non-offload) frame from a network port to the host.
@@ -283,8 +288,11 @@ fn allreduce_job(algorithm: Algorithm, ranks: usize, elements: usize, op_id: u16
 
 fn hops(width: usize, payload: usize, link_latency: u64) -> Hop {
     let elements = payload / 8;
-    // Engine hop: ring allreduce on 3 boards; board 1 gets board 0's partial on port 2 and
-    // sends its own on port 1.
+    // Engine hop, as the partial finds it when every rank posts at once (`run_jobs`): ring
+    // allreduce on 3 boards; board 1 gets board 0's partial on port 2 and sends its own on
+    // port 1. Board 1's own request is still arriving from its host then, and the engine takes
+    // the partial only after that request's last beat (its `tail`): with long frames the hop
+    // includes that wait.
     let mut c = cluster(3, width, link_latency);
     run_jobs(
         &mut c,
@@ -293,7 +301,44 @@ fn hops(width: usize, payload: usize, link_latency: u64) -> Hop {
         100_000,
     )
     .expect("allreduce");
+    let behind_request = c.first_out[1][1][0] - c.first_in_log[1][2][0];
+    // Engine hop, engine idle: ranks 1 and 2 post first and their boards store the requests;
+    // then rank 0 posts, and its board's partial reaches board 1 with nothing else in board
+    // 1's engine: the hop itself.
+    let mut c = cluster(3, width, link_latency);
+    let job = allreduce_job(Algorithm::Ring, 3, elements, 1);
+    let request = |rank: usize| {
+        let repr = OffloadRepr {
+            msg_type: MessageType::Request,
+            op_id: 1,
+            collective: Collective::Allreduce,
+            algorithm: Algorithm::Ring,
+            datatype: Datatype::F64,
+            op: ReduceOp::Sum,
+            comm_id: 1,
+            comm_size: 3,
+            rank: rank as u16,
+            root: 0,
+            ranks_per_host: 1,
+            attempt: 0,
+            seg_index: 0,
+            seg_count: 1,
+            elem_count: elements as u16,
+        };
+        rank_frame(rank, 0, &repr.to_datagram(&job.inputs[rank]).unwrap())
+    };
+    for rank in [1, 2] {
+        c.host_send(rank, &request(rank));
+    }
+    c.run_until(10_000, |c| c.at_rest()).expect("rest");
+    c.host_send(0, &request(0));
+    c.run_until(100_000, |c| !c.first_out[1][1].is_empty())
+        .expect("the partial combined and sent on");
     let engine = c.first_out[1][1][0] - c.first_in_log[1][2][0];
+    c.run_until(100_000, |c| c.at_rest()).expect("rest");
+    for b in 0..3 {
+        assert_eq!(c.host_take(b).len(), 1, "board {b} answered its rank");
+    }
     // Transit: a partial addressed to board 2 arriving at board 1 on port 2.
     let data: Vec<u8> = (0..elements)
         .flat_map(|e| (e as f64).to_le_bytes())
@@ -330,6 +375,7 @@ fn hops(width: usize, payload: usize, link_latency: u64) -> Hop {
         payload_bytes: payload,
         clock_mhz,
         engine_hop_cycles: engine,
+        engine_hop_behind_own_request_cycles: behind_request,
         transit_hop_cycles: transit,
         pass_through_hop_cycles: pass,
         engine_hop_ns: ns(engine),
@@ -568,12 +614,13 @@ fn main() -> anyhow::Result<()> {
         .collect();
     for h in &hops {
         say!(
-            "{}-bit hop, {:>4} B payload: engine {} cycles ({:.0} ns at {} MHz), transit {} ({:.0} ns), pass-through {} ({:.0} ns)",
+            "{}-bit hop, {:>4} B payload: engine {} cycles ({:.0} ns at {} MHz; {} behind its own request), transit {} ({:.0} ns), pass-through {} ({:.0} ns)",
             h.width,
             h.payload_bytes,
             h.engine_hop_cycles,
             h.engine_hop_ns,
             h.clock_mhz,
+            h.engine_hop_behind_own_request_cycles,
             h.transit_hop_cycles,
             h.transit_hop_ns,
             h.pass_through_hop_cycles,
@@ -799,8 +846,11 @@ fn plots(report: &Report, dir: &std::path::Path) -> anyhow::Result<Vec<std::path
         ));
     }
     type Cycles = fn(&Hop) -> u64;
-    let kinds: [(&str, Cycles); 3] = [
+    let kinds: [(&str, Cycles); 4] = [
         ("engine", |h| h.engine_hop_cycles),
+        ("engine behind its own request", |h| {
+            h.engine_hop_behind_own_request_cycles
+        }),
         ("transit", |h| h.transit_hop_cycles),
         ("pass-through", |h| h.pass_through_hop_cycles),
     ];
