@@ -375,6 +375,11 @@ impl Cluster {
         self.host_partial.iter_mut().for_each(Vec::clear);
         self.host_rx.iter_mut().for_each(Vec::clear);
         self.host_inbox.iter_mut().for_each(VecDeque::clear);
+        // A frame cut off by the reset is not captured (its beats so far are dropped).
+        self.capture_partial
+            .iter_mut()
+            .flatten()
+            .for_each(Vec::clear);
         self.build_links();
         self.in_frame_in
             .iter_mut()

@@ -258,3 +258,58 @@ fn collwire_cluster_writes_a_capture_tshark_reads() {
     let types = check_capture(&path);
     assert!(types.contains(&MessageType::Partial) && types.contains(&MessageType::Response));
 }
+
+#[test]
+fn a_frame_marked_bad_is_captured_with_the_crc_error_flag_and_dropped_by_the_board() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.pcapng");
+    let mut cluster = Cluster::new(ClusterConfig {
+        boards: 2,
+        width: 64,
+        link_latency: 4,
+        topology: Topology::Ring,
+    })
+    .unwrap();
+    cluster
+        .capture_pcap(&path, CaptureClock::simulated(64))
+        .unwrap();
+    let datagram = OffloadRepr {
+        msg_type: MessageType::Request,
+        op_id: 5,
+        collective: Collective::Allreduce,
+        algorithm: Algorithm::Ring,
+        datatype: Datatype::Int32,
+        op: ReduceOp::Sum,
+        comm_id: 3,
+        comm_size: 2,
+        rank: 0,
+        root: 0,
+        ranks_per_host: 1,
+        attempt: 0,
+        seg_index: 0,
+        seg_count: 1,
+        elem_count: 1,
+    }
+    .to_datagram(&7i32.to_le_bytes())
+    .unwrap();
+    cluster.inject_marked(0, 2, &rank_frame(0, 0, &datagram), true);
+    cluster.run_until(10_000, |c| c.at_rest()).unwrap();
+    assert_eq!(cluster.counters(0).get("bad_frame_drops"), 1);
+    let written = cluster.finish_capture().unwrap();
+    let frames = read_capture(&path).unwrap();
+    assert_eq!(frames.len() as u64, written);
+    assert_eq!(frames[0].interface, "b0p2-in");
+    assert!(frames[0].bad, "the CRC-error flag");
+    // The engine took the request as it streamed in (cut-through) and sent its partial on
+    // before the tail was known: that frame leaves with its last beat marked bad, captured
+    // with the flag too, and board 1 drops it.
+    let rest: Vec<(&str, bool)> = frames[1..]
+        .iter()
+        .map(|f| (f.interface.as_str(), f.bad))
+        .collect();
+    assert_eq!(rest, [("b0p1", true)]);
+    cluster.run_until(10_000, |c| c.at_rest()).unwrap();
+    assert_eq!(cluster.counters(1).get("bad_frame_drops"), 1);
+    // tshark still shows its fields (the flag is the capture's, not the frame's).
+    check_capture(&path);
+}
