@@ -129,6 +129,12 @@ pub struct FrameBuilder<
     state: DFF<BuilderState>,
     beat: DFF<Bits<4>>,
     sent: DFF<Bits<32>>,
+    /// The finished frame's entry is popped a clock after its last beat (`pop_entry`
+    /// registered): the path from the head entry's fields through the state machine to the
+    /// FIFO's read address and its 570-bit read register was board64's worst at 107 MHz. The
+    /// next frame starts a clock later (the head is the next entry from the clock after the
+    /// pop).
+    pop_q: DFF<Bit>,
     all_keep: Constant<Bits<K>>,
     last_header_beat: Constant<Bits<4>>,
     head: Signal<Local, EntryWord>,
@@ -183,6 +189,7 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
             state: Default::default(),
             beat: Default::default(),
             sent: Default::default(),
+            pop_q: Default::default(),
             all_keep: Constant::new(Bits::<K>::mask()),
             last_header_beat: Constant::new(bits::<4>(HB as u64 - 1)),
             head: Default::default(),
@@ -211,7 +218,7 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, beat, sent);
+        dff_setup!(self, clock, state, beat, sent, pop_q);
         clock!(self, clock, entries);
         self.entries.data_in.next = self.s_entry_tdata.val();
         self.entries.write.next = self.s_entry_tvalid.val() & !self.entries.full.val();
@@ -248,6 +255,7 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
                 // leaves without a gap and the output queues may cut it through. Its first
                 // header beat leaves on this clock.
                 if !self.entries.empty.val()
+                    & !self.pop_q.q.val()
                     & (!self.head.val().from_cipe
                         | self.s_axis.tvalid.val()
                         | self.s_axis_soon.val())
@@ -322,9 +330,11 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
         self.m_axis.tuser.next = self.out_tuser.val();
         self.m_axis.tvalid.next = self.out_tvalid.val();
         self.s_axis.tready.next = self.out_s_tready.val();
-        self.entries.read.next = self.pop_entry.val();
+        self.pop_q.d.next = self.pop_entry.val();
+        self.entries.read.next = self.pop_q.q.val();
         self.entries.reset.next = self.reset.val();
         if self.reset.val() {
+            self.pop_q.d.next = false;
             self.state.d.next = BuilderState::Idle;
             self.beat.d.next = bits::<4>(0);
             self.sent.d.next = bits::<32>(0);
