@@ -307,25 +307,15 @@ fn hops(width: usize, payload: usize, link_latency: u64) -> Hop {
     // 1's engine: the hop itself.
     let mut c = cluster(3, width, link_latency);
     let job = allreduce_job(Algorithm::Ring, 3, elements, 1);
+    // Each rank's request as its driver builds it (one segment up to 1440 bytes at MTU 1500).
     let request = |rank: usize| {
-        let repr = OffloadRepr {
-            msg_type: MessageType::Request,
-            op_id: 1,
-            collective: Collective::Allreduce,
-            algorithm: Algorithm::Ring,
-            datatype: Datatype::F64,
-            op: ReduceOp::Sum,
-            comm_id: 1,
-            comm_size: 3,
-            rank: rank as u16,
-            root: 0,
-            ranks_per_host: 1,
-            attempt: 0,
-            seg_index: 0,
-            seg_count: 1,
-            elem_count: elements as u16,
-        };
-        rank_frame(rank, 0, &repr.to_datagram(&job.inputs[rank]).unwrap())
+        let comm = Communicator::new(3, 1, rank, job.comm_id, 1500).expect("communicator");
+        let datagrams = job
+            .call
+            .requests(&comm, &job.inputs[rank])
+            .expect("request");
+        assert_eq!(datagrams.len(), 1, "one segment");
+        rank_frame(rank, 0, &datagrams[0])
     };
     for rank in [1, 2] {
         c.host_send(rank, &request(rank));
