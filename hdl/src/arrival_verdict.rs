@@ -10,6 +10,8 @@
 //! | `cancel` | an abort from a local rank of this board (its context freed, the key filed) |
 //! | `drop` | any other message type than request, partial, result |
 //! | `drop` | a board frame for another board (the router forwards those: one never reaches the engine on a board) |
+//! | `resend` | a retransmitted request (`attempt` > 0) of a local rank for a segment whose context is done, parameters equal: its answer is sent again from the retained result, if the request comes from the endpoint the stored one came from (the engine checks that, else answers `stale`) |
+//! | `dup`, answer `stale` to a request | any other frame for a done context |
 //! | `dup`, answer `stale` to a request | the segment is in the history (completed, aborted) |
 //! | error `unsupported` | ranks per host 0 or above the limit, payload above the limit |
 //! | error `bad-topology` | rank not of this board / board frame register out of range |
@@ -50,6 +52,8 @@ pub struct ArrivalVerdict {
     pub dir_word: Signal<In, DirectoryWord>,
     // The context table's answer for `key`/`sig`/`arr_reg`.
     pub hit: Signal<In, Bit>,
+    /// The hit context is done (completed, its result retained).
+    pub done: Signal<In, Bit>,
     pub late: Signal<In, Bit>,
     /// The long history holds the key. It answers a clock after `late` (its block-RAM words
     /// are registered before they are compared), so it is applied at the end, as the `late`
@@ -77,6 +81,8 @@ pub struct ArrivalVerdict {
     pub store: Signal<Out, Bit>,
     pub alloc: Signal<Out, Bit>,
     pub stall: Signal<Out, Bit>,
+    /// Answer the request again from the done context's retained result.
+    pub resend: Signal<Out, Bit>,
     /// An error (a request is answered, another frame dropped).
     pub faulty: Signal<Out, Bit>,
     /// A request is answered with an error record carrying `code`.
@@ -133,6 +139,8 @@ pub struct ArrivalVerdict {
     l_alloc: Signal<Local, Bit>,
     /// Drives `stall`, assigned once at the end of `update`.
     l_stall: Signal<Local, Bit>,
+    /// Drives `resend`, assigned once at the end of `update`.
+    l_resend: Signal<Local, Bit>,
 }
 
 impl ArrivalVerdict {
@@ -147,6 +155,7 @@ impl ArrivalVerdict {
             my_board: Default::default(),
             dir_word: Default::default(),
             hit: Default::default(),
+            done: Default::default(),
             late: Default::default(),
             hist_late: Default::default(),
             sig_match: Default::default(),
@@ -175,6 +184,8 @@ impl ArrivalVerdict {
             l_alloc: Default::default(),
             stall: Default::default(),
             l_stall: Default::default(),
+            resend: Default::default(),
+            l_resend: Default::default(),
             faulty: Default::default(),
             answer_error: Default::default(),
             code: Default::default(),
@@ -284,6 +295,7 @@ impl Logic for ArrivalVerdict {
         self.l_store.next = false;
         self.l_alloc.next = false;
         self.l_stall.next = false;
+        self.l_resend.next = false;
         self.fault.next = bits::<8>(0);
         self.answer_code.next = bits::<8>(0);
         if self.unsupported.val() {
@@ -296,6 +308,22 @@ impl Logic for ArrivalVerdict {
             // Not a request or board frame, or a board frame for another board (the router
             // forwards those).
             self.l_drop.next = true;
+        } else if self.hit.val() & self.done.val() {
+            // The segment completed here and its result is retained: a rank's retransmission
+            // means its answer was lost, and it is sent again. Anything else is late, as in
+            // the history.
+            if self.is_req.val()
+                & self.reg_ok.val()
+                & self.sig_match.val()
+                & (self.fields.val().attempt != bits::<8>(0))
+            {
+                self.l_resend.next = true;
+            } else {
+                self.l_dup.next = true;
+                if self.is_req.val() {
+                    self.answer_code.next = self.err_stale.val();
+                }
+            }
         } else if self.late.val() {
             // A retransmission whose answer was lost, or a rank arriving after its peers
             // aborted: the result cannot be sent again.
@@ -329,7 +357,7 @@ impl Logic for ArrivalVerdict {
             self.l_store.next = true;
             self.l_alloc.next = true;
         }
-        if self.hist_late.val() & self.late_applies.val() {
+        if self.hist_late.val() & self.late_applies.val() & !(self.hit.val() & self.done.val()) {
             // The `late` row.
             self.l_cancel.next = false;
             self.l_drop.next = false;
@@ -357,5 +385,6 @@ impl Logic for ArrivalVerdict {
         self.store.next = self.l_store.val();
         self.alloc.next = self.l_alloc.val();
         self.stall.next = self.l_stall.val();
+        self.resend.next = self.l_resend.val();
     }
 }

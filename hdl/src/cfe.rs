@@ -38,7 +38,12 @@
 //! or an ack) → `Idle`; or, for a context with news (`dirty`), `Fetch` (program RAM) → `Load` (its word registered) →
 //! `Decide` (operands present? program done?) → `Read` (request fields and route RAM) →
 //! `Issue` (one CIPE pass and/or one header entry) → `Send` → `Read` or `Fetch`; a finished
-//! program goes `Retire` (context freed, its key into the history of completed segments).
+//! program goes `Retire` (context *done*: its result retained, its key into the history of
+//! completed segments). A retransmitted request for a done context (verdict `resend`) waits
+//! for its tail in `Tail`, which checks it came from the endpoint of the stored request of its
+//! rank (`ep_match`); then `Fetch` … `Send` run the program's last micro-op (the `Respond` that
+//! answered the rank) for that rank alone (`resending`), and the engine goes back to `Idle`
+//! with the context unchanged: the lost answer is sent again (docs/recovery.md).
 //!
 //! **The tail.** The router hands an offload frame over as it arrives, once its header is
 //! checked (cut-through); only its last beat says whether the frame was good (the MAC's bad
@@ -111,6 +116,7 @@ pub struct Verdict {
     pub store: Bit,
     pub alloc: Bit,
     pub stall: Bit,
+    pub resend: Bit,
     pub faulty: Bit,
     pub answer_error: Bit,
     pub is_req: Bit,
@@ -213,6 +219,13 @@ pub struct Cfe {
     // The context being run, and which local rank a Respond step answers.
     cur: DFF<Bits<3>>,
     sub: DFF<Bit>,
+    /// A done context's answer is being sent again (`cur`'s last micro-op, step `sub`): no
+    /// advance or retire after it.
+    resending: DFF<Bit>,
+    /// The stored request of the arrival's local rank (read while a `resend` verdict waits
+    /// for its tail) came from the arrival's endpoint: source MAC, IPv4 address, UDP port.
+    ep_match: DFF<Bit>,
+    err_stale: Constant<Bits<8>>,
     // Output registers and their pending flags.
     cmd: DFF<SplitCommand>,
     cmd_pend: DFF<Bit>,
@@ -315,6 +328,11 @@ impl Cfe {
             arrival_cmd: Default::default(),
             cur: Default::default(),
             sub: Default::default(),
+            resending: Default::default(),
+            ep_match: Default::default(),
+            err_stale: Constant::new(bits::<8>(u64::from(
+                collwire_proto::ErrorCode::Stale.code(),
+            ))),
             cmd: Default::default(),
             cmd_pend: Default::default(),
             ins: Default::default(),
@@ -357,6 +375,8 @@ impl Logic for Cfe {
             fusing,
             cur,
             sub,
+            resending,
+            ep_match,
             cmd,
             cmd_pend,
             ins,
@@ -390,6 +410,7 @@ impl Logic for Cfe {
         self.arrival.my_board.next = self.conf.my_board.val();
         self.arrival.dir_word.next = self.conf.dir_word.val();
         self.arrival.hit.next = self.contexts.hit.val();
+        self.arrival.done.next = self.contexts.done.val();
         self.arrival.late.next = self.contexts.late.val();
         // The long history answers in `Judge`, a clock after `late` (valid there only).
         self.arrival.hist_late.next = self.contexts.hist_late.val();
@@ -487,12 +508,27 @@ impl Logic for Cfe {
         if self.step.answers.val() {
             self.requests.read_address.next = (bit_cast::<4, 3>(self.cur.q.val()) << 1)
                 | bit_cast::<4, 1>(
-                    ((self.sub.q.val() & (self.state.q.val() != CfeState::Decide))
+                    ((self.sub.q.val()
+                        & ((self.state.q.val() != CfeState::Decide) | self.resending.q.val()))
                         | (self.state.q.val() == CfeState::Send)
                         | (self.state.q.val() == CfeState::Tail))
                         .into(),
                 );
         }
+        // A `resend` verdict waiting for its tail: the stored request of the arrival's local
+        // rank, to check that the retransmission comes from where that request came from.
+        if self.verdict.q.val().resend
+            & ((self.state.q.val() == CfeState::Arrive)
+                | (self.state.q.val() == CfeState::Emit)
+                | (self.state.q.val() == CfeState::Tail))
+        {
+            self.requests.read_address.next = (bit_cast::<4, 3>(self.contexts.ctx.val()) << 1)
+                | bit_cast::<4, 3>(self.arrival.arr_reg.val() & bits::<3>(1));
+        }
+        self.ep_match.d.next = (self.requests.read_data.val().src_mac
+            == self.arr_fields.q.val().src_mac)
+            & (self.requests.read_data.val().src_ip == self.arr_fields.q.val().src_ip)
+            & (self.requests.read_data.val().src_port == self.arr_fields.q.val().src_port);
         self.route_addr.next = bit_cast::<6, 8>(self.step.word.val().board);
         self.t_park.next = false;
         self.t_produce.next = false;
@@ -518,6 +554,7 @@ impl Logic for Cfe {
                 self.arr_fields.d.next = self.frame_fields.val();
                 self.arr_len.d.next = self.frame_payload_len.val();
                 self.arr_unsup.d.next = self.frame_unsupported.val();
+                self.resending.d.next = false;
                 if self.frame_valid.val() & self.m_cmd_tready.val() & !self.blocked.q.val() {
                     self.state.d.next = CfeState::Lookup;
                 } else if self.contexts.pick_found.val() {
@@ -542,6 +579,7 @@ impl Logic for Cfe {
                 self.verdict.d.next.store = self.arrival.store.val();
                 self.verdict.d.next.alloc = self.arrival.alloc.val();
                 self.verdict.d.next.stall = self.arrival.stall.val();
+                self.verdict.d.next.resend = self.arrival.resend.val();
                 self.verdict.d.next.faulty = self.arrival.faulty.val();
                 self.verdict.d.next.answer_error = self.arrival.answer_error.val();
                 self.verdict.d.next.is_req = self.arrival.is_req.val();
@@ -632,6 +670,25 @@ impl Logic for Cfe {
                         if self.verdict.q.val().faulty & self.verdict.q.val().is_req {
                             self.ev.next.errors = true;
                         }
+                        if self.verdict.q.val().resend {
+                            if self.ep_match.q.val() {
+                                // A lost answer: the done context's last micro-op, the step
+                                // of this rank, runs again (`Fetch` … `Send`, then `Idle`).
+                                self.ev.next.resent = true;
+                                self.cur.d.next = self.contexts.ctx.val();
+                                self.sub.d.next = self.arrival.arr_reg.val().get_bit(0);
+                                self.resending.d.next = true;
+                                self.state.d.next = CfeState::Fetch;
+                            } else {
+                                // Another endpoint (another job reusing the key): refused as
+                                // the history would.
+                                self.ev.next.duplicates = true;
+                                self.ans_pend.d.next = true;
+                                self.ans_err.d.next = true;
+                                self.ans_code.d.next = self.err_stale.val();
+                                self.state.d.next = CfeState::Emit;
+                            }
+                        }
                         // An error answer or an ack to a request ([`EntryComposer`] builds
                         // it, started from `emit`).
                         if self.verdict.q.val().answer_error | self.verdict.q.val().ack {
@@ -650,7 +707,8 @@ impl Logic for Cfe {
                 self.state.d.next = CfeState::Decide;
             }
             CfeState::Decide => {
-                self.sub.d.next = false;
+                // The first step of a micro-op answers local rank 0; a resend the rank asking.
+                self.sub.d.next = self.resending.q.val() & self.sub.q.val();
                 // The stored arrival's splitter command and CIPE input instruction (store the
                 // payload into its register's buffer) are loaded on every `Decide`, whichever
                 // way it goes: nothing is pending here (`Send` and `Emit` wait for that), the
@@ -731,7 +789,11 @@ impl Logic for Cfe {
                     | self.ent_pend.q.val()
                     | self.composer.busy.val())
                 {
-                    if self.st_fused.q.val() {
+                    if self.resending.q.val() {
+                        // The answer is sent again; the done context stays as it was.
+                        self.resending.d.next = false;
+                        self.state.d.next = CfeState::Idle;
+                    } else if self.st_fused.q.val() {
                         // The pass took the arrival: on once its tail is known.
                         self.state.d.next = CfeState::Tail;
                     } else if self.step.last_sub.val() {
@@ -819,6 +881,7 @@ impl Logic for Cfe {
             self.st_fused.d.next = false;
             self.cur.d.next = bits::<3>(0);
             self.sub.d.next = false;
+            self.resending.d.next = false;
         }
         self.events.next = self.ev.val();
         // Children's inputs decided above, each assigned once.

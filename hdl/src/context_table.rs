@@ -29,7 +29,7 @@
 //! | `park`    | `cur` has no news (its program waits for data) |
 //! | `produce` | register `produce_reg` of `cur` present (a stored result) |
 //! | `advance` | `cur`'s program counter + 1 |
-//! | `retire`  | `cur` freed, its key filed in the history |
+//! | `retire`  | `cur` done (below), its key filed in the history |
 //! | `touch`   | the hit context's age back to 0 (any arrival for it: a retransmission shows its ranks are alive) |
 //! | `reclaim` | the `expired` context freed, its key filed in the history |
 //!
@@ -41,6 +41,15 @@
 //! (the lowest such context, `expired_ctx`) comes out of two register stages (which contexts
 //! expired; the lowest and its key) and is low unless neither of those clocks had a command,
 //! so a reclaim acts on a context exactly as it was when found expired.
+//!
+//! **Retained results** (docs/recovery.md): a retired context is not freed but *done*. It keeps
+//! its key, parameters, registers and buffers, its program counter moved back to the
+//! program's last micro-op (the `Respond`/`RespondPrefix` that answered its local ranks), so the
+//! engine can send a lost answer again. A done context still `hit`s its key (with `done`), is
+//! never picked (no news) and never expires; it is allocatable: a new segment takes a free
+//! context first, else the done context that retired first (a queue of done contexts in
+//! retirement order), whose key is in the history already. Nothing else frees a done context
+//! (`cancel`, `unstore` and `retire` leave it alone; `reclaim` never finds it).
 //!
 //! `reset` frees every context, zeroes the ages and forgets the history.
 
@@ -69,9 +78,11 @@ pub struct ContextTable {
     pub peek_key: Signal<In, Bits<48>>,
     pub sig: Signal<In, Bits<88>>,
     pub arr_reg: Signal<In, Bits<3>>,
-    /// A context holds `key` (this and the next five: the lookup of the last clock's arrival).
+    /// A context holds `key` (this and the next six: the lookup of the last clock's arrival).
     pub hit: Signal<Out, Bit>,
-    /// A context is free.
+    /// The hit context is done (its segment completed, its result retained).
+    pub done: Signal<Out, Bit>,
+    /// A context can be allocated: a free one, else the oldest done one.
     pub has_free: Signal<Out, Bit>,
     /// The last clock's `key` is among the eight most recent keys filed (completed, aborted,
     /// reclaimed).
@@ -83,7 +94,8 @@ pub struct ContextTable {
     pub sig_match: Signal<Out, Bit>,
     /// The hit context has register `reg` already (false on a miss).
     pub present: Signal<Out, Bit>,
-    /// The context an arrival goes to: the hit one, else the lowest free one.
+    /// The context an arrival goes to: the hit one, else the lowest free one, else the done
+    /// one that retired first.
     pub ctx: Signal<Out, Bits<3>>,
     /// `ctx`'s program counter (with `hit`, the micro-op the arrival's segment runs next: the
     /// engine reads it from the program RAM while it judges the arrival).
@@ -140,6 +152,22 @@ pub struct ContextTable {
     /// Some command changes the table this clock.
     any_command: Signal<Local, Bit>,
     valid: [DFF<Bit>; 8],
+    /// Completed, result retained (valid too).
+    c_done: [DFF<Bit>; 8],
+    /// The done contexts in retirement order: `d_fifo[d_head]` is the oldest, `d_count` many.
+    d_fifo: [DFF<Bits<3>>; 8],
+    d_head: DFF<Bits<3>>,
+    d_count: DFF<Bits<4>>,
+    /// Where the next retired context is queued (`d_head + d_count`).
+    d_tail: Signal<Local, Bits<3>>,
+    /// The oldest done context.
+    d_oldest: Signal<Local, Bits<3>>,
+    /// The lookup's allocatable context is the oldest done one (no context free): an `alloc`
+    /// into it takes it off the queue.
+    r_evict: DFF<Bit>,
+    r_done: DFF<Bit>,
+    l_done: Signal<Local, Bit>,
+    any_free: Signal<Local, Bit>,
     dirty: [DFF<Bit>; 8],
     c_key: [DFF<Bits<48>>; 8],
     c_sig: [DFF<Bits<88>>; 8],
@@ -165,6 +193,7 @@ pub struct ContextTable {
     hit_idx: Signal<Local, Bits<3>>,
     free_idx: Signal<Local, Bits<3>>,
     cur_key: Signal<Local, Bits<48>>,
+    cur_done: Signal<Local, Bit>,
     /// A key goes into the history at `h_ptr` this cycle.
     file: Signal<Local, Bit>,
     file_key: Signal<Local, Bits<48>>,
@@ -212,6 +241,17 @@ impl Default for ContextTable {
             arr_reg: Default::default(),
             hit: Default::default(),
             l_hit: Default::default(),
+            done: Default::default(),
+            c_done: Default::default(),
+            d_fifo: Default::default(),
+            d_head: Default::default(),
+            d_count: Default::default(),
+            d_tail: Default::default(),
+            d_oldest: Default::default(),
+            r_evict: Default::default(),
+            r_done: Default::default(),
+            l_done: Default::default(),
+            any_free: Default::default(),
             has_free: Default::default(),
             l_has_free: Default::default(),
             late: Default::default(),
@@ -299,6 +339,7 @@ impl Default for ContextTable {
             hit_idx: Default::default(),
             free_idx: Default::default(),
             cur_key: Default::default(),
+            cur_done: Default::default(),
             file: Default::default(),
             file_key: Default::default(),
         }
@@ -322,10 +363,18 @@ impl Logic for ContextTable {
             r_quiet,
             r_expired,
             r_exp_idx,
-            r_exp_key
+            r_exp_key,
+            d_head,
+            d_count,
+            r_evict,
+            r_done
         );
         for c in 0..8 {
             self.valid[c].clock.next = self.clock.val();
+            self.c_done[c].clock.next = self.clock.val();
+            self.d_fifo[c].clock.next = self.clock.val();
+            self.c_done[c].d.next = self.c_done[c].q.val();
+            self.d_fifo[c].d.next = self.d_fifo[c].q.val();
             self.dirty[c].clock.next = self.clock.val();
             self.c_key[c].clock.next = self.clock.val();
             self.c_sig[c].clock.next = self.clock.val();
@@ -362,8 +411,9 @@ impl Logic for ContextTable {
 
         // ---- The arrival: its context, a free one, the history.
         self.l_hit.next = false;
+        self.l_done.next = false;
         self.hit_idx.next = bits::<3>(0);
-        self.l_has_free.next = false;
+        self.any_free.next = false;
         self.free_idx.next = bits::<3>(0);
         self.l_late.next = false;
         self.l_sig_match.next = false;
@@ -375,6 +425,9 @@ impl Logic for ContextTable {
             if self.valid[c].q.val() & (self.c_key[c].q.val() == self.key.val()) {
                 self.l_hit.next = true;
                 self.hit_idx.next = self.hit_idx.val() | self.index[c].val();
+                if self.c_done[c].q.val() {
+                    self.l_done.next = true;
+                }
                 if self.c_sig[c].q.val() == self.sig.val() {
                     self.l_sig_match.next = true;
                 }
@@ -385,20 +438,35 @@ impl Logic for ContextTable {
                     self.l_present.next = true;
                 }
             }
-            if !self.valid[c].q.val() & !self.l_has_free.val() {
-                self.l_has_free.next = true;
+            if !self.valid[c].q.val() & !self.any_free.val() {
+                self.any_free.next = true;
                 self.free_idx.next = self.index[c].val();
             }
             if self.h_valid[c].q.val() & (self.h_key[c].q.val() == self.key.val()) {
                 self.l_late.next = true;
             }
         }
+        // No context free: the done context that retired first.
+        self.d_oldest.next = bits::<3>(0);
+        self.d_tail.next = bits::<3>(0);
+        for c in 0..8 {
+            if self.d_head.q.val() == self.index[c].val() {
+                self.d_oldest.next = self.d_fifo[c].q.val();
+            }
+        }
+        self.d_tail.next = self.d_head.q.val() + bit_cast::<3, 4>(self.d_count.q.val());
+        self.l_has_free.next = self.any_free.val() | (self.d_count.q.val() != bits::<4>(0));
         self.l_ctx.next = self.free_idx.val();
+        if !self.any_free.val() {
+            self.l_ctx.next = self.d_oldest.val();
+        }
         if self.l_hit.val() {
             self.l_ctx.next = self.hit_idx.val();
         }
 
         self.r_hit.d.next = self.l_hit.val();
+        self.r_done.d.next = self.l_done.val();
+        self.r_evict.d.next = !self.any_free.val();
         self.r_hit_idx.d.next = self.hit_idx.val();
         self.r_has_free.d.next = self.l_has_free.val();
         self.r_late.d.next = self.l_late.val();
@@ -414,6 +482,7 @@ impl Logic for ContextTable {
         self.l_words.next = bits::<12>(0);
         self.l_bytes.next = bits::<16>(0);
         self.cur_key.next = bits::<48>(0);
+        self.cur_done.next = false;
         self.l_ctx_pc.next = bits::<12>(0);
         for c in 0..8 {
             if self.r_ctx.q.val() == self.index[c].val() {
@@ -427,6 +496,7 @@ impl Logic for ContextTable {
                 self.l_words.next = self.c_words[c].q.val();
                 self.l_bytes.next = self.c_bytes[c].q.val();
                 self.cur_key.next = self.c_key[c].q.val();
+                self.cur_done.next = self.c_done[c].q.val();
             }
         }
         self.l_pick.next = bits::<3>(0);
@@ -445,6 +515,7 @@ impl Logic for ContextTable {
         self.exp_key.next = bits::<48>(0);
         for c in 0..8 {
             self.r_exp_vec[c].d.next = self.valid[c].q.val()
+                & !self.c_done[c].q.val()
                 & (self.age_limit.val() != bits::<AGE_BITS>(0))
                 & (self.c_age[c].q.val() >= self.age_limit.val());
             if self.r_exp_vec[c].q.val() & !self.exp_found.val() {
@@ -480,6 +551,7 @@ impl Logic for ContextTable {
                     | (bits::<8>(1) << bit_cast::<8, 3>(self.arr_reg.val()));
                 if self.alloc.val() {
                     self.valid[c].d.next = true;
+                    self.c_done[c].d.next = false;
                     self.c_key[c].d.next = self.key.val();
                     self.c_sig[c].d.next = self.sig.val();
                     self.c_pc[c].d.next = self.alloc_pc.val();
@@ -493,13 +565,14 @@ impl Logic for ContextTable {
             if self.unstore.val() & (self.r_ctx.q.val() == self.index[c].val()) {
                 self.c_present[c].d.next = self.c_present[c].q.val()
                     & !(bits::<8>(1) << bit_cast::<8, 3>(self.arr_reg.val()));
-                if self.unstore_free.val() {
+                if self.unstore_free.val() & !self.c_done[c].q.val() {
                     self.valid[c].d.next = false;
                     self.dirty[c].d.next = false;
                 }
             }
             if self.cancel.val()
                 & self.r_hit.q.val()
+                & !self.r_done.q.val()
                 & (self.r_hit_idx.q.val() == self.index[c].val())
             {
                 self.valid[c].d.next = false;
@@ -529,9 +602,12 @@ impl Logic for ContextTable {
                 if self.advance.val() {
                     self.c_pc[c].d.next = self.c_pc[c].q.val() + bits::<12>(1);
                 }
-                if self.retire.val() {
-                    self.valid[c].d.next = false;
+                if self.retire.val() & !self.c_done[c].q.val() {
+                    // Done: the result retained, the program counter back on the last
+                    // micro-op (the one that answered the local ranks).
+                    self.c_done[c].d.next = true;
                     self.dirty[c].d.next = false;
+                    self.c_pc[c].d.next = self.c_pc[c].q.val() - bits::<12>(1);
                 }
             }
         }
@@ -541,12 +617,24 @@ impl Logic for ContextTable {
             self.file.next = true;
             self.file_key.next = self.r_exp_key.q.val();
         }
-        if self.cancel.val() & !self.r_late.q.val() {
+        if self.cancel.val() & !self.r_late.q.val() & !self.r_done.q.val() {
             self.file.next = true;
             self.file_key.next = self.key.val();
         }
-        if self.retire.val() {
+        if self.retire.val() & !self.cur_done.val() {
             self.file.next = true;
+            // Queued behind the contexts that retired before it.
+            for c in 0..8 {
+                if self.d_tail.val() == self.index[c].val() {
+                    self.d_fifo[c].d.next = self.cur.val();
+                }
+            }
+            self.d_count.d.next = self.d_count.q.val() + bits::<4>(1);
+        }
+        if self.store.val() & self.alloc.val() & self.r_evict.q.val() {
+            // The oldest done context reused (retire and store never come together).
+            self.d_head.d.next = self.d_head.q.val() + bits::<3>(1);
+            self.d_count.d.next = self.d_count.q.val() - bits::<4>(1);
         }
         if self.file.val() {
             for c in 0..8 {
@@ -565,14 +653,18 @@ impl Logic for ContextTable {
         self.history.file_key.next = self.file_key.val();
         if self.reset.val() {
             self.h_ptr.d.next = bits::<3>(0);
+            self.d_head.d.next = bits::<3>(0);
+            self.d_count.d.next = bits::<4>(0);
             for c in 0..8 {
                 self.valid[c].d.next = false;
+                self.c_done[c].d.next = false;
                 self.dirty[c].d.next = false;
                 self.h_valid[c].d.next = false;
                 self.c_age[c].d.next = bits::<AGE_BITS>(0);
             }
         }
         self.hit.next = self.r_hit.q.val();
+        self.done.next = self.r_done.q.val();
         self.has_free.next = self.r_has_free.q.val();
         self.late.next = self.r_late.q.val();
         self.hist_late.next = self.history.seen.val();

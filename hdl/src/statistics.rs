@@ -57,6 +57,9 @@ pub struct StatEvents {
     /// the engine's input valid, not ready. Divided by `offload_frames`, how long a frame
     /// waits for the engine on average (the engine's back-pressure).
     pub engine_waits: Bit,
+    /// Answers sent again from a completed segment's retained result (a rank retransmitted
+    /// its request: the first answer was lost).
+    pub resent: Bit,
 }
 
 /// Number of counters.

@@ -18,6 +18,8 @@ use collwire_sim::models::ArrivalVerdict;
 #[derive(Debug, Clone, Copy)]
 struct Lookup {
     hit: bool,
+    /// The hit context is done (its result retained).
+    done: bool,
     late: bool,
     /// The long history's answer (a clock later in the engine; the same row).
     hist_late: bool,
@@ -36,6 +38,7 @@ struct Verdict {
     store: bool,
     alloc: bool,
     stall: bool,
+    resend: bool,
     faulty: bool,
     answer_error: bool,
     code: u8,
@@ -75,6 +78,16 @@ fn model(
     } else if is_board && dst_host != me {
         // The router forwards these; one that reached the engine is dropped.
         v.drop = true;
+    } else if t.hit && t.done {
+        // A retransmission is answered again from the retained result; anything else is late.
+        if is_req && reg_ok && t.sig_match && f.attempt != 0 {
+            v.resend = true;
+        } else {
+            v.dup = true;
+            if is_req {
+                answer = Some(ErrorCode::Stale);
+            }
+        }
     } else if t.late || t.hist_late {
         v.dup = true;
         if is_req {
@@ -117,6 +130,7 @@ fn verdict(dut: &ArrivalVerdict) -> Verdict {
         store: dut.store() == 1,
         alloc: dut.alloc() == 1,
         stall: dut.stall() == 1,
+        resend: dut.resend() == 1,
         faulty: dut.faulty() == 1,
         answer_error: dut.answer_error() == 1,
         code: dut.code() as u8,
@@ -159,8 +173,12 @@ fn every_verdict_follows_the_precedence_table() {
             r(2049) as usize
         };
         let unsupported = r(20) == 0;
+        if r(2) == 0 {
+            f.attempt = 0;
+        }
         let t = Lookup {
             hit: r(2) == 0,
+            done: r(3) == 0,
             late: r(8) == 0,
             hist_late: r(8) == 0,
             sig_match: r(8) != 0,
@@ -180,6 +198,7 @@ fn every_verdict_follows_the_precedence_table() {
             0
         });
         dut.set_hit(u64::from(t.hit));
+        dut.set_done(u64::from(t.done));
         dut.set_late(u64::from(t.late));
         dut.set_hist_late(u64::from(t.hist_late));
         dut.set_sig_match(u64::from(t.sig_match));
@@ -194,14 +213,18 @@ fn every_verdict_follows_the_precedence_table() {
             "case {case}: {f:?} dst {dst_host} me {me} payload {payload} unsupported {unsupported} {t:?}"
         );
         // The frame reaches the history row exactly when a key in the history makes it a
-        // `dup` (no row above it gives one).
+        // `dup` (no row above it gives one; the done row is above it).
         let if_late = model(
             &f,
             dst_host,
             payload,
             unsupported,
             me,
-            Lookup { late: true, ..t },
+            Lookup {
+                late: true,
+                done: false,
+                ..t
+            },
         );
         assert_eq!(
             dut.late_applies() == 1,
@@ -223,6 +246,7 @@ fn every_verdict_follows_the_precedence_table() {
             ("store", want.store),
             ("alloc", want.alloc),
             ("stall", want.stall),
+            ("resend", want.resend),
             ("unsupported", want.code == ErrorCode::Unsupported.code()),
             ("bad-topology", want.code == ErrorCode::BadTopology.code()),
             ("mismatch", want.code == ErrorCode::Mismatch.code()),
@@ -269,5 +293,5 @@ fn every_verdict_follows_the_precedence_table() {
     for (row, n) in &seen {
         assert!(*n >= 50, "row {row} reached {n} times: {seen:?}");
     }
-    assert_eq!(seen.len(), 12);
+    assert_eq!(seen.len(), 13);
 }

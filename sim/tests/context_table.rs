@@ -3,7 +3,12 @@
 //! the history and a full table all happen; each arrival is looked up for a clock, then its
 //! registered verdict and every other output is compared with the model as the command acts.
 //! Time-base ticks come at random on both clocks, so contexts age, expire and are reclaimed
-//! (or touched back to life) as the engine would.
+//! (or touched back to life) as the engine would. Retired contexts stay *done* (their results
+//! retained) until a new segment finds no free context and takes the one that retired first.
+//! Commands the engine never gives (a store into a done context, a retire of a free one) are
+//! not given.
+
+use std::collections::VecDeque;
 
 use collwire_sim::fpu_check::SplitMix;
 use collwire_sim::models::ContextTable;
@@ -11,6 +16,7 @@ use collwire_sim::models::ContextTable;
 #[derive(Clone, Copy, Default, Debug)]
 struct Ctx {
     valid: bool,
+    done: bool,
     dirty: bool,
     key: u64,
     sig: u64,
@@ -28,6 +34,8 @@ struct Model {
     c: [Ctx; 8],
     h: [Option<u64>; 8],
     h_ptr: usize,
+    /// Done contexts in retirement order.
+    done_queue: VecDeque<usize>,
     /// Expiry stage 1: which contexts had expired a clock ago, and no command then.
     exp_vec: [bool; 8],
     quiet: bool,
@@ -38,6 +46,7 @@ struct Model {
 #[derive(Debug, PartialEq)]
 struct Lookup {
     hit: bool,
+    done: bool,
     has_free: bool,
     late: bool,
     sig_match: bool,
@@ -61,12 +70,16 @@ impl Model {
         let k = self.c[cur];
         Lookup {
             hit: hit.is_some(),
-            has_free: free.is_some(),
+            done: h.is_some_and(|h| h.done),
+            has_free: free.is_some() || !self.done_queue.is_empty(),
             late: self.h.contains(&Some(key)),
             // Both false on a miss.
             sig_match: h.is_some_and(|h| h.sig == sig),
             present: h.is_some_and(|h| h.present >> reg & 1 == 1),
-            ctx: hit.or(free).unwrap_or(0) as u64,
+            ctx: hit
+                .or(free)
+                .or(self.done_queue.front().copied())
+                .unwrap_or(0) as u64,
             cur: (k.pc, k.end, k.present, k.rph2, k.words, k.bytes),
             pick: (0..8)
                 .find(|&i| self.c[i].valid && self.c[i].dirty)
@@ -79,8 +92,9 @@ impl Model {
         let lowest = (0..8).find(|&i| self.exp_vec[i]);
         self.expired = lowest.filter(|_| self.quiet && !command);
         self.quiet = !command;
-        self.exp_vec =
-            std::array::from_fn(|i| limit != 0 && self.c[i].valid && self.c[i].age >= limit);
+        self.exp_vec = std::array::from_fn(|i| {
+            limit != 0 && self.c[i].valid && !self.c[i].done && self.c[i].age >= limit
+        });
         for (i, c) in self.c.iter_mut().enumerate() {
             if refreshed == Some(i) {
                 c.age = 0;
@@ -98,6 +112,7 @@ impl Model {
 fn observe(dut: &ContextTable) -> Lookup {
     Lookup {
         hit: dut.hit() == 1,
+        done: dut.done() == 1,
         has_free: dut.has_free() == 1,
         late: dut.late() == 1,
         sig_match: dut.sig_match() == 1,
@@ -129,6 +144,7 @@ fn table_matches_its_model_under_random_commands() {
     let sigs: Vec<u64> = (0..3).map(|_| rng.next_u64()).collect();
     let mut seen = [0usize; 13];
     let mut reclaimed = 0;
+    let (mut evicted, mut done_hits) = (0, 0);
     for cycle in 0..40_000 {
         // Mostly a short limit (contexts expire all the time), sometimes none.
         let limit = if cycle % 10_000 < 8_000 { 3 } else { 0 };
@@ -145,6 +161,20 @@ fn table_matches_its_model_under_random_commands() {
         } else {
             [0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12][rng.next_u64() as usize % 12]
         };
+        // Only what the engine does: a store into the open context the arrival hit, or into a
+        // new one on a miss; an undo only of that; a retire of an open context (a retire of
+        // a done one is given: the table ignores it).
+        let before = m.lookup(key, sig, reg, cur);
+        let open = |c: &Ctx| c.valid && !c.done;
+        let target = m.c[before.ctx as usize];
+        let legal = match command {
+            1 => before.hit && !before.done,
+            2 => !before.hit && before.has_free,
+            11 | 12 => before.has_free && open(&target),
+            7 => m.c[cur].valid,
+            _ => true,
+        };
+        let command = if legal { command } else { 0 };
         let (pc, end, rph2, words, bytes, preg) = (
             rng.next_u64() & 0xfff,
             rng.next_u64() & 0xfff,
@@ -205,6 +235,7 @@ fn table_matches_its_model_under_random_commands() {
         dut.eval();
         let want = m.lookup(key, sig, reg, cur);
         assert_eq!(observe(&dut), want, "cycle {cycle}, command {command}");
+        done_hits += usize::from(want.done);
         seen[command as usize] += 1;
         dut.tick();
 
@@ -218,47 +249,57 @@ fn table_matches_its_model_under_random_commands() {
         let expired = m.expired;
         m.age(ticks[1], limit, command != 0, refreshed);
         match command {
-            1 | 2 => {
+            1 => {
                 let c = &mut m.c[ctx];
                 c.dirty = true;
                 c.present |= 1 << reg;
-                if command == 2 {
-                    *c = Ctx {
-                        valid: true,
-                        dirty: true,
-                        key,
-                        sig,
-                        pc,
-                        end,
-                        present: 1 << reg,
-                        rph2,
-                        words,
-                        bytes,
-                        age: 0,
-                    };
+            }
+            2 => {
+                if !(0..8).any(|i| !m.c[i].valid) {
+                    assert_eq!(m.done_queue.pop_front(), Some(ctx));
+                    evicted += 1;
                 }
+                m.c[ctx] = Ctx {
+                    valid: true,
+                    done: false,
+                    dirty: true,
+                    key,
+                    sig,
+                    pc,
+                    end,
+                    present: 1 << reg,
+                    rph2,
+                    words,
+                    bytes,
+                    age: 0,
+                };
             }
             3 => {
-                if let Some(h) = hit {
+                if let Some(h) = hit.filter(|&h| !m.c[h].done) {
                     m.c[h].valid = false;
                     m.c[h].dirty = false;
                 }
-                if !want.late {
+                if !want.late && !want.done {
                     m.file(key);
                 }
             }
             4 => m.c[cur].dirty = false,
             5 => m.c[cur].present |= 1 << preg,
             6 => m.c[cur].pc = (m.c[cur].pc + 1) & 0xfff,
-            7 => {
-                m.c[cur].valid = false;
-                m.c[cur].dirty = false;
-                let k = m.c[cur].key;
+            7 if !m.c[cur].done => {
+                let c = &mut m.c[cur];
+                c.done = true;
+                c.dirty = false;
+                c.pc = c.pc.wrapping_sub(1) & 0xfff;
+                let k = c.key;
                 m.file(k);
+                m.done_queue.push_back(cur);
             }
             8 => {
+                m.done_queue.clear();
                 for c in &mut m.c {
                     c.valid = false;
+                    c.done = false;
                     c.dirty = false;
                     c.age = 0;
                 }
@@ -277,7 +318,7 @@ fn table_matches_its_model_under_random_commands() {
             11 | 12 => {
                 let c = &mut m.c[ctx];
                 c.present &= !(1 << reg);
-                if command == 12 {
+                if command == 12 && !c.done {
                     c.valid = false;
                     c.dirty = false;
                 }
@@ -290,4 +331,6 @@ fn table_matches_its_model_under_random_commands() {
         "every command was exercised: {seen:?}"
     );
     assert!(reclaimed > 100, "contexts were reclaimed: {reclaimed}");
+    assert!(evicted > 100, "done contexts were reused: {evicted}");
+    assert!(done_hits > 100, "done contexts were hit: {done_hits}");
 }

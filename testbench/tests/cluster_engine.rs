@@ -1,11 +1,13 @@
 //! Engine behaviour on simulated clusters beyond the matrix: two operations in flight at once,
 //! refusals answered with error frames (and the board still works afterwards), duplicates of a
-//! waiting request acked, a request for a completed segment answered `stale`, and a waveform
+//! waiting request acked, a lost answer sent again from a completed segment's retained result
+//! (and anything else for it answered `stale`), and a waveform
 //! with the CFE state by name; the host engine's timers run on the simulated clock (a
 //! deadline aborts on the board, which then serves the next operation) and a run is the same
 //! cycle for cycle every time, skipping boards at rest changes nothing, and contexts of jobs
 //! killed mid-collective are reclaimed by the boards themselves.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use collwire_driver::{Call, DriverError};
@@ -237,31 +239,150 @@ fn refusals_get_error_frames_and_change_nothing() {
     assert_eq!(c.counters(0).get("stored"), 2);
 }
 
-#[test]
-fn a_request_for_a_completed_segment_is_answered_stale_and_runs_nothing() {
-    let mut c = cluster(1, 64);
-    let answers = exchange(&mut c, 0, 0, &request(0, 1, 1, ReduceOp::Sum, 50), 300);
-    assert_eq!(answers.len(), 1);
-    assert_eq!(answers[0].0.msg_type, MessageType::Response);
-    assert_eq!(answers[0].1, vec![1, 0, 0, 0, 2, 0, 0, 0]);
-    // The same request again (a retransmission after the answer was lost): the board cannot
-    // send the result again and says so; nothing runs a second time.
-    let again = OffloadRepr {
-        attempt: 1,
-        ..request(0, 1, 1, ReduceOp::Sum, 50)
+/// Sends `repr` with `payload` from local rank `local` of board `b`, UDP source port `port`.
+fn send_from(
+    c: &mut Cluster,
+    b: usize,
+    local: usize,
+    port: u16,
+    repr: &OffloadRepr,
+    payload: &[u8],
+) {
+    let endpoints = collwire_proto::frame::Endpoints {
+        src_port: port,
+        ..rank_endpoints(b, local)
     };
-    let answers = exchange(&mut c, 0, 0, &again, 300);
-    assert_eq!(error_code(&answers), ErrorCode::Stale);
-    assert_eq!(
-        answers[0].0.attempt, 1,
-        "the answer names the attempt it answers"
+    c.host_send(
+        b,
+        &build_frame(&endpoints, &repr.to_datagram(payload).unwrap()).unwrap(),
     );
-    assert_eq!((answers[0].0.op_id, answers[0].0.seg_index), (50, 0));
-    let counters = c.counters(0);
-    assert_eq!(counters.get("duplicates"), 1);
-    assert_eq!(counters.get("retired"), 1);
-    assert_eq!(counters.get("stored"), 1);
-    assert_eq!(counters.get("errors"), 0, "a stale answer is not a refusal");
+}
+
+/// Clocks `c` for `cycles`; the datagrams every board sent its host, by (board, UDP port).
+fn delivered(c: &mut Cluster, cycles: u64) -> BTreeMap<(usize, u16), Vec<Vec<u8>>> {
+    for _ in 0..cycles {
+        c.step();
+    }
+    let mut out = BTreeMap::<_, Vec<_>>::new();
+    for b in 0..c.len() {
+        for rx in c.host_take(b) {
+            let (port, d) = udp_datagram(&rx.frame).expect("a UDP frame");
+            out.entry((b, port)).or_default().push(d.to_vec());
+        }
+    }
+    out
+}
+
+/// Retained results (docs/recovery.md): a rank whose answer was lost retransmits its request;
+/// the board, its context done but kept, sends the same answer again, byte for byte, and runs
+/// nothing again. Scan on two boards with two ranks each: both local ranks' steps (`sub` 0
+/// and 1) of a `RespondPrefix` that combines. A copy that is not a retransmission (attempt 0: a
+/// replay, or a later job reusing the key) or that comes from another endpoint is refused
+/// `stale`, as before; so is a retransmission once the context was reused.
+#[test]
+fn a_retransmission_for_a_completed_segment_is_answered_again_from_the_retained_result() {
+    let mut c = cluster(2, 64);
+    // The long history keeps keys once its RAMs are swept after reset (512 clocks).
+    for _ in 0..600 {
+        c.step();
+    }
+    let req = |rank: u16| OffloadRepr {
+        collective: Collective::Scan,
+        ..request(rank, 4, 2, ReduceOp::Sum, 50)
+    };
+    let payload = |rank: u16| distinct(usize::from(rank), 2, 4);
+    let port = |local: usize| collwire_proto::addressing::rank_port(local);
+    for rank in 0..4u16 {
+        let (b, l) = (usize::from(rank / 2), usize::from(rank % 2));
+        send_from(&mut c, b, l, port(l), &req(rank), &payload(rank));
+    }
+    let first = delivered(&mut c, 600);
+    let inputs: Vec<Vec<u8>> = (0..4).map(payload).collect();
+    let spec = Spec {
+        collective: Collective::Scan,
+        algorithm: Algorithm::Ring,
+        datatype: Datatype::Int32,
+        op: ReduceOp::Sum,
+        layout: Layout::new(4, 2).unwrap(),
+        root: 0,
+    };
+    let want = expected(&spec, &inputs).unwrap();
+    for rank in 0..4u16 {
+        let (b, l) = (usize::from(rank / 2), usize::from(rank % 2));
+        let got = &first[&(b, port(l))];
+        assert_eq!(got.len(), 1, "rank {rank}: {got:?}");
+        let (repr, data) = OffloadRepr::from_datagram(&got[0]).unwrap();
+        assert_eq!(repr.msg_type, MessageType::Response);
+        assert_eq!(Some(data.to_vec()), want[usize::from(rank)], "rank {rank}");
+    }
+    let before: Vec<_> = (0..2).map(|b| c.counters(b)).collect();
+
+    // Each rank retransmits (its answer lost): the same datagram again.
+    for rank in [3u16, 0, 2, 1] {
+        let (b, l) = (usize::from(rank / 2), usize::from(rank % 2));
+        let again = OffloadRepr {
+            attempt: 1 + (rank % 2) as u8,
+            ..req(rank)
+        };
+        send_from(&mut c, b, l, port(l), &again, &payload(rank));
+        let answers = delivered(&mut c, 300);
+        assert_eq!(
+            answers.get(&(b, port(l))),
+            first.get(&(b, port(l))),
+            "rank {rank}: the answer sent again, byte for byte"
+        );
+        assert_eq!(answers.len(), 1, "only rank {rank} answered: {answers:?}");
+    }
+    for (b, was) in before.iter().enumerate() {
+        let now = c.counters(b);
+        assert_eq!(now.get("resent"), was.get("resent") + 2, "board {b}");
+        for name in ["stored", "retired", "transits", "errors"] {
+            assert_eq!(
+                now.get(name),
+                was.get(name),
+                "board {b}: {name}, nothing ran again"
+            );
+        }
+    }
+
+    // Not a retransmission, or from another socket: refused, nothing sent from the context.
+    let stale = |answers: &BTreeMap<(usize, u16), Vec<Vec<u8>>>, key| {
+        let d = answers
+            .get(&key)
+            .unwrap_or_else(|| panic!("{key:?}: {answers:?}"));
+        assert_eq!(d.len(), 1, "{answers:?}");
+        let (repr, data) = OffloadRepr::from_datagram(&d[0]).unwrap();
+        assert_eq!(repr.msg_type, MessageType::Error);
+        assert_eq!(ErrorRecord::parse(data).unwrap().code, ErrorCode::Stale);
+    };
+    send_from(&mut c, 1, 1, port(1), &req(3), &payload(3));
+    stale(&delivered(&mut c, 300), (1, port(1)));
+    let retx = OffloadRepr {
+        attempt: 1,
+        ..req(3)
+    };
+    send_from(&mut c, 1, 1, port(1) + 256, &retx, &payload(3));
+    stale(&delivered(&mut c, 300), (1, port(1) + 256));
+    assert_eq!(c.counters(1).get("resent"), 2);
+
+    // Eight later single-rank operations on board 0 take its seven free contexts, then the
+    // done one: the result is gone, a retransmission is refused `stale`.
+    for op_id in 100..108u16 {
+        let one = OffloadRepr {
+            comm_id: 12,
+            ..request(0, 1, 1, ReduceOp::Sum, op_id)
+        };
+        send_from(&mut c, 0, 0, port(0), &one, &payload(0));
+        assert_eq!(delivered(&mut c, 300)[&(0, port(0))].len(), 1, "op {op_id}");
+    }
+    let retx0 = OffloadRepr {
+        attempt: 2,
+        ..req(0)
+    };
+    send_from(&mut c, 0, 0, port(0), &retx0, &payload(0));
+    stale(&delivered(&mut c, 300), (0, port(0)));
+    assert_eq!(c.counters(0).get("resent"), 2);
+    assert_eq!(c.counters(0).get("retired"), before[0].get("retired") + 8);
 }
 
 #[test]

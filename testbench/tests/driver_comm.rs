@@ -360,7 +360,10 @@ fn a_rank_that_never_calls_ends_in_a_timeout_naming_the_missing_segments() {
 /// A rank's transport with faults: it holds back the requests it sends while `dropping` is
 /// set (for a late send), loses the next `lose_requests` requests and the next `lose_answers`
 /// responses, holds back the next `delay_answers` responses until another datagram has
-/// overtaken them (a reordering link), and loses everything while `silent`.
+/// overtaken them (a reordering link), and loses everything while `silent`. With
+/// `retransmit_as_first`, a retransmitted request goes out as a first transmission (attempt
+/// 0): a board answers that from a completed segment's retained result no more than a replay,
+/// so it refuses it `stale`, as it does once the result is gone (its context reused).
 struct LossyTransport {
     inner: ClusterTransport,
     dropping: bool,
@@ -371,6 +374,7 @@ struct LossyTransport {
     delayed: Vec<Vec<u8>>,
     overtaken: bool,
     silent: bool,
+    retransmit_as_first: bool,
 }
 
 impl LossyTransport {
@@ -385,6 +389,7 @@ impl LossyTransport {
             delayed: Vec::new(),
             overtaken: false,
             silent: false,
+            retransmit_as_first: false,
         }
     }
 }
@@ -408,6 +413,11 @@ impl Transport for LossyTransport {
         if is_request && self.lose_requests > 0 {
             self.lose_requests -= 1;
             return Ok(());
+        }
+        if is_request && self.retransmit_as_first {
+            let mut first = datagram.to_vec();
+            collwire_proto::OffloadPacket::new_unchecked(&mut first[..]).set_attempt(0);
+            return self.inner.send(&first);
         }
         self.inner.send(datagram)
     }
@@ -515,11 +525,35 @@ fn a_lost_request_is_recovered_by_retransmission() {
     assert!(again.iter().all(Result::is_ok), "{again:?}");
 }
 
+/// Retained results (docs/recovery.md): the answer to rank 0 is lost; its retransmission
+/// finds the board's context for the segment done but kept, and the board sends the answer
+/// again. Bit-exact (`allreduce_pair` compares every rank that completes).
 #[test]
-fn a_lost_answer_ends_in_a_stale_error_not_an_endless_wait() {
+fn a_lost_answer_is_sent_again_from_the_boards_retained_result() {
+    let shared = shared(2);
+    let mut comms = lossy_pair(&shared, 26);
+    comms[0].transport_mut().lose_answers = 1;
+    let outcomes = allreduce_pair(&mut comms, Duration::ZERO);
+    assert!(outcomes.iter().all(Result::is_ok), "{outcomes:?}");
+    assert!(
+        comms[0].stats().retransmitted >= 1,
+        "{:?}",
+        comms[0].stats()
+    );
+    let board = shared.with(|c| c.counters(0));
+    assert!(board.get("resent") >= 1, "{board:?}");
+    assert_eq!(board.get("retired"), 1, "nothing ran twice: {board:?}");
+}
+
+/// When the board cannot send the answer again (here: the retransmission looks like a first
+/// transmission, which the board refuses as it does once the result is gone), the rank gets a
+/// typed `stale` error, not an endless wait.
+#[test]
+fn a_lost_answer_the_board_cannot_send_again_ends_in_a_stale_error_not_an_endless_wait() {
     let shared = shared(2);
     let mut comms = lossy_pair(&shared, 23);
     comms[0].transport_mut().lose_answers = 1;
+    comms[0].transport_mut().retransmit_as_first = true;
     let outcomes = allreduce_pair(&mut comms, Duration::ZERO);
     assert!(outcomes[1].is_ok(), "{:?}", outcomes[1]);
     match &outcomes[0] {
@@ -536,6 +570,8 @@ fn a_stale_refusal_that_overtakes_its_answer_does_not_fail_the_operation() {
     let shared = shared(2);
     let mut comms = lossy_pair(&shared, 25);
     comms[0].transport_mut().delay_answers = 1;
+    // Refused, not answered again from the retained result (see `LossyTransport`).
+    comms[0].transport_mut().retransmit_as_first = true;
     let outcomes = allreduce_pair(&mut comms, Duration::ZERO);
     assert!(outcomes.iter().all(Result::is_ok), "{outcomes:?}");
     let t = comms[0].transport_mut();

@@ -496,6 +496,40 @@ mod tests {
         }
     }
 
+    /// Retained results (docs/recovery.md): the engine answers a lost answer again by moving a
+    /// completed program's counter back one word and re-running that step, so every program's
+    /// last word must be the one micro-op that answers the local ranks (and only reads).
+    #[test]
+    fn every_program_ends_with_the_answer_to_its_ranks() {
+        let answers = |u: &Uop| matches!(u, Uop::Respond { .. } | Uop::RespondPrefix { .. });
+        let mut checked = 0;
+        for alg in Algorithm::ALL.iter().filter(|a| a.is_supported()).copied() {
+            for kind in [Kind::Reduction, Kind::Scan] {
+                for boards in 1..=MAX_BOARDS {
+                    let Ok(programs) = compile(alg, kind, boards) else {
+                        continue;
+                    };
+                    for (b, p) in programs.iter().enumerate() {
+                        let what = format!("{alg:?} {kind:?} {boards} boards, board {b}");
+                        assert!(p.uops.last().is_some_and(answers), "{what}");
+                        assert_eq!(p.uops.iter().filter(|u| answers(u)).count(), 1, "{what}");
+                        assert_eq!(p.uops.last().unwrap().overwrites(), None, "{what}");
+                        let words = p.words();
+                        assert_eq!(words.len(), p.uops.len(), "{what}");
+                        let kind_code = words.last().unwrap() & 3;
+                        assert!(
+                            kind_code == uop_code::RESPOND || kind_code == uop_code::RESPOND_PREFIX,
+                            "{what}: last word {:#x}",
+                            words.last().unwrap()
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+    }
+
     #[test]
     fn every_image_fits_program_memory() {
         let sizes: Vec<usize> = (0..MAX_BOARDS)
