@@ -147,7 +147,7 @@ mod tests {
         let names = stat_names();
         assert_eq!(names.len(), STATS);
         assert_eq!(names[0], "stored");
-        assert_eq!(stat_index("engine_waits"), Some(STATS - 1));
+        assert_eq!(stat_index("resent"), Some(STATS - 1));
         assert_eq!(stat_index("nonsense"), None);
         // The event bit of a field is its index.
         let e = StatEvents {
