@@ -8,8 +8,12 @@
 //! local prefix in between is a no-op) runs that pass on the arriving value, and the arrival's
 //! register then holds a poison symbol instead of the value: a later read of it (a wrong
 //! fuse flag) shows in the result.
+//!
+//! After every event, and at the end, every frame a board has sent is checked against the
+//! register its [`Program::resends`] names: it must hold exactly the value sent (so a NACK can
+//! be answered from an open or done context); a poisoned or overwritten register fails.
 
-use collwire_control::program::{self, Fuse, H, Kind, MAX_BOARDS, Program, REGS, Uop};
+use collwire_control::program::{self, Fuse, H, Kind, MAX_BOARDS, Program, REGS, Resend, Uop};
 use collwire_proto::{Algorithm, Collective, Layout};
 use collwire_testbench::golden::schedule;
 use rand::rngs::SmallRng;
@@ -27,6 +31,24 @@ struct Board<'p> {
     unread_inputs: Vec<u8>,
     pc: usize,
     responses: Vec<Option<String>>,
+    resends: Vec<Resend>,
+    /// The value each pass that sent has sent, by its micro-op index.
+    sent: std::collections::HashMap<usize, String>,
+}
+
+/// Every frame board `b` has sent is still in the register its resend plan names.
+fn check_resends(s: &Board, b: usize, rph: usize) {
+    for r in &s.resends {
+        if let (Some(holder), Some(v)) = (r.holder, s.sent.get(&r.pc)) {
+            let h = usize::from(reg_at(holder, rph));
+            assert_eq!(
+                s.regs[h].as_ref(),
+                Some(v),
+                "board {b}: the frame of micro-op {} is not in r{h} any more",
+                r.pc
+            );
+        }
+    }
 }
 
 struct Message {
@@ -48,6 +70,8 @@ fn run(programs: &[Program], rph: usize, rng: &mut SmallRng) -> Vec<String> {
             unread_inputs: p.inputs.iter().map(|(r, _)| *r).collect(),
             pc: 0,
             responses: vec![None; rph],
+            resends: p.resends(),
+            sent: Default::default(),
         })
         .collect();
     // Local requests not yet arrived: (board, local rank).
@@ -85,6 +109,7 @@ fn run(programs: &[Program], rph: usize, rng: &mut SmallRng) -> Vec<String> {
             let (b, l) = requests.swap_remove(pick);
             state[b].regs[l] = Some((b * rph + l).to_string());
             fuse_arrival(&mut state[b], b, l as u8, rph, &mut in_flight);
+            check_resends(&state[b], b, rph);
             continue;
         }
         pick -= requests.len();
@@ -104,6 +129,7 @@ fn run(programs: &[Program], rph: usize, rng: &mut SmallRng) -> Vec<String> {
             );
             s.regs[r] = Some(m.value);
             fuse_arrival(s, m.to, m.reg, rph, &mut in_flight);
+            check_resends(s, m.to, rph);
             continue;
         }
         let b = ready[pick - in_flight.len()];
@@ -145,8 +171,10 @@ fn run(programs: &[Program], rph: usize, rng: &mut SmallRng) -> Vec<String> {
                 }
             }
         }
+        check_resends(&state[b], b, rph);
     }
     for (b, s) in state.iter().enumerate() {
+        check_resends(s, b, rph);
         assert_eq!(
             s.pc,
             s.program.uops.len(),
@@ -198,6 +226,7 @@ fn finish_pass(
         s.regs[d] = Some(v.clone());
     }
     if let Some(send) = send {
+        s.sent.insert(s.pc - 1, v.clone());
         in_flight.push(Message {
             to: usize::from(send.board),
             reg: send.tag,

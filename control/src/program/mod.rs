@@ -26,6 +26,18 @@
 //!
 //! Register use: an input register is never written before its input was consumed, so an early
 //! arrival never meets a register still in use; a consumed input register is reused for results.
+//!
+//! ## Sending a frame again
+//!
+//! A frame lost between boards can only be recovered by its sender sending it again, from its
+//! context after the send, open or done (docs/recovery.md, "NACK between boards"). Re-running
+//! the pass that sent it would not do in general: its operand may have been combined as it
+//! arrived and never stored, or overwritten by a later micro-op. So every send gets a
+//! [`Resend`] ([`Program::resends`]): the register that holds exactly the value sent from that
+//! pass to the end of the program. A pass that combines and sends without storing stores its
+//! result into a register of its own where one is left ([`REGS`]), which the CIPE does in the
+//! same pass (no clock is added and no fusing lost). The hardware that answers a NACK from this
+//! plan is not built yet.
 
 use std::collections::HashMap;
 
@@ -75,6 +87,18 @@ pub enum Uop {
     RespondPrefix { x: Option<u8> },
 }
 
+/// How a board can send one of its frames again ([`Program::resends`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Resend {
+    /// The micro-op that sent it: once the context's program counter is past it, the frame was
+    /// sent.
+    pub pc: usize,
+    pub send: Send,
+    /// The register code ([`H`] allowed) holding exactly the value sent, from the send to the
+    /// program's end (and in the done context after it); `None`: it cannot be sent again.
+    pub holder: Option<u8>,
+}
+
 /// One board's program, plus what it expects from other boards (for documentation and tests).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Program {
@@ -118,6 +142,15 @@ impl Uop {
                 r.extend([0, 1]);
                 r
             }
+        }
+    }
+
+    /// Every register this micro-op may write (at 1 or 2 ranks per host).
+    fn writes(&self) -> Vec<u8> {
+        match *self {
+            Uop::LocalPrefix => vec![1],
+            Uop::Pass { dst: Some(d), .. } => resolve(d),
+            _ => Vec::new(),
         }
     }
 
@@ -180,6 +213,39 @@ impl Program {
                     }
                 }
                 _ => Fuse::default(),
+            })
+            .collect()
+    }
+
+    /// For every pass that sends, in program order, where the value it sent stays
+    /// ([`Resend`]): its `dst` when it stores one, else (a pass of `a` alone) `a`'s register —
+    /// which holds the value even when the arrival was taken as it streamed in, since such a
+    /// pass stores the arrival where it arrived — provided no later micro-op writes that
+    /// register.
+    pub fn resends(&self) -> Vec<Resend> {
+        self.uops
+            .iter()
+            .enumerate()
+            .filter_map(|(i, u)| match *u {
+                Uop::Pass {
+                    a,
+                    b,
+                    dst,
+                    send: Some(send),
+                } => {
+                    let candidate = dst.or(b.is_none().then_some(a));
+                    let kept = |code: u8| {
+                        self.uops[i + 1..]
+                            .iter()
+                            .all(|later| resolve(code).iter().all(|r| !later.writes().contains(r)))
+                    };
+                    Some(Resend {
+                        pc: i,
+                        send,
+                        holder: candidate.filter(|&c| kept(c)),
+                    })
+                }
+                _ => None,
             })
             .collect()
     }
@@ -324,7 +390,8 @@ pub fn compile(
                     });
             }
         }
-        let uops = merge_sends(std::mem::take(&mut b.uops));
+        let mut uops = merge_sends(std::mem::take(&mut b.uops));
+        keep_sent_values(&mut uops, &mut b.next);
         let registers = usize::from(b.next);
         if registers > REGS {
             return Err(CompileError::Registers {
@@ -340,6 +407,25 @@ pub fn compile(
         });
     }
     Ok(programs)
+}
+
+/// A pass that combines and sends without storing stores its result into a register of its own
+/// while registers are left, so the value sent can be sent again ([`Program::resends`]). Nothing
+/// reads that register, so no operand's fusing changes.
+fn keep_sent_values(uops: &mut [Uop], next: &mut u8) {
+    for u in uops.iter_mut() {
+        if let Uop::Pass {
+            b: Some(_),
+            dst: dst @ None,
+            send: Some(_),
+            ..
+        } = u
+            && usize::from(*next) < REGS
+        {
+            *dst = Some(*next);
+            *next += 1;
+        }
+    }
 }
 
 /// A pass that stores its result into `d` followed by a pass that only sends `d` on become one
@@ -503,6 +589,26 @@ mod tests {
     fn every_program_ends_with_the_answer_to_its_ranks() {
         let answers = |u: &Uop| matches!(u, Uop::Respond { .. } | Uop::RespondPrefix { .. });
         let mut checked = 0;
+        for_every_program(|what, _, p| {
+            assert!(p.uops.last().is_some_and(answers), "{what}");
+            assert_eq!(p.uops.iter().filter(|u| answers(u)).count(), 1, "{what}");
+            assert_eq!(p.uops.last().unwrap().overwrites(), None, "{what}");
+            let words = p.words();
+            assert_eq!(words.len(), p.uops.len(), "{what}");
+            let kind_code = words.last().unwrap() & 3;
+            assert!(
+                kind_code == uop_code::RESPOND || kind_code == uop_code::RESPOND_PREFIX,
+                "{what}: last word {:#x}",
+                words.last().unwrap()
+            );
+            checked += 1;
+        });
+        assert!(checked > 1000, "{checked}");
+    }
+
+    /// `f(description, (algorithm, kind), program)` for every board's program the compiler
+    /// emits.
+    fn for_every_program(mut f: impl FnMut(&str, (Algorithm, Kind), &Program)) {
         for alg in Algorithm::ALL.iter().filter(|a| a.is_supported()).copied() {
             for kind in [Kind::Reduction, Kind::Scan] {
                 for boards in 1..=MAX_BOARDS {
@@ -510,24 +616,41 @@ mod tests {
                         continue;
                     };
                     for (b, p) in programs.iter().enumerate() {
-                        let what = format!("{alg:?} {kind:?} {boards} boards, board {b}");
-                        assert!(p.uops.last().is_some_and(answers), "{what}");
-                        assert_eq!(p.uops.iter().filter(|u| answers(u)).count(), 1, "{what}");
-                        assert_eq!(p.uops.last().unwrap().overwrites(), None, "{what}");
-                        let words = p.words();
-                        assert_eq!(words.len(), p.uops.len(), "{what}");
-                        let kind_code = words.last().unwrap() & 3;
-                        assert!(
-                            kind_code == uop_code::RESPOND || kind_code == uop_code::RESPOND_PREFIX,
-                            "{what}: last word {:#x}",
-                            words.last().unwrap()
+                        f(
+                            &format!("{alg:?} {kind:?} {boards} boards, board {b}"),
+                            (alg, kind),
+                            p,
                         );
-                        checked += 1;
                     }
                 }
             }
         }
-        assert!(checked > 1000, "{checked}");
+    }
+
+    /// Every frame a board sends can be sent again from a register that keeps it
+    /// ([`Program::resends`]), except 240 sends of recursive-doubling scans, whose stored
+    /// value a later combine overwrites (they would be answered `stale`).
+    #[test]
+    fn every_send_can_be_sent_again_but_some_recursive_doubling_scan_ones() {
+        let (mut sends, mut kept) = (0, 0);
+        for_every_program(|what, call, p| {
+            let resends = p.resends();
+            let passes_that_send = p
+                .uops
+                .iter()
+                .filter(|u| matches!(u, Uop::Pass { send: Some(_), .. }))
+                .count();
+            assert_eq!(resends.len(), passes_that_send, "{what}");
+            for r in resends {
+                sends += 1;
+                kept += usize::from(r.holder.is_some());
+                assert!(
+                    r.holder.is_some() || call == (Algorithm::RecursiveDoubling, Kind::Scan),
+                    "{what}: {r:?}"
+                );
+            }
+        });
+        assert_eq!((sends, kept), (33_226, 32_986));
     }
 
     #[test]
