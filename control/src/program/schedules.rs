@@ -119,7 +119,11 @@ pub(super) fn rd_scan(p: &mut Builder, boards: usize) {
                     input
                 } else {
                     // The input itself becomes the prefix; the new total needs its own register.
-                    let t = if total == H { p.fresh() } else { total };
+                    let t = if total == H || p.spare() {
+                        p.fresh()
+                    } else {
+                        total
+                    };
                     p.combine(input, total, t, None);
                     prefix = Some(input);
                     t
