@@ -1,8 +1,13 @@
 //! A four-entry FIFO in flip-flops, for a few bits of side-band per frame (the router's class
 //! of each frame in its ingress buffer). Unlike the block-RAM [`crate::fifo::Fifo`], a word
-//! written on cycle `t` is the head on cycle `t + 1`: `data_out` is a 4:1 multiplexer on the
-//! entry registers. `empty` and `full` come from the pointer registers; `write` while full and
-//! `read` while empty are ignored; `reset` empties it and zeroes every entry.
+//! written on cycle `t` is the head on cycle `t + 1`. `data_out` and `empty` come straight out of
+//! registers (`head_q`, `filled_q`), each kept equal to what the entries and pointers say (the
+//! head entry, pointers unequal): the 4:1 multiplexer on the entries and the pointer compare are
+//! computed for the next clock, with `read` choosing at the last mux, so a path that starts at
+//! this FIFO's head does not run through its pointers (the router's class FIFO read pointer →
+//! its output registers was one of board64's worst paths, 104.5 MHz). `full` comes from the
+//! pointer registers; `write` while full and `read` while empty are ignored; `reset` empties it
+//! and zeroes every entry.
 
 use rust_hdl::prelude::*;
 
@@ -28,6 +33,18 @@ pub struct RegFifo4<D: Synth> {
     is_empty: Signal<Local, Bit>,
     is_full: Signal<Local, Bit>,
     head: Signal<Local, D>,
+    head_q: DFF<D>,
+    /// Not empty (low at power-on, as the pointers are equal then).
+    filled_q: DFF<Bit>,
+    /// The entry after the head (its slot is written this clock: the word written).
+    after_head: Signal<Local, D>,
+    /// The head if it stays (the FIFO empty and written this clock: the word written).
+    stay_head: Signal<Local, D>,
+    read_slot: Signal<Local, Bits<2>>,
+    next_slot: Signal<Local, Bits<2>>,
+    write_slot: Signal<Local, Bits<2>>,
+    read_next: Signal<Local, Bits<3>>,
+    write_next: Signal<Local, Bits<3>>,
 }
 
 impl<D: Synth> Default for RegFifo4<D> {
@@ -52,6 +69,15 @@ impl<D: Synth> Default for RegFifo4<D> {
             is_empty: Default::default(),
             is_full: Default::default(),
             head: Default::default(),
+            head_q: Default::default(),
+            filled_q: Default::default(),
+            after_head: Default::default(),
+            stay_head: Default::default(),
+            read_slot: Default::default(),
+            next_slot: Default::default(),
+            write_slot: Default::default(),
+            read_next: Default::default(),
+            write_next: Default::default(),
         }
     }
 }
@@ -59,31 +85,54 @@ impl<D: Synth> Default for RegFifo4<D> {
 impl<D: Synth> Logic for RegFifo4<D> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, read_at, write_at);
-        self.is_empty.next = self.read_at.q.val() == self.write_at.q.val();
+        dff_setup!(self, clock, read_at, write_at, head_q, filled_q);
+        // The pointer registers say the FIFO is empty exactly when `filled_q` is low.
+        self.is_empty.next = !self.filled_q.q.val();
         self.is_full.next = (self.read_at.q.val() ^ self.write_at.q.val()) == self.lap.val();
         self.push.next = self.write.val() & !self.is_full.val();
         self.pop.next = self.read.val() & !self.is_empty.val();
-        self.head.next = self.entries[0].q.val();
+        self.read_slot.next = self.read_at.q.val().get_bits::<2>(0);
+        self.next_slot.next = self.read_slot.val() + bits::<2>(1);
+        self.write_slot.next = self.write_at.q.val().get_bits::<2>(0);
+        self.after_head.next = self.entries[0].q.val();
         for i in 0..4 {
             self.entries[i].clock.next = self.clock.val();
             self.entries[i].d.next = self.entries[i].q.val();
-            if self.push.val() & (self.write_at.q.val().get_bits::<2>(0) == self.index[i].val()) {
+            if self.push.val() & (self.write_slot.val() == self.index[i].val()) {
                 self.entries[i].d.next = self.data_in.val();
             }
-            if self.read_at.q.val().get_bits::<2>(0) == self.index[i].val() {
-                self.head.next = self.entries[i].q.val();
+            if self.next_slot.val() == self.index[i].val() {
+                self.after_head.next = self.entries[i].q.val();
             }
             if self.reset.val() {
                 self.entries[i].d.next = self.zero.val();
             }
         }
-        self.write_at.d.next = self.write_at.q.val() + bit_cast::<3, 1>(self.push.val().into());
-        self.read_at.d.next = self.read_at.q.val() + bit_cast::<3, 1>(self.pop.val().into());
+        // The head entry, next clock: the one after it if read, else the same; a slot written
+        // this clock holds the word written.
+        if self.push.val() & (self.write_slot.val() == self.next_slot.val()) {
+            self.after_head.next = self.data_in.val();
+        }
+        self.stay_head.next = self.head_q.q.val();
+        if self.push.val() & (self.write_slot.val() == self.read_slot.val()) {
+            self.stay_head.next = self.data_in.val();
+        }
+        self.head_q.d.next = self.stay_head.val();
+        if self.pop.val() {
+            self.head_q.d.next = self.after_head.val();
+        }
+        self.write_next.next = self.write_at.q.val() + bit_cast::<3, 1>(self.push.val().into());
+        self.read_next.next = self.read_at.q.val() + bit_cast::<3, 1>(self.pop.val().into());
+        self.write_at.d.next = self.write_next.val();
+        self.read_at.d.next = self.read_next.val();
+        self.filled_q.d.next = self.read_next.val() != self.write_next.val();
         if self.reset.val() {
             self.write_at.d.next = bits::<3>(0);
             self.read_at.d.next = bits::<3>(0);
+            self.head_q.d.next = self.zero.val();
+            self.filled_q.d.next = false;
         }
+        self.head.next = self.head_q.q.val();
         self.data_out.next = self.head.val();
         self.empty.next = self.is_empty.val();
         self.full.next = self.is_full.val();
