@@ -32,7 +32,6 @@ pub struct RegFifo4<D: Synth> {
     pop: Signal<Local, Bit>,
     is_empty: Signal<Local, Bit>,
     is_full: Signal<Local, Bit>,
-    head: Signal<Local, D>,
     head_q: DFF<D>,
     /// Not empty (low at power-on, as the pointers are equal then).
     filled_q: DFF<Bit>,
@@ -68,7 +67,6 @@ impl<D: Synth> Default for RegFifo4<D> {
             pop: Default::default(),
             is_empty: Default::default(),
             is_full: Default::default(),
-            head: Default::default(),
             head_q: Default::default(),
             filled_q: Default::default(),
             after_head: Default::default(),
@@ -132,8 +130,7 @@ impl<D: Synth> Logic for RegFifo4<D> {
             self.head_q.d.next = self.zero.val();
             self.filled_q.d.next = false;
         }
-        self.head.next = self.head_q.q.val();
-        self.data_out.next = self.head.val();
+        self.data_out.next = self.head_q.q.val();
         self.empty.next = self.is_empty.val();
         self.full.next = self.is_full.val();
     }
