@@ -10,6 +10,8 @@
 //! | `cancel` | an abort from a local rank of this board (its context freed, the key filed) |
 //! | `drop` | any other message type than request, partial, result |
 //! | `drop` | a board frame for another board (the router forwards those: one never reaches the engine on a board) |
+//! | `nack` | a nack for this board whose segment has a context here, open or done, its register in range: the frame it asks for is sent again if this board sent it (docs/recovery.md) |
+//! | `drop` | any other nack (no context: never opened here, or its context reused) |
 //! | `resend` | a retransmitted request (`attempt` > 0) of a local rank for a segment whose context is done, parameters equal: its answer is sent again from the retained result, if the request comes from the endpoint the stored one came from (the engine checks that, else answers `stale`) |
 //! | `dup`, answer `stale` to a request | any other frame for a done context |
 //! | `dup`, answer `stale` to a request | the segment is in the history (completed, aborted) |
@@ -83,6 +85,8 @@ pub struct ArrivalVerdict {
     pub stall: Signal<Out, Bit>,
     /// Answer the request again from the done context's retained result.
     pub resend: Signal<Out, Bit>,
+    /// Send the board frame a nack asks for again (from the hit context, open or done).
+    pub nack: Signal<Out, Bit>,
     /// An error (a request is answered, another frame dropped).
     pub faulty: Signal<Out, Bit>,
     /// A request is answered with an error record carrying `code`.
@@ -103,12 +107,14 @@ pub struct ArrivalVerdict {
     msg_partial: Constant<Bits<4>>,
     msg_result: Constant<Bits<4>>,
     msg_abort: Constant<Bits<4>>,
+    msg_nack: Constant<Bits<4>>,
     err_unsupported: Constant<Bits<8>>,
     err_bad_topology: Constant<Bits<8>>,
     err_mismatch: Constant<Bits<8>>,
     err_stale: Constant<Bits<8>>,
     coll_scan: Constant<Bits<4>>,
     is_board: Signal<Local, Bit>,
+    is_nack: Signal<Local, Bit>,
     is_abort: Signal<Local, Bit>,
     /// Boards of the communicator (ranks ÷ ranks per host).
     boards: Signal<Local, Bits<16>>,
@@ -141,6 +147,8 @@ pub struct ArrivalVerdict {
     l_stall: Signal<Local, Bit>,
     /// Drives `resend`, assigned once at the end of `update`.
     l_resend: Signal<Local, Bit>,
+    /// Drives `nack`, assigned once at the end of `update`.
+    l_nack: Signal<Local, Bit>,
 }
 
 impl ArrivalVerdict {
@@ -186,6 +194,8 @@ impl ArrivalVerdict {
             l_stall: Default::default(),
             resend: Default::default(),
             l_resend: Default::default(),
+            nack: Default::default(),
+            l_nack: Default::default(),
             faulty: Default::default(),
             answer_error: Default::default(),
             code: Default::default(),
@@ -201,12 +211,14 @@ impl ArrivalVerdict {
             msg_partial: code4(MessageType::Partial.code()),
             msg_result: code4(MessageType::Result.code()),
             msg_abort: code4(MessageType::Abort.code()),
+            msg_nack: code4(MessageType::Nack.code()),
             err_unsupported: code8(ErrorCode::Unsupported.code()),
             err_bad_topology: code8(ErrorCode::BadTopology.code()),
             err_mismatch: code8(ErrorCode::Mismatch.code()),
             err_stale: code8(ErrorCode::Stale.code()),
             coll_scan: code4(Collective::Scan.code()),
             is_board: Default::default(),
+            is_nack: Default::default(),
             is_abort: Default::default(),
             boards: Default::default(),
             boards_m1: Default::default(),
@@ -229,6 +241,7 @@ impl Logic for ArrivalVerdict {
         self.is_board.next = (self.fields.val().msg_type == self.msg_partial.val())
             | (self.fields.val().msg_type == self.msg_result.val());
         self.is_abort.next = self.fields.val().msg_type == self.msg_abort.val();
+        self.is_nack.next = self.fields.val().msg_type == self.msg_nack.val();
         self.datatype.next = self.fields.val().datatype;
         self.reduce_op.next = self.fields.val().reduce_op;
         self.rph2.next = self.fields.val().ranks_per_host == bits::<8>(2);
@@ -257,13 +270,13 @@ impl Logic for ArrivalVerdict {
             self.rank_board.next = self.fields.val().rank >> 1;
             self.reg8.next = bit_cast::<8, 16>(self.fields.val().rank & bits::<16>(1));
         }
-        if self.is_board.val() {
+        if self.is_board.val() | self.is_nack.val() {
             self.reg8.next = bit_cast::<8, 16>(self.fields.val().rank >> 8);
         }
         self.arr_reg.next = bit_cast::<3, 8>(self.reg8.val());
         self.reg_ok.next = (self.rank_board.val() == bit_cast::<16, 8>(self.my_board.val()))
             & (self.fields.val().ranks_per_host <= self.max_rph.val());
-        if self.is_board.val() {
+        if self.is_board.val() | self.is_nack.val() {
             self.reg_ok.next = (self.reg8.val() >= self.first_board_reg.val())
                 & (self.reg8.val() < self.regs.val());
         }
@@ -296,18 +309,29 @@ impl Logic for ArrivalVerdict {
         self.l_alloc.next = false;
         self.l_stall.next = false;
         self.l_resend.next = false;
+        self.l_nack.next = false;
         self.fault.next = bits::<8>(0);
         self.answer_code.next = bits::<8>(0);
         if self.unsupported.val() {
             self.fault.next = self.err_unsupported.val();
         } else if self.is_abort.val() & self.reg_ok.val() {
             self.l_cancel.next = true;
-        } else if !(self.is_req.val() | self.is_board.val())
-            | (self.is_board.val() & (self.fields.val().dst_host != self.my_board.val()))
+        } else if !(self.is_req.val() | self.is_board.val() | self.is_nack.val())
+            | ((self.is_board.val() | self.is_nack.val())
+                & (self.fields.val().dst_host != self.my_board.val()))
         {
-            // Not a request or board frame, or a board frame for another board (the router
+            // Not a request, board frame or nack, or one for another board (the router
             // forwards those).
             self.l_drop.next = true;
+        } else if self.is_nack.val() {
+            // Another board lacks a frame of this segment: sent again if this board has the
+            // segment's context (open or done) and sent it. No parameters to check: a nack
+            // carries no elements, and the frame it brings back is checked where it arrives.
+            if self.hit.val() & self.reg_ok.val() {
+                self.l_nack.next = true;
+            } else {
+                self.l_drop.next = true;
+            }
         } else if self.hit.val() & self.done.val() {
             // The segment completed here and its result is retained: a rank's retransmission
             // means its answer was lost, and it is sent again. Anything else is late, as in
@@ -386,5 +410,6 @@ impl Logic for ArrivalVerdict {
         self.alloc.next = self.l_alloc.val();
         self.stall.next = self.l_stall.val();
         self.resend.next = self.l_resend.val();
+        self.nack.next = self.l_nack.val();
     }
 }

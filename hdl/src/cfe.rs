@@ -96,12 +96,15 @@ pub enum CfeState {
     Send,
     Retire,
     Tail,
+    Scan,
+    Probe,
+    Map,
 }
 
 /// `state_code` values, in [`CfeState`] order.
-pub const STATE_NAMES: [&str; 13] = [
+pub const STATE_NAMES: [&str; 16] = [
     "idle", "lookup", "judge", "arrive", "emit", "fetch", "load", "decide", "read", "issue",
-    "send", "retire", "tail",
+    "send", "retire", "tail", "scan", "probe", "map",
 ];
 
 /// The arrival verdict ([`crate::arrival_verdict`]), registered in `Judge`: what `Arrive`
@@ -117,6 +120,7 @@ pub struct Verdict {
     pub alloc: Bit,
     pub stall: Bit,
     pub resend: Bit,
+    pub nack: Bit,
     pub faulty: Bit,
     pub answer_error: Bit,
     pub is_req: Bit,
@@ -226,6 +230,38 @@ pub struct Cfe {
     /// for its tail) came from the arrival's endpoint: source MAC, IPv4 address, UDP port.
     ep_match: DFF<Bit>,
     err_stale: Constant<Bits<8>>,
+    // The NACK between boards (docs/recovery.md).
+    /// Waiting side: after acking a local rank's retransmission, the engine looks at the
+    /// segment's next micro-op (`Fetch` … `Decide`); if it waits for a register a board sends,
+    /// it reads the program's input map (`Probe`, `Map`) and sends that board a nack (`Read`,
+    /// `Issue`, `Send`).
+    probing: DFF<Bit>,
+    /// The register the segment waits for, and the board the input map names for it.
+    nack_reg: DFF<Bits<3>>,
+    nack_board: DFF<Bits<8>>,
+    /// Sending side: `Scan` reads the nacked context's program backwards from its program
+    /// counter (`scan_pc`) to its first micro-op (a `LocalPrefix`), for the pass that sent the
+    /// nacking board the register it lacks. `scan_addr` is the address being read (in `Probe`
+    /// the input map's word), `scan_at1` / `scan_at2` the addresses of the words in the program
+    /// RAM's output and in `uop_r`, `scan_fill` how many of those are valid.
+    scan_addr: DFF<Bits<12>>,
+    scan_at1: DFF<Bits<12>>,
+    scan_at2: DFF<Bits<12>>,
+    scan_pc: DFF<Bits<12>>,
+    scan_fill: DFF<Bits<2>>,
+    /// This clock `uop_r` holds the pass the nack asks for.
+    scan_found: Signal<Local, Bit>,
+    /// `uop_r` keeps its word (the found pass, or the micro-op the segment waits for).
+    keep_uop: DFF<Bit>,
+    /// The found pass runs as a resend ([`UopDecode`]'s `resend`): its value copied out of the
+    /// register that holds it, to the nacking board.
+    nack_resend: DFF<Bit>,
+    kind_pass: Constant<Bits<2>>,
+    kind_local_prefix: Constant<Bits<2>>,
+    no_board: Constant<Bits<8>>,
+    /// The composer's board and register (the step's, or the nack's).
+    c_board: Signal<Local, Bits<8>>,
+    c_tag: Signal<Local, Bits<4>>,
     // Output registers and their pending flags.
     cmd: DFF<SplitCommand>,
     cmd_pend: DFF<Bit>,
@@ -333,6 +369,24 @@ impl Cfe {
             err_stale: Constant::new(bits::<8>(u64::from(
                 collwire_proto::ErrorCode::Stale.code(),
             ))),
+            probing: Default::default(),
+            nack_reg: Default::default(),
+            nack_board: Default::default(),
+            scan_addr: Default::default(),
+            scan_at1: Default::default(),
+            scan_at2: Default::default(),
+            scan_pc: Default::default(),
+            scan_fill: Default::default(),
+            scan_found: Default::default(),
+            keep_uop: Default::default(),
+            nack_resend: Default::default(),
+            kind_pass: Constant::new(bits::<2>(u64::from(crate::uop_decode::uop_code::PASS))),
+            kind_local_prefix: Constant::new(bits::<2>(u64::from(
+                crate::uop_decode::uop_code::LOCAL_PREFIX,
+            ))),
+            no_board: Constant::new(bits::<8>(u64::from(cfg::NO_BOARD))),
+            c_board: Default::default(),
+            c_tag: Default::default(),
             cmd: Default::default(),
             cmd_pend: Default::default(),
             ins: Default::default(),
@@ -392,7 +446,17 @@ impl Logic for Cfe {
             st_produce,
             st_dst_reg,
             st_fused,
-            uop_r
+            uop_r,
+            probing,
+            nack_reg,
+            nack_board,
+            scan_addr,
+            scan_at1,
+            scan_at2,
+            scan_pc,
+            scan_fill,
+            keep_uop,
+            nack_resend
         );
         self.ev.next = self.no_events.val();
         self.conf.clock.next = self.clock.val();
@@ -445,8 +509,25 @@ impl Logic for Cfe {
                 self.uop_addr.next = self.contexts.ctx_pc.val();
             }
         }
+        // A nack: the program read backwards (`Scan`), or the input map's word (`Probe`).
+        if (self.state.q.val() == CfeState::Scan) | (self.state.q.val() == CfeState::Probe) {
+            self.uop_addr.next = self.scan_addr.q.val();
+        }
         self.conf.uop_addr.next = self.uop_addr.val();
+        // The pass a nack asks for is in `uop_r` when `Scan` finds it: kept while it runs.
+        self.scan_found.next = (self.state.q.val() == CfeState::Scan)
+            & (self.scan_fill.q.val() == bits::<2>(2))
+            & (self.scan_at2.q.val() != self.scan_pc.q.val())
+            & (self.step.word.val().kind == self.kind_pass.val())
+            & self.step.word.val().send
+            & (self.step.word.val().board == bit_cast::<8, 16>(self.arr_fields.q.val().rank))
+            & (bit_cast::<16, 4>(self.step.word.val().tag)
+                == ((self.arr_fields.q.val().rank >> 8) & bits::<16>(15)));
         self.uop_r.d.next = self.conf.uop.val();
+        if self.keep_uop.q.val() | self.scan_found.val() {
+            self.uop_r.d.next = self.uop_r.q.val();
+        }
+        self.step.resend.next = self.nack_resend.q.val();
         self.step.uop.next = self.uop_r.q.val();
         self.step.cur.next = self.cur.q.val();
         self.step.present.next = self.contexts.present_mask.val();
@@ -530,6 +611,13 @@ impl Logic for Cfe {
             & (self.requests.read_data.val().src_ip == self.arr_fields.q.val().src_ip)
             & (self.requests.read_data.val().src_port == self.arr_fields.q.val().src_port);
         self.route_addr.next = bit_cast::<6, 8>(self.step.word.val().board);
+        self.c_board.next = self.step.word.val().board;
+        self.c_tag.next = self.step.word.val().tag;
+        if self.probing.q.val() {
+            self.route_addr.next = bit_cast::<6, 8>(self.nack_board.q.val());
+            self.c_board.next = self.nack_board.q.val();
+            self.c_tag.next = bit_cast::<4, 3>(self.nack_reg.q.val());
+        }
         self.t_park.next = false;
         self.t_produce.next = false;
         self.t_advance.next = false;
@@ -555,6 +643,9 @@ impl Logic for Cfe {
                 self.arr_len.d.next = self.frame_payload_len.val();
                 self.arr_unsup.d.next = self.frame_unsupported.val();
                 self.resending.d.next = false;
+                self.probing.d.next = false;
+                self.keep_uop.d.next = false;
+                self.nack_resend.d.next = false;
                 if self.frame_valid.val() & self.m_cmd_tready.val() & !self.blocked.q.val() {
                     self.state.d.next = CfeState::Lookup;
                 } else if self.contexts.pick_found.val() {
@@ -580,6 +671,7 @@ impl Logic for Cfe {
                 self.verdict.d.next.alloc = self.arrival.alloc.val();
                 self.verdict.d.next.stall = self.arrival.stall.val();
                 self.verdict.d.next.resend = self.arrival.resend.val();
+                self.verdict.d.next.nack = self.arrival.nack.val();
                 self.verdict.d.next.faulty = self.arrival.faulty.val();
                 self.verdict.d.next.answer_error = self.arrival.answer_error.val();
                 self.verdict.d.next.is_req = self.arrival.is_req.val();
@@ -628,6 +720,9 @@ impl Logic for Cfe {
                     self.state.d.next = CfeState::Idle;
                     if self.await_tail.q.val() {
                         self.state.d.next = CfeState::Tail;
+                    } else if self.probing.q.val() {
+                        // The ack is out: what does the segment wait for?
+                        self.state.d.next = CfeState::Fetch;
                     }
                 }
             }
@@ -697,6 +792,23 @@ impl Logic for Cfe {
                             self.ans_code.d.next = self.verdict.q.val().code;
                             self.state.d.next = CfeState::Emit;
                         }
+                        if self.verdict.q.val().ack {
+                            // The rank waited an RTO and its segment is still open here: after
+                            // the ack, the segment's next micro-op is looked at (a register
+                            // from another board lost on the way is nacked).
+                            self.probing.d.next = true;
+                            self.cur.d.next = self.contexts.ctx.val();
+                        }
+                        if self.verdict.q.val().nack {
+                            // Another board lacks a frame of this segment: the context's
+                            // program is read backwards from its counter for the pass that
+                            // sent it.
+                            self.cur.d.next = self.contexts.ctx.val();
+                            self.scan_addr.d.next = self.contexts.ctx_pc.val();
+                            self.scan_pc.d.next = self.contexts.ctx_pc.val();
+                            self.scan_fill.d.next = bits::<2>(0);
+                            self.state.d.next = CfeState::Scan;
+                        }
                     }
                 }
             }
@@ -724,7 +836,22 @@ impl Logic for Cfe {
                     | bit_cast::<7, 3>(self.arrival.arr_reg.val());
                 self.ins.d.next.store = true;
                 self.ins.d.next.count = self.arrival.words.val();
-                if self.fusing.q.val() {
+                if self.probing.q.val() {
+                    // After an ack: the segment waits for register `missing` of its next
+                    // micro-op (or runs, or is done: nothing to nack). The input map's word
+                    // for it is read next (`Probe`).
+                    self.nack_reg.d.next = self.step.missing.val();
+                    self.scan_addr.d.next = self.contexts.end_pc.val()
+                        + bit_cast::<12, 1>(self.step.missing.val().get_bit(2).into());
+                    self.state.d.next = CfeState::Idle;
+                    if (self.contexts.pc.val() != self.contexts.end_pc.val())
+                        & !self.step.ready.val()
+                    {
+                        self.keep_uop.d.next = true;
+                        self.resending.d.next = true;
+                        self.state.d.next = CfeState::Probe;
+                    }
+                } else if self.fusing.q.val() {
                     // The pass takes the arrival; or a step with nothing to send (a local
                     // prefix of one rank) runs and the next is looked at; or the arrival is
                     // stored, to be read by a later pass.
@@ -751,6 +878,37 @@ impl Logic for Cfe {
                     self.state.d.next = CfeState::Idle;
                 }
             }
+            CfeState::Probe => {
+                self.state.d.next = CfeState::Map;
+            }
+            CfeState::Map => {
+                // The input map's word is out of the program RAM: the board that sends the
+                // register.
+                self.nack_board.d.next = bit_cast::<8, 32>(
+                    self.conf.uop.val()
+                        >> (bit_cast::<32, 3>(self.nack_reg.q.val() & bits::<3>(3)) << 3),
+                );
+                self.state.d.next = CfeState::Read;
+            }
+            CfeState::Scan => {
+                self.scan_addr.d.next = self.scan_addr.q.val() - bits::<12>(1);
+                self.scan_at1.d.next = self.scan_addr.q.val();
+                self.scan_at2.d.next = self.scan_at1.q.val();
+                if self.scan_fill.q.val() != bits::<2>(2) {
+                    self.scan_fill.d.next = self.scan_fill.q.val() + bits::<2>(1);
+                } else if self.scan_found.val() {
+                    // Sent again from the register that holds it (`Read` … `Send`, then `Idle`).
+                    self.keep_uop.d.next = true;
+                    self.nack_resend.d.next = true;
+                    self.resending.d.next = true;
+                    self.ev.next.nack_resends = true;
+                    self.state.d.next = CfeState::Read;
+                } else if self.step.word.val().kind == self.kind_local_prefix.val() {
+                    // The program's first micro-op: this board has not sent that frame (yet).
+                    self.ev.next.engine_drops = true;
+                    self.state.d.next = CfeState::Idle;
+                }
+            }
             CfeState::Read => {
                 self.st_ins.d.next = self.instr_none.val();
                 self.st_ins.d.next.opcode = self.step.opcode.val();
@@ -765,11 +923,19 @@ impl Logic for Cfe {
                 self.st_produce.d.next = self.step.produce.val();
                 self.st_dst_reg.d.next = self.step.dst_reg.val();
                 self.st_fused.d.next = self.fused_step.val();
+                if self.probing.q.val() {
+                    // A nack, if the input map names a board.
+                    self.st_has_instr.d.next = false;
+                    self.st_has_entry.d.next = self.nack_board.q.val() != self.no_board.val();
+                    self.st_produce.d.next = false;
+                    self.st_fused.d.next = false;
+                }
                 self.state.d.next = CfeState::Issue;
             }
             CfeState::Issue => {
                 // The frame: a partial/result to another board, or an answer to local rank l.
                 self.t_compose.next = self.st_has_entry.q.val();
+                self.ev.next.nacks = self.probing.q.val() & self.st_has_entry.q.val();
                 self.ins.d.next = self.st_ins.q.val();
                 self.ins.d.next.op = self.composer.reduce_op.val();
                 self.ins.d.next.datatype = self.composer.datatype.val();
@@ -855,6 +1021,15 @@ impl Logic for Cfe {
             CfeState::Tail => {
                 self.state_code.next = bits::<4>(12);
             }
+            CfeState::Scan => {
+                self.state_code.next = bits::<4>(13);
+            }
+            CfeState::Probe => {
+                self.state_code.next = bits::<4>(14);
+            }
+            CfeState::Map => {
+                self.state_code.next = bits::<4>(15);
+            }
             _ => {
                 self.state_code.next = bits::<4>(0);
             }
@@ -882,6 +1057,10 @@ impl Logic for Cfe {
             self.cur.d.next = bits::<3>(0);
             self.sub.d.next = false;
             self.resending.d.next = false;
+            self.probing.d.next = false;
+            self.keep_uop.d.next = false;
+            self.nack_resend.d.next = false;
+            self.scan_fill.d.next = bits::<2>(0);
         }
         self.events.next = self.ev.val();
         // Children's inputs decided above, each assigned once.
@@ -920,13 +1099,14 @@ impl Logic for Cfe {
         self.composer.err_answer.next = self.ans_pend.q.val() & self.ans_err.q.val();
         self.composer.code.next = self.ans_code.q.val();
         self.composer.ack.next = self.ans_pend.q.val() & !self.ans_err.q.val();
-        self.composer.to_board.next = self.step.sends.val();
-        self.composer.board.next = self.step.word.val().board;
-        self.composer.tag.next = self.step.word.val().tag;
+        self.composer.to_board.next = self.step.sends.val() | self.probing.q.val();
+        self.composer.nack.next = self.probing.q.val();
+        self.composer.board.next = self.c_board.val();
+        self.composer.tag.next = self.c_tag.val();
         self.composer.result.next = self.step.word.val().result;
         self.composer.ports.next = self.conf.route_ports.val();
         self.composer.bytes.next = self.contexts.bytes.val();
-        self.composer.data.next = self.step.data.val();
+        self.composer.data.next = self.step.data.val() & !self.probing.q.val();
         self.composer.my_board.next = self.conf.my_board.val();
         self.composer.ip_prefix.next = self.conf.ip_prefix.val();
     }

@@ -59,9 +59,21 @@ pub mod cfg {
     /// Statistics register slots.
     pub const STAT_ENTRIES: usize = 1 << crate::statistics::STAT_INDEX_BITS;
 
-    /// Directory word of a program that runs from `start` to `end` (inclusive).
+    /// Words after each program's last micro-op (at its directory `end`): the program's
+    /// *input map*, byte `r` (word `r / 4`, lowest byte first) the board that sends input
+    /// register `r`, [`NO_BOARD`] for a register no board sends (a local rank's, a result's).
+    /// The engine reads it to know which board to `nack` for a register it lacks
+    /// (docs/recovery.md, "NACK between boards").
+    pub const INPUT_MAP_WORDS: usize = crate::context_table::REGS / 4;
+    /// An input-map byte: no board sends this register.
+    pub const NO_BOARD: u8 = 0xFF;
+    const _: () = assert!(crate::context_table::REGS == 4 * INPUT_MAP_WORDS);
+
+    /// Directory word of a program whose micro-ops are `start .. end` (`end` exclusive: the
+    /// program counter's value once the program is done), its input map at `end`.
     pub fn directory_word(start: u16, end: u16) -> u32 {
-        assert!(usize::from(start.max(end)) < PROGRAM_WORDS);
+        assert!(usize::from(start) < usize::from(end));
+        assert!(usize::from(end) + INPUT_MAP_WORDS <= PROGRAM_WORDS);
         let w = super::DirectoryWord {
             start: bits(start.into()),
             end: bits(end.into()),

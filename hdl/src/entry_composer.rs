@@ -14,7 +14,8 @@
 //! * **board frame** (`to_board`): a `partial` or `result` (`result`) to board `board`, MAC
 //!   and IPv4 from the addressing scheme (`collwire_proto::addressing`), the offload UDP port
 //!   both ways, rank = `tag << 8 | this board`, `bytes` of payload from the CIPE when `data`,
-//!   out of the ports in `ports` (the route table's entry for `board`);
+//!   out of the ports in `ports` (the route table's entry for `board`); with `nack`, a `nack`
+//!   for this board's register `tag` instead (no payload, elem count 0);
 //! * **answer** (otherwise): a `response` to the requesting rank, with `bytes` of payload from
 //!   the CIPE when `data`, else empty.
 
@@ -64,6 +65,8 @@ pub struct EntryComposer {
     pub board: Signal<In, Bits<8>>,
     pub tag: Signal<In, Bits<4>>,
     pub result: Signal<In, Bit>,
+    /// The board frame is a `nack`: this board lacks its register `tag` (docs/recovery.md).
+    pub nack: Signal<In, Bit>,
     pub ports: Signal<In, Bits<8>>,
     /// The segment's payload bytes, and whether the frame carries them.
     pub bytes: Signal<In, Bits<16>>,
@@ -88,6 +91,7 @@ pub struct EntryComposer {
     msg_result: Constant<Bits<4>>,
     msg_response: Constant<Bits<4>>,
     msg_error: Constant<Bits<4>>,
+    msg_nack: Constant<Bits<4>>,
     offload_port: Constant<Bits<16>>,
     board_mac_prefix: Constant<Bits<48>>,
     builder: HeaderBuilder,
@@ -102,6 +106,7 @@ pub struct EntryComposer {
     s0_board: DFF<Bits<8>>,
     s0_tag: DFF<Bits<4>>,
     s0_result: DFF<Bit>,
+    s0_nack: DFF<Bit>,
     s0_ports: DFF<Bits<8>>,
     s0_bytes: DFF<Bits<16>>,
     s0_data: DFF<Bit>,
@@ -134,6 +139,7 @@ impl Default for EntryComposer {
             board: Default::default(),
             tag: Default::default(),
             result: Default::default(),
+            nack: Default::default(),
             ports: Default::default(),
             bytes: Default::default(),
             data: Default::default(),
@@ -154,6 +160,7 @@ impl Default for EntryComposer {
             msg_result: msg(MessageType::Result),
             msg_response: msg(MessageType::Response),
             msg_error: msg(MessageType::Error),
+            msg_nack: msg(MessageType::Nack),
             offload_port: Constant::new(bits::<16>(u64::from(collwire_proto::OFFLOAD_UDP_PORT))),
             board_mac_prefix: Constant::new(bits::<48>(addressing::BOARD_MAC_PREFIX_BITS)),
             builder: Default::default(),
@@ -166,6 +173,7 @@ impl Default for EntryComposer {
             s0_board: Default::default(),
             s0_tag: Default::default(),
             s0_result: Default::default(),
+            s0_nack: Default::default(),
             s0_ports: Default::default(),
             s0_bytes: Default::default(),
             s0_data: Default::default(),
@@ -196,6 +204,7 @@ impl Logic for EntryComposer {
             s0_board,
             s0_tag,
             s0_result,
+            s0_nack,
             s0_ports,
             s0_bytes,
             s0_data,
@@ -217,6 +226,7 @@ impl Logic for EntryComposer {
         self.s0_board.d.next = self.board.val();
         self.s0_tag.d.next = self.tag.val();
         self.s0_result.d.next = self.result.val();
+        self.s0_nack.d.next = self.nack.val();
         self.s0_ports.d.next = self.ports.val();
         self.s0_bytes.d.next = self.bytes.val();
         self.s0_data.d.next = self.data.val();
@@ -293,6 +303,12 @@ impl Logic for EntryComposer {
             self.chosen.next.payload_bytes = self.s0_bytes.q.val();
             self.chosen.next.elem_count = self.s0_request.q.val().elem_count;
             self.chosen.next.ports = self.s0_ports.q.val();
+            if self.s0_nack.q.val() {
+                self.chosen.next.msg_type = self.msg_nack.val();
+                self.chosen.next.payload_bytes = bits::<16>(0);
+                self.chosen.next.elem_count = bits::<16>(0);
+                self.chosen.next.from_cipe = false;
+            }
         }
 
         // The record: the code as a big-endian u16 (wire byte 1), detail 0.

@@ -78,7 +78,7 @@ pub mod class {
     pub const DROP: u64 = 2;
     /// A candidate the offload buffer had no room for: drop.
     pub const BUSY: u64 = 3;
-    /// A board frame (partial, result) for another board: forwarded by the route table.
+    /// A board frame (partial, result, nack) for another board: forwarded by the route table.
     pub const TRANSIT: u64 = 4;
 }
 
@@ -172,8 +172,8 @@ pub struct FrameRouter<
     msg_type: Signal<Local, Bits<4>>,
     dst_host: Signal<Local, Bits<8>>,
     is_transit: Signal<Local, Bit>,
-    msg_partial: Constant<Bits<4>>,
-    msg_result: Constant<Bits<4>>,
+    /// Board-to-board message types (`MessageType::is_board_to_board`: partial, result, nack).
+    board_msgs: Constant<Bits<16>>,
     msg_at: Constant<Bits<16>>,
     dst_host_at: Constant<Bits<16>>,
     offload: AxisFifo<W, K, BB, LAST, USER, DL, DL1>,
@@ -361,8 +361,12 @@ impl<
             msg_type: Default::default(),
             dst_host: Default::default(),
             is_transit: Default::default(),
-            msg_partial: Constant::new(bits::<4>(MessageType::Partial.code().into())),
-            msg_result: Constant::new(bits::<4>(MessageType::Result.code().into())),
+            board_msgs: Constant::new(bits::<16>(
+                MessageType::ALL
+                    .iter()
+                    .filter(|m| m.is_board_to_board())
+                    .fold(0u64, |mask, m| mask | 1 << m.code()),
+            )),
             msg_at: Constant::new(bits::<16>(8 * VERSION_TYPE_BYTE as u64)),
             dst_host_at: Constant::new(bits::<16>(8 * DST_HOST_BYTE as u64)),
             offload: Default::default(),
@@ -533,9 +537,10 @@ impl<
             .live
             .val()
             .get_bits::<8>(self.dst_host_at.val().index());
-        self.is_transit.next = ((self.msg_type.val() == self.msg_partial.val())
-            | (self.msg_type.val() == self.msg_result.val()))
-            & (self.dst_host.val() != self.route_table.my_board.val());
+        self.is_transit.next =
+            (((self.board_msgs.val() >> bit_cast::<16, 4>(self.msg_type.val())) & bits::<16>(1))
+                != bits::<16>(0))
+                & (self.dst_host.val() != self.route_table.my_board.val());
         self.route_table.addr.next = bit_cast::<6, 8>(self.dst_host.val());
         // What this beat tells: the frame ends short, is marked bad, or runs past the maximum.
         self.runt.next = self.s_axis.tlast.val()

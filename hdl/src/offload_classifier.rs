@@ -129,8 +129,9 @@ pub struct OffloadClassifier {
     dtype_max: Constant<Bits<4>>,
     op_max: Constant<Bits<4>>,
     msg_error: Constant<Bits<4>>,
-    msg_partial: Constant<Bits<4>>,
-    msg_result: Constant<Bits<4>>,
+    /// Board-to-board message types (`MessageType::is_board_to_board`): `rank` names a
+    /// register and a board, not a rank.
+    board_msgs: Constant<Bits<16>>,
     magic_byte: Constant<Bits<8>>,
     version: Constant<Bits<4>>,
     /// Per datatype code: the ops defined on it.
@@ -230,8 +231,12 @@ impl Default for OffloadClassifier {
             dtype_max: max(Datatype::ALL.len()),
             op_max: max(ReduceOp::ALL.len()),
             msg_error: nibble(MessageType::Error.code().into()),
-            msg_partial: nibble(MessageType::Partial.code().into()),
-            msg_result: nibble(MessageType::Result.code().into()),
+            board_msgs: mask16(
+                MessageType::ALL
+                    .iter()
+                    .filter(|m| m.is_board_to_board())
+                    .map(|m| m.code()),
+            ),
             magic_byte: Constant::new(bits::<8>(collwire_proto::MAGIC.into())),
             version: nibble(collwire_proto::VERSION.into()),
             valid_ops: std::array::from_fn(|c| {
@@ -411,8 +416,9 @@ impl Logic for OffloadClassifier {
             & (self.fin.comm_size.val() != bits::<16>(0))
             & (self.fin.ranks_per_host.val() != bits::<8>(0))
             & ((self.fin.rank.val() < self.fin.comm_size.val())
-                | (self.fin.msg_type.val() == self.msg_partial.val())
-                | (self.fin.msg_type.val() == self.msg_result.val()))
+                | (((self.board_msgs.val() >> bit_cast::<16, 4>(self.fin.msg_type.val()))
+                    & bits::<16>(1))
+                    != bits::<16>(0)))
             & (self.fin.root.val() < self.fin.comm_size.val())
             & (self.fin.seg_count.val() != bits::<16>(0))
             & (self.fin.seg_index.val() < self.fin.seg_count.val())

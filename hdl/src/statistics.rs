@@ -60,6 +60,13 @@ pub struct StatEvents {
     /// Answers sent again from a completed segment's retained result (a rank retransmitted
     /// its request: the first answer was lost).
     pub resent: Bit,
+    /// Nacks this board sent: a local rank's retransmission found its segment waiting for a
+    /// register another board sends (lost between boards, or not sent yet), and the program's
+    /// input map named that board.
+    pub nacks: Bit,
+    /// Board frames (partials, results) sent again because the board they were for nacked
+    /// them.
+    pub nack_resends: Bit,
 }
 
 /// Number of counters.
@@ -147,7 +154,7 @@ mod tests {
         let names = stat_names();
         assert_eq!(names.len(), STATS);
         assert_eq!(names[0], "stored");
-        assert_eq!(stat_index("resent"), Some(STATS - 1));
+        assert_eq!(stat_index("nack_resends"), Some(STATS - 1));
         assert_eq!(stat_index("nonsense"), None);
         // The event bit of a field is its index.
         let e = StatEvents {

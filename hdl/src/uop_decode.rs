@@ -99,6 +99,11 @@ pub struct UopDecode {
     /// streams in (docs/cfe.md, "Combining on arrival"): the pass, if it `fuses`, takes it.
     pub arrival: Signal<In, Bit>,
     pub arr_reg: Signal<In, Bits<3>>,
+    /// Send the pass's frame again (another board nacked it, docs/recovery.md): a copy of the
+    /// register that holds the value sent (`dst` if the pass stores, else `a`: the compiler's
+    /// resend plan, `collwire_control::program::Program::resends`) to the pass's board and
+    /// register; nothing is stored, nothing combined.
+    pub resend: Signal<In, Bit>,
     /// The fields.
     pub word: Signal<Out, UopWord>,
     /// The micro-op is a pass whose operands are present and which may take the waiting
@@ -112,6 +117,10 @@ pub struct UopDecode {
     pub last_sub: Signal<Out, Bit>,
     /// The step answers a local rank (the request header of rank `sub` is read).
     pub answers: Signal<Out, Bit>,
+    /// The register the micro-op waits for while not `ready`: `a` if absent, else `b` (a
+    /// local rank's register for the local steps; the input map says whether a board sends
+    /// it).
+    pub missing: Signal<Out, Bits<3>>,
     /// The step stores its result into register `dst_reg` of the context.
     pub produce: Signal<Out, Bit>,
     pub dst_reg: Signal<Out, Bits<3>>,
@@ -184,6 +193,8 @@ impl Default for UopDecode {
         Self {
             arrival: Default::default(),
             arr_reg: Default::default(),
+            resend: Default::default(),
+            missing: Default::default(),
             fuses: Default::default(),
             swap: Default::default(),
             op_input: code(Opcode::Input as u32),
@@ -291,7 +302,12 @@ impl Logic for UopDecode {
         if self.answers.val() & self.rph2.val() {
             self.l_last_sub.next = self.sub.val();
         }
-        self.produce.next = (self.w.val().kind == self.kind_pass.val()) & self.w.val().store;
+        self.produce.next =
+            (self.w.val().kind == self.kind_pass.val()) & self.w.val().store & !self.resend.val();
+        self.missing.next = self.ra.val();
+        if self.has_a.val() {
+            self.missing.next = self.rb.val();
+        }
 
         // ---- The CIPE pass and the frame of the step.
         self.sends.next = (self.w.val().kind == self.kind_pass.val()) & self.w.val().send;
@@ -367,6 +383,20 @@ impl Logic for UopDecode {
                 self.l_slot_a.next = self.ctx_base.val() | bit_cast::<7, 3>(self.ra.val());
                 self.l_slot_b.next = self.ctx_base.val() | bit_cast::<7, 1>(self.sub.val().into());
             }
+        }
+        if self.resend.val() {
+            // The value sent, copied out of the register that holds it.
+            self.l_opcode.next = self.op_buffer.val();
+            self.l_slot_a.next = self.ctx_base.val() | bit_cast::<7, 3>(self.ra.val());
+            if self.w.val().store {
+                self.l_slot_a.next = self.ctx_base.val() | bit_cast::<7, 3>(self.rd.val());
+            }
+            self.l_store.next = false;
+            self.l_emit.next = true;
+            self.l_has_entry.next = true;
+            self.l_has_instr.next = self.l_data.val();
+            self.l_fuses.next = false;
+            self.l_swap.next = false;
         }
         self.fuses.next = self.l_fuses.val();
         self.swap.next = self.l_swap.val();

@@ -92,7 +92,9 @@ code_enum! {
         Result = 2, "result", true;
         /// Board → host: the result for one local rank, sent to that rank's own UDP port.
         Response = 3, "response", true;
-        /// Receiver → sender: segment `seg_index` of operation `op_id` is missing, resend it.
+        /// Board → board: the sending board lacks the partial or result for its input register
+        /// (`rank` = `register << 8 | sending board`) of segment `seg_index` of `op_id`; the
+        /// receiver sends that frame again (docs/recovery.md, "NACK between boards").
         Nack = 4, "nack", true;
         /// Board → host: a retransmitted request (`attempt` > 0) for a segment the board holds
         /// open: it has this rank's contribution and waits for the others. The header is the
@@ -205,10 +207,14 @@ impl MessageType {
         matches!(self, MessageType::Request | MessageType::Abort)
     }
 
-    /// Partial and result frames travel between boards; their `rank` field is
-    /// `input register << 8 | sending board` (docs/protocol.md), not a rank.
+    /// Partial, result and nack frames travel between boards; their `rank` field is
+    /// `input register << 8 | sending board` (docs/protocol.md), not a rank. (A nack names the
+    /// register its sender lacks, and the board that lacks it.)
     pub fn is_board_to_board(self) -> bool {
-        matches!(self, MessageType::Partial | MessageType::Result)
+        matches!(
+            self,
+            MessageType::Partial | MessageType::Result | MessageType::Nack
+        )
     }
 }
 

@@ -39,6 +39,7 @@ struct Verdict {
     alloc: bool,
     stall: bool,
     resend: bool,
+    nack: bool,
     faulty: bool,
     answer_error: bool,
     code: u8,
@@ -56,11 +57,12 @@ fn model(
     let msg = MessageType::from_code(f.msg_type).ok();
     let is_req = msg == Some(MessageType::Request);
     let is_board = matches!(msg, Some(MessageType::Partial | MessageType::Result));
+    let is_nack = msg == Some(MessageType::Nack);
     let rph = usize::from(f.ranks_per_host);
     let rph_ok = (1..=usize::from(limits::MAX_RANKS_PER_HOST)).contains(&rph);
     let of_this_board = rph_ok && usize::from(f.rank) / rph == usize::from(me);
     let tag = usize::from(f.rank >> 8);
-    let reg_ok = if is_board {
+    let reg_ok = if is_board || is_nack {
         (usize::from(limits::MAX_RANKS_PER_HOST)..REGS).contains(&tag)
     } else {
         of_this_board
@@ -73,11 +75,18 @@ fn model(
         fault = Some(ErrorCode::Unsupported);
     } else if msg == Some(MessageType::Abort) && of_this_board {
         v.cancel = true;
-    } else if !(is_req || is_board) {
+    } else if !(is_req || is_board || is_nack) {
         v.drop = true;
-    } else if is_board && dst_host != me {
+    } else if (is_board || is_nack) && dst_host != me {
         // The router forwards these; one that reached the engine is dropped.
         v.drop = true;
+    } else if is_nack {
+        // Sent again from the segment's context, open or done; no context, nothing to send.
+        if t.hit && reg_ok {
+            v.nack = true;
+        } else {
+            v.drop = true;
+        }
     } else if t.hit && t.done {
         // A retransmission is answered again from the retained result; anything else is late.
         if is_req && reg_ok && t.sig_match && f.attempt != 0 {
@@ -131,6 +140,7 @@ fn verdict(dut: &ArrivalVerdict) -> Verdict {
         alloc: dut.alloc() == 1,
         stall: dut.stall() == 1,
         resend: dut.resend() == 1,
+        nack: dut.nack() == 1,
         faulty: dut.faulty() == 1,
         answer_error: dut.answer_error() == 1,
         code: dut.code() as u8,
@@ -154,7 +164,7 @@ fn every_verdict_follows_the_precedence_table() {
         f.msg_type = if r(4) == 0 {
             r(16) as u8
         } else {
-            [0, 1, 2, 7][r(4) as usize]
+            [0, 1, 2, 4, 7][r(5) as usize]
         };
         f.ranks_per_host = rph;
         f.comm_size = boards.saturating_mul(u16::from(rph));
@@ -162,7 +172,9 @@ fn every_verdict_follows_the_precedence_table() {
         f.collective = r(6) as u8;
         // Mostly a rank of this board (or a board frame's tag in range), sometimes not.
         f.rank = match MessageType::from_code(f.msg_type) {
-            Ok(MessageType::Partial | MessageType::Result) => (r(10) as u16) << 8 | r(64) as u16,
+            Ok(MessageType::Partial | MessageType::Result | MessageType::Nack) => {
+                (r(10) as u16) << 8 | r(64) as u16
+            }
             _ if r(4) == 0 => r(u64::from(f.comm_size.max(1))) as u16,
             _ => u16::from(me) * u16::from(rph) + r(u64::from(rph)) as u16,
         };
@@ -238,7 +250,10 @@ fn every_verdict_follows_the_precedence_table() {
                 "board frame for another board",
                 want.drop && !unsupported && {
                     let m = MessageType::from_code(f.msg_type).ok();
-                    matches!(m, Some(MessageType::Partial | MessageType::Result)) && dst_host != me
+                    matches!(
+                        m,
+                        Some(MessageType::Partial | MessageType::Result | MessageType::Nack)
+                    ) && dst_host != me
                 },
             ),
             ("dup", want.dup),
@@ -247,6 +262,14 @@ fn every_verdict_follows_the_precedence_table() {
             ("alloc", want.alloc),
             ("stall", want.stall),
             ("resend", want.resend),
+            ("nack", want.nack),
+            (
+                "nack without a context",
+                want.drop
+                    && !unsupported
+                    && f.msg_type == MessageType::Nack.code()
+                    && dst_host == me,
+            ),
             ("unsupported", want.code == ErrorCode::Unsupported.code()),
             ("bad-topology", want.code == ErrorCode::BadTopology.code()),
             ("mismatch", want.code == ErrorCode::Mismatch.code()),
@@ -265,7 +288,7 @@ fn every_verdict_follows_the_precedence_table() {
         );
         let is_board = matches!(
             MessageType::from_code(f.msg_type),
-            Ok(MessageType::Partial | MessageType::Result)
+            Ok(MessageType::Partial | MessageType::Result | MessageType::Nack)
         );
         let reg = if is_board {
             f.rank >> 8 & 7
@@ -293,5 +316,5 @@ fn every_verdict_follows_the_precedence_table() {
     for (row, n) in &seen {
         assert!(*n >= 50, "row {row} reached {n} times: {seen:?}");
     }
-    assert_eq!(seen.len(), 13);
+    assert_eq!(seen.len(), 15);
 }

@@ -47,6 +47,7 @@ fn every_frame_kind_is_the_frame_the_protocol_prescribes() {
         | u64::from(BOARD_IP_PREFIX[1]) << 8
         | u64::from(BOARD_IP_PREFIX[2]) << 16;
     let mut kinds = [0usize; 4];
+    let mut nacks = 0;
     for case in 0..4000 {
         let mut r = || rng.next_u64();
         let e = Endpoints {
@@ -77,6 +78,9 @@ fn every_frame_kind_is_the_frame_the_protocol_prescribes() {
         let (my_board, board, tag, ports) = (r() as u8, r() as u8, (r() % 16) as u8, r() as u8);
         let (result, data, code) = (r() % 2 == 0, r() % 3 != 0, (1 + r() % 254) as u8);
         let bytes = (r() % 2049) as u16;
+        // A board frame may be a nack (no payload); only a board frame can be.
+        let nack = r() % 3 == 0;
+        dut.set_nack(u64::from(nack));
         let kind = (r() % 4) as usize;
         dut.set_request_bytes(&frame_fields(&e, &req).to_le_bytes());
         dut.set_err_answer(u64::from(kind == 1));
@@ -110,6 +114,7 @@ fn every_frame_kind_is_the_frame_the_protocol_prescribes() {
             EntryComposer::set_ack,
             EntryComposer::set_to_board,
             EntryComposer::set_result,
+            EntryComposer::set_nack,
             EntryComposer::set_data,
         ] {
             v(&mut dut, rng.next_u64() & 1);
@@ -177,7 +182,9 @@ fn every_frame_kind_is_the_frame_the_protocol_prescribes() {
                     src_port: OFFLOAD_UDP_PORT,
                     dst_port: OFFLOAD_UDP_PORT,
                 };
-                let msg = if result {
+                let msg = if nack {
+                    MessageType::Nack
+                } else if result {
                     MessageType::Result
                 } else {
                     MessageType::Partial
@@ -185,13 +192,20 @@ fn every_frame_kind_is_the_frame_the_protocol_prescribes() {
                 let f = RawFields {
                     msg_type: msg.code(),
                     rank: u16::from(tag) << 8 | u16::from(my_board),
+                    elem_count: if nack { 0 } else { req.elem_count },
                     ..req
                 };
-                entry(&header(&to, &f, bytes.into()), ports, bytes, data, None)
+                if nack {
+                    nacks += 1;
+                    entry(&header(&to, &f, 0), ports, 0, false, None)
+                } else {
+                    entry(&header(&to, &f, bytes.into()), ports, bytes, data, None)
+                }
             }
         };
         assert_eq!(dut.entry_bytes(), want, "case {case}, kind {kind}");
         kinds[kind] += 1;
     }
     assert!(kinds.iter().all(|&n| n > 500), "{kinds:?}");
+    assert!(nacks > 200, "{nacks} nacks");
 }

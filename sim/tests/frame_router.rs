@@ -307,9 +307,9 @@ fn run<R: Router>(
 fn is_transit(f: &[u8]) -> bool {
     let msg = f.get(VERSION_TYPE_BYTE).map(|b| b & 0xf);
     is_offload_candidate(f)
-        && [MessageType::Partial, MessageType::Result]
-            .map(|m| Some(m.code()))
-            .contains(&msg)
+        && msg
+            .and_then(|m| MessageType::from_code(m).ok())
+            .is_some_and(|m| m.is_board_to_board())
         && f.get(DST_HOST_BYTE) != Some(&MY_BOARD)
 }
 

@@ -4,7 +4,8 @@
 //! a frame is sent, whether it carries data, and the CIPE pass (opcode, the slots it reads and
 //! writes, store, emit) — the outputs that matter for each kind; and combining on arrival: with
 //! random fuse flags and a waiting arrival for a random register, whether the pass takes it and
-//! the pass it then runs (docs/cfe.md).
+//! the pass it then runs (docs/cfe.md); a pass sent again for a nack (`resend`: a copy of the
+//! register its resend plan names, `Program::resends`); and the register a step waits for.
 
 use collwire_control::program::{Fuse, Send, Uop};
 use collwire_hdl::cipe::Opcode;
@@ -25,6 +26,8 @@ struct Ctx {
     fuse: Fuse,
     arr_reg: u64,
     arrival: bool,
+    /// The pass is sent again (a nack).
+    resend: bool,
 }
 
 /// A CIPE pass: opcode, slot a, slot b (pair only), slot d (store only), store, emit.
@@ -59,6 +62,21 @@ fn expected(u: Uop, c: &Ctx) -> Step {
     let slot = |r: u64| c.cur << 3 | r;
     let answers = matches!(u, Uop::Respond { .. } | Uop::RespondPrefix { .. });
     let data = c.words != 0 && !(matches!(u, Uop::Respond { .. }) && c.reduce && !c.rank_is_root);
+    if let (true, Uop::Pass { a, dst, send, .. }) = (c.resend, u) {
+        // The value sent, from the register that keeps it: `dst`, else `a`.
+        let holder = slot(reg(dst.unwrap_or(a)));
+        return Step {
+            ready: has(a) && matches!(u, Uop::Pass { b, .. } if b.is_none_or(has)),
+            last_sub: true,
+            produce: None,
+            sends: send.is_some(),
+            has_instr: data,
+            has_entry: true,
+            fuses: false,
+            swap: false,
+            pass: data.then_some((Opcode::Buffer as u64, holder, None, None, false, true)),
+        };
+    }
     let (mut fuses, mut swap) = (false, false);
     let (ready, produce, sends, store, emit, has_entry, has_instr, opcode, a, b, d) = match u {
         Uop::LocalPrefix => {
@@ -241,6 +259,7 @@ fn every_step_does_what_its_micro_op_means() {
     let mut dut = UopDecode::default();
     let mut kinds = [0usize; 4];
     let mut fused = 0;
+    let (mut waited, mut resent) = (0, 0);
     for case in 0..20_000 {
         let u = random_uop(&mut rng);
         let c = Ctx {
@@ -261,10 +280,13 @@ fn every_step_does_what_its_micro_op_means() {
             },
             arr_reg: rng.next_u64() % 8,
             arrival: rng.next_u64().is_multiple_of(2),
+            resend: matches!(u, Uop::Pass { send: Some(_), .. })
+                && rng.next_u64().is_multiple_of(3),
         };
         let word = u.encode_fused(c.fuse);
         dut.set_arrival(u64::from(c.arrival));
         dut.set_arr_reg(c.arr_reg);
+        dut.set_resend(u64::from(c.resend));
         dut.set_uop(u64::from(word));
         dut.set_cur(c.cur);
         dut.set_present(c.present);
@@ -281,10 +303,37 @@ fn every_step_does_what_its_micro_op_means() {
         dut.set_root(if c.rank_is_root { 3 } else { 1 });
         dut.eval();
         assert_eq!(dut.word(), u64::from(word), "the word passes through");
-        assert_eq!(observe(&dut), expected(u, &c), "case {case}: {u:?}");
+        let want = expected(u, &c);
+        assert_eq!(observe(&dut), want, "case {case}: {u:?} {}", c.resend);
+        // The register a pass or a respond waits for: `a` if absent, else `b`.
+        let reg = |r: u8| {
+            if r == H {
+                u64::from(c.rph2)
+            } else {
+                u64::from(r)
+            }
+        };
+        let waits = match u {
+            Uop::Pass { a, b, .. } if !want.ready => Some(if c.present >> reg(a) & 1 == 0 {
+                reg(a)
+            } else {
+                reg(b.unwrap())
+            }),
+            Uop::Respond { a } if !want.ready => Some(reg(a)),
+            _ => None,
+        };
+        if let Some(r) = waits {
+            assert_eq!(dut.missing(), r, "case {case}: {u:?} waits for");
+            waited += 1;
+        }
+        resent += usize::from(c.resend);
         kinds[(word & 3) as usize] += 1;
         fused += usize::from(c.arrival && dut.fuses() == 1);
     }
     assert!(kinds.iter().all(|&n| n > 1000), "{kinds:?}");
     assert!(fused > 50, "{fused} fused passes");
+    assert!(
+        waited > 1000 && resent > 500,
+        "{waited} waiting, {resent} resent"
+    );
 }

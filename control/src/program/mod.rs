@@ -38,12 +38,14 @@
 //! result into a register of its own where one is left ([`REGS`]), which the CIPE does in the
 //! same pass (no clock is added and no fusing lost), and the recursive-doubling scan takes a
 //! register of its own for a new total while one is left, so no later micro-op overwrites a
-//! value sent: every send of every program has its register. The hardware that answers a NACK
-//! from this plan is not built yet.
+//! value sent: every send of every program has its register. The engine answers a nack from this
+//! plan (`hdl/src/cfe.rs`): it finds the pass that sent the frame and sends a copy of that
+//! register. The waiting board finds whom to nack in the program's input map
+//! ([`Program::input_map`]), which the image places after the program's words.
 
 use std::collections::HashMap;
 
-use collwire_hdl::cfe_config::cfg::PROGRAM_WORDS;
+use collwire_hdl::cfe_config::cfg::{self, PROGRAM_WORDS};
 pub use collwire_hdl::cfe_config::{Kind, directory_index};
 pub use collwire_hdl::context_table::REGS;
 use collwire_hdl::uop_decode::UopWord;
@@ -249,6 +251,26 @@ impl Program {
                 }
                 _ => None,
             })
+            .collect()
+    }
+
+    /// Which board sends each register: `map[r]` for input register `r`
+    /// ([`cfg::NO_BOARD`] for the others). In program memory after the program's last word
+    /// ([`Program::map_words`]): the engine nacks that board for a register it lacks.
+    pub fn input_map(&self) -> [u8; REGS] {
+        let mut map = [cfg::NO_BOARD; REGS];
+        for &(reg, from) in &self.inputs {
+            map[usize::from(reg)] = from;
+        }
+        map
+    }
+
+    /// The input map as [`cfg::INPUT_MAP_WORDS`] program-memory words, register `r` in byte
+    /// `r % 4` (lowest first) of word `r / 4`.
+    pub fn map_words(&self) -> Vec<u32> {
+        self.input_map()
+            .chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect()
     }
 
@@ -528,9 +550,11 @@ impl Uop {
 /// algorithm, both kinds and every board count up to `max_boards` that includes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Image {
-    /// Program memory, from address 0.
+    /// Program memory, from address 0: each program's words, then its input map
+    /// ([`Program::map_words`]).
     pub words: Vec<u32>,
-    /// `(directory index, start, end)`; an absent index means "no program" (`bad-topology`).
+    /// `(directory index, start, end)` (`end` exclusive: the input map's address); an absent
+    /// index means "no program" (`bad-topology`).
     pub directory: Vec<(usize, u16, u16)>,
 }
 
@@ -551,6 +575,7 @@ pub fn image(board: usize, max_boards: usize) -> Image {
                     start as u16,
                     words.len() as u16,
                 ));
+                words.extend(programs[board].map_words());
             }
         }
     }
@@ -650,14 +675,69 @@ mod tests {
         assert_eq!(sends, 33_226);
     }
 
+    /// The engine answers a nack by reading a program backwards from its counter until its
+    /// first micro-op, which it knows by its kind: a `LocalPrefix` there and nowhere else.
+    #[test]
+    fn every_program_starts_with_its_only_local_prefix() {
+        for_every_program(|what, p| {
+            assert_eq!(p.uops.first(), Some(&Uop::LocalPrefix), "{what}");
+            let words = p.words();
+            let firsts = words
+                .iter()
+                .filter(|w| *w & 3 == uop_code::LOCAL_PREFIX)
+                .count();
+            assert_eq!(firsts, 1, "{what}");
+        });
+    }
+
+    /// Every input register's board is in the program's input map, after its last word in
+    /// the image, and no other register names a board.
+    #[test]
+    fn every_image_holds_each_programs_input_map_after_it() {
+        for board in [0, 1, 5, MAX_BOARDS - 1] {
+            let img = image(board, MAX_BOARDS);
+            let mut checked = 0;
+            for alg in Algorithm::supported() {
+                for kind in [Kind::Reduction, Kind::Scan] {
+                    for boards in board + 1..=MAX_BOARDS {
+                        let Ok(programs) = compile(alg, kind, boards) else {
+                            continue;
+                        };
+                        let p = &programs[board];
+                        let index = directory_index(alg, kind, boards);
+                        let &(_, start, end) = img.directory.iter().find(|d| d.0 == index).unwrap();
+                        let (start, end) = (usize::from(start), usize::from(end));
+                        assert_eq!(img.words[start..end], p.words()[..]);
+                        let map = &img.words[end..end + cfg::INPUT_MAP_WORDS];
+                        for r in 0..REGS {
+                            let byte = (map[r / 4] >> (8 * (r % 4))) as u8;
+                            let from = p.inputs.iter().find(|i| usize::from(i.0) == r);
+                            match from {
+                                Some(&(_, b)) => {
+                                    assert!(usize::from(b) < boards && usize::from(b) != board);
+                                    assert_eq!(byte, b, "{alg:?} {kind:?} {boards}: reg {r}");
+                                }
+                                None => assert_eq!(byte, cfg::NO_BOARD),
+                            }
+                        }
+                        checked += 1;
+                    }
+                }
+            }
+            assert!(checked > 0);
+        }
+    }
+
     #[test]
     fn every_image_fits_program_memory() {
         let sizes: Vec<usize> = (0..MAX_BOARDS)
             .map(|b| image(b, MAX_BOARDS).words.len())
             .collect();
-        // Board 0 takes part in every program: 2794 words at 64 boards.
+        // Board 0 takes part in every program: 3,756 words at 64 boards (2,794 of micro-ops,
+        // 962 of input maps).
         let most = sizes.iter().max().unwrap();
         assert!(*most <= PROGRAM_WORDS, "{sizes:?}");
+        assert_eq!(sizes[0], 3_756);
     }
 
     #[test]
