@@ -13,14 +13,14 @@ local PAYLOAD = 22
 local RANK = 10
 local ERROR_PAYLOAD_LEN = 4
 
-local vs_type = { [0] = "request", [1] = "partial", [2] = "result", [3] = "response", [4] = "nack", [5] = "ack", [6] = "error", [7] = "abort" }
+local vs_type = { [0] = "request", [1] = "partial", [2] = "result", [3] = "response", [4] = "nack", [5] = "ack", [6] = "error", [7] = "abort", [8] = "pending" }
 local vs_collective = { [0] = "allreduce", [1] = "reduce", [2] = "barrier", [3] = "scan", [4] = "bcast", [5] = "exscan", [6] = "reduce-scatter", [7] = "allgather", [8] = "alltoall" }
 local vs_algorithm = { [0] = "ring", [1] = "recursive-doubling", [2] = "tree", [3] = "torus2d" }
 local vs_datatype = { [0] = "int32", [1] = "uint32", [2] = "int64", [3] = "uint64", [4] = "f32", [5] = "f64", [6] = "f16", [7] = "bf16" }
 local vs_op = { [0] = "sum", [1] = "min", [2] = "max", [3] = "band", [4] = "land", [5] = "bor", [6] = "lor", [7] = "bxor", [8] = "lxor", [9] = "prod" }
 local vs_error = { [1] = "unsupported", [2] = "bad-topology", [3] = "malformed", [4] = "mismatch", [5] = "busy", [6] = "timeout", [7] = "stale", [8] = "too-large" }
--- Partial and result frames carry `input register << 8 | sending board` in `rank`.
-local board_to_board = { [1] = true, [2] = true }
+-- Board-to-board frames (partial, result, nack, pending) carry `input register << 8 | sending board` in `rank`.
+local board_to_board = { [1] = true, [2] = true, [4] = true, [8] = true }
 
 local elem_size = { [0] = 4, [1] = 4, [2] = 8, [3] = 8, [4] = 4, [5] = 8, [6] = 2, [7] = 2 }
 

@@ -8,7 +8,8 @@ use collwire_hdl::time_base::RECLAIM_DEFAULT_TICKS;
 use crate::program;
 
 /// The configuration writes of board `board` in a cluster of `boards`: identity, address
-/// prefix, context reclaim after [`RECLAIM_DEFAULT_TICKS`] time-base ticks with the
+/// prefix, a waiting segment given up after [`cfg::NACK_LIMIT_DEFAULT`] unanswered nacks,
+/// context reclaim after [`RECLAIM_DEFAULT_TICKS`] time-base ticks with the
 /// prescaler off (ticks come from the `age_tick` pin, which the simulator and `collwire serve`
 /// drive; on hardware write `cfg::TICK_PERIOD` = `time_base::prescaler_period(MHz)`), route
 /// table (`routes[dst]` = output port mask, from [`crate::topology::routes`]), directory and
@@ -28,6 +29,7 @@ pub fn config_writes(
         ),
         (cfg::RECLAIM, RECLAIM_DEFAULT_TICKS),
         (cfg::TICK_PERIOD, 0),
+        (cfg::NACK_LIMIT, cfg::NACK_LIMIT_DEFAULT),
     ];
     // Every directory and route entry is written, absent ones as 0 (no program, no port): no
     // behaviour depends on what a never-written RAM word reads (0 in Verilator and on an FPGA,

@@ -10,14 +10,19 @@
 //! | `cancel` | an abort from a local rank of this board (its context freed, the key filed) |
 //! | `drop` | any other message type than request, partial, result |
 //! | `drop` | a board frame for another board (the router forwards those: one never reaches the engine on a board) |
-//! | `nack` | a nack for this board whose segment has a context here, open or done, its register in range: the frame it asks for is sent again if this board sent it (docs/recovery.md) |
-//! | `drop` | any other nack (no context: never opened here, or its context reused) |
+//! | `drop` | a nack or `pending` whose register is out of range |
+//! | `nack` | a nack whose segment has a context here, open or done: the frame it asks for is sent again if this board sent it, else (open) answered `pending` (docs/recovery.md) |
+//! | `dup` | a nack whose segment finished or was aborted here (key in the history): it cannot be sent again |
+//! | `pend` | any other nack (the segment has not started here: a late rank): answered `pending` |
+//! | `heard` | a `pending` whose segment is open here: the partner is alive (the context's silence back to 0) |
+//! | `drop` | any other `pending` |
 //! | `resend` | a retransmitted request (`attempt` > 0) of a local rank for a segment whose context is done, parameters equal: its answer is sent again from the retained result, if the request comes from the endpoint the stored one came from (the engine checks that, else answers `stale`) |
 //! | `dup`, answer `stale` to a request | any other frame for a done context |
 //! | `dup`, answer `stale` to a request | the segment is in the history (completed, aborted) |
 //! | error `unsupported` | ranks per host 0 or above the limit, payload above the limit |
 //! | error `bad-topology` | rank not of this board / board frame register out of range |
 //! | error `mismatch` | the segment's context disagrees on the parameters (`sig`) |
+//! | error `timeout` | a request whose register is present already, for a *silent* context (its nacks went unanswered: a partner dead or cut off) |
 //! | `dup`, `ack` a request | the register is present already (a retransmission) |
 //! | `store` | into the segment's context |
 //! | error `bad-topology` | no program installed for (algorithm, kind, boards) |
@@ -64,6 +69,8 @@ pub struct ArrivalVerdict {
     pub sig_match: Signal<In, Bit>,
     pub present: Signal<In, Bit>,
     pub has_free: Signal<In, Bit>,
+    /// The hit context is silent (its nacks unanswered, [`crate::context_table`]).
+    pub silent: Signal<In, Bit>,
     // What the table, the configuration and the CIPE are asked.
     pub key: Signal<Out, Bits<48>>,
     pub sig: Signal<Out, Bits<88>>,
@@ -87,6 +94,10 @@ pub struct ArrivalVerdict {
     pub resend: Signal<Out, Bit>,
     /// Send the board frame a nack asks for again (from the hit context, open or done).
     pub nack: Signal<Out, Bit>,
+    /// Answer the nack with a `pending` (the segment has not started here).
+    pub pend: Signal<Out, Bit>,
+    /// A `pending` for an open context: its partner is alive.
+    pub heard: Signal<Out, Bit>,
     /// An error (a request is answered, another frame dropped).
     pub faulty: Signal<Out, Bit>,
     /// A request is answered with an error record carrying `code`.
@@ -108,6 +119,8 @@ pub struct ArrivalVerdict {
     msg_result: Constant<Bits<4>>,
     msg_abort: Constant<Bits<4>>,
     msg_nack: Constant<Bits<4>>,
+    msg_pending: Constant<Bits<4>>,
+    err_timeout: Constant<Bits<8>>,
     err_unsupported: Constant<Bits<8>>,
     err_bad_topology: Constant<Bits<8>>,
     err_mismatch: Constant<Bits<8>>,
@@ -115,6 +128,9 @@ pub struct ArrivalVerdict {
     coll_scan: Constant<Bits<4>>,
     is_board: Signal<Local, Bit>,
     is_nack: Signal<Local, Bit>,
+    is_pending: Signal<Local, Bit>,
+    /// A nack or a pending: board control frames (`rank` names a register and a board).
+    is_ctl: Signal<Local, Bit>,
     is_abort: Signal<Local, Bit>,
     /// Boards of the communicator (ranks ÷ ranks per host).
     boards: Signal<Local, Bits<16>>,
@@ -149,6 +165,8 @@ pub struct ArrivalVerdict {
     l_resend: Signal<Local, Bit>,
     /// Drives `nack`, assigned once at the end of `update`.
     l_nack: Signal<Local, Bit>,
+    l_pend: Signal<Local, Bit>,
+    l_heard: Signal<Local, Bit>,
 }
 
 impl ArrivalVerdict {
@@ -196,6 +214,11 @@ impl ArrivalVerdict {
             l_resend: Default::default(),
             nack: Default::default(),
             l_nack: Default::default(),
+            pend: Default::default(),
+            l_pend: Default::default(),
+            heard: Default::default(),
+            l_heard: Default::default(),
+            silent: Default::default(),
             faulty: Default::default(),
             answer_error: Default::default(),
             code: Default::default(),
@@ -212,6 +235,8 @@ impl ArrivalVerdict {
             msg_result: code4(MessageType::Result.code()),
             msg_abort: code4(MessageType::Abort.code()),
             msg_nack: code4(MessageType::Nack.code()),
+            msg_pending: code4(MessageType::Pending.code()),
+            err_timeout: code8(ErrorCode::Timeout.code()),
             err_unsupported: code8(ErrorCode::Unsupported.code()),
             err_bad_topology: code8(ErrorCode::BadTopology.code()),
             err_mismatch: code8(ErrorCode::Mismatch.code()),
@@ -219,6 +244,8 @@ impl ArrivalVerdict {
             coll_scan: code4(Collective::Scan.code()),
             is_board: Default::default(),
             is_nack: Default::default(),
+            is_pending: Default::default(),
+            is_ctl: Default::default(),
             is_abort: Default::default(),
             boards: Default::default(),
             boards_m1: Default::default(),
@@ -242,6 +269,8 @@ impl Logic for ArrivalVerdict {
             | (self.fields.val().msg_type == self.msg_result.val());
         self.is_abort.next = self.fields.val().msg_type == self.msg_abort.val();
         self.is_nack.next = self.fields.val().msg_type == self.msg_nack.val();
+        self.is_pending.next = self.fields.val().msg_type == self.msg_pending.val();
+        self.is_ctl.next = self.is_nack.val() | self.is_pending.val();
         self.datatype.next = self.fields.val().datatype;
         self.reduce_op.next = self.fields.val().reduce_op;
         self.rph2.next = self.fields.val().ranks_per_host == bits::<8>(2);
@@ -270,13 +299,13 @@ impl Logic for ArrivalVerdict {
             self.rank_board.next = self.fields.val().rank >> 1;
             self.reg8.next = bit_cast::<8, 16>(self.fields.val().rank & bits::<16>(1));
         }
-        if self.is_board.val() | self.is_nack.val() {
+        if self.is_board.val() | self.is_ctl.val() {
             self.reg8.next = bit_cast::<8, 16>(self.fields.val().rank >> 8);
         }
         self.arr_reg.next = bit_cast::<3, 8>(self.reg8.val());
         self.reg_ok.next = (self.rank_board.val() == bit_cast::<16, 8>(self.my_board.val()))
             & (self.fields.val().ranks_per_host <= self.max_rph.val());
-        if self.is_board.val() | self.is_nack.val() {
+        if self.is_board.val() | self.is_ctl.val() {
             self.reg_ok.next = (self.reg8.val() >= self.first_board_reg.val())
                 & (self.reg8.val() < self.regs.val());
         }
@@ -300,7 +329,11 @@ impl Logic for ArrivalVerdict {
         self.late_applies.next = !self.unsupported.val()
             & !(self.is_abort.val() & self.reg_ok.val())
             & (self.is_req.val()
-                | (self.is_board.val() & (self.fields.val().dst_host == self.my_board.val())));
+                | (self.is_board.val() & (self.fields.val().dst_host == self.my_board.val()))
+                | (self.is_nack.val()
+                    & (self.fields.val().dst_host == self.my_board.val())
+                    & self.reg_ok.val()
+                    & !self.hit.val()));
         self.l_cancel.next = false;
         self.l_drop.next = false;
         self.l_dup.next = false;
@@ -310,28 +343,39 @@ impl Logic for ArrivalVerdict {
         self.l_stall.next = false;
         self.l_resend.next = false;
         self.l_nack.next = false;
+        self.l_pend.next = false;
+        self.l_heard.next = false;
         self.fault.next = bits::<8>(0);
         self.answer_code.next = bits::<8>(0);
         if self.unsupported.val() {
             self.fault.next = self.err_unsupported.val();
         } else if self.is_abort.val() & self.reg_ok.val() {
             self.l_cancel.next = true;
-        } else if !(self.is_req.val() | self.is_board.val() | self.is_nack.val())
-            | ((self.is_board.val() | self.is_nack.val())
+        } else if !(self.is_req.val() | self.is_board.val() | self.is_ctl.val())
+            | ((self.is_board.val() | self.is_ctl.val())
                 & (self.fields.val().dst_host != self.my_board.val()))
         {
-            // Not a request, board frame or nack, or one for another board (the router
-            // forwards those).
+            // Not a request, board frame or board control frame, or one for another board
+            // (the router forwards those).
+            self.l_drop.next = true;
+        } else if self.is_ctl.val() & !self.reg_ok.val() {
             self.l_drop.next = true;
         } else if self.is_nack.val() {
             // Another board lacks a frame of this segment: sent again if this board has the
-            // segment's context (open or done) and sent it. No parameters to check: a nack
-            // carries no elements, and the frame it brings back is checked where it arrives.
-            if self.hit.val() & self.reg_ok.val() {
+            // segment's context (open or done) and sent it (the engine reads the program to
+            // know). No parameters to check: a nack carries no elements, and the frame it
+            // brings back is checked where it arrives. Without a context: finished here (the
+            // frame cannot be sent again), or not started (a late rank: `pending`).
+            if self.hit.val() {
                 self.l_nack.next = true;
+            } else if self.late.val() {
+                self.l_dup.next = true;
             } else {
-                self.l_drop.next = true;
+                self.l_pend.next = true;
             }
+        } else if self.is_pending.val() {
+            self.l_heard.next = self.hit.val() & !self.done.val();
+            self.l_drop.next = !(self.hit.val() & !self.done.val());
         } else if self.hit.val() & self.done.val() {
             // The segment completed here and its result is retained: a rank's retransmission
             // means its answer was lost, and it is sent again. Anything else is late, as in
@@ -365,6 +409,9 @@ impl Logic for ArrivalVerdict {
         } else if self.hit.val() {
             if !self.sig_match.val() {
                 self.fault.next = self.err_mismatch.val();
+            } else if self.present.val() & self.silent.val() & self.is_req.val() {
+                // The segment's nacks went unanswered: a partner dead or cut off.
+                self.fault.next = self.err_timeout.val();
             } else if self.present.val() {
                 // A retransmission: the board has this contribution and waits for the others;
                 // a request is acknowledged, so its rank knows the board is alive.
@@ -390,6 +437,7 @@ impl Logic for ArrivalVerdict {
             self.l_store.next = false;
             self.l_alloc.next = false;
             self.l_stall.next = false;
+            self.l_pend.next = false;
             self.fault.next = bits::<8>(0);
             self.answer_code.next = bits::<8>(0);
             if self.is_req.val() {
@@ -411,5 +459,7 @@ impl Logic for ArrivalVerdict {
         self.stall.next = self.l_stall.val();
         self.resend.next = self.l_resend.val();
         self.nack.next = self.l_nack.val();
+        self.pend.next = self.l_pend.val();
+        self.heard.next = self.l_heard.val();
     }
 }

@@ -121,6 +121,8 @@ pub struct Verdict {
     pub stall: Bit,
     pub resend: Bit,
     pub nack: Bit,
+    pub pend: Bit,
+    pub heard: Bit,
     pub faulty: Bit,
     pub answer_error: Bit,
     pub is_req: Bit,
@@ -274,6 +276,8 @@ pub struct Cfe {
     ans_pend: DFF<Bit>,
     ans_err: DFF<Bit>,
     ans_code: DFF<Bits<8>>,
+    /// The answer is a `pending` to the board that sent the arrival (a nack).
+    ans_board: DFF<Bit>,
     /// In `Arrive`: the verdict is acted on.
     arriving: Signal<Local, Bit>,
     // Context-table commands, assigned to the table's inputs once at the end of `update` (a
@@ -396,6 +400,7 @@ impl Cfe {
             ans_pend: Default::default(),
             ans_err: Default::default(),
             ans_code: Default::default(),
+            ans_board: Default::default(),
             arriving: Default::default(),
             t_park: Default::default(),
             t_produce: Default::default(),
@@ -440,6 +445,7 @@ impl Logic for Cfe {
             ans_pend,
             ans_err,
             ans_code,
+            ans_board,
             st_ins,
             st_has_instr,
             st_has_entry,
@@ -481,6 +487,7 @@ impl Logic for Cfe {
         self.arrival.sig_match.next = self.contexts.sig_match.val();
         self.arrival.present.next = self.contexts.present.val();
         self.arrival.has_free.next = self.contexts.has_free.val();
+        self.arrival.silent.next = self.contexts.silent.val();
         self.contexts.key.next = self.arrival.key.val();
         // The key of the frame at the input, which `Idle` takes into `Lookup` next clock and
         // `Judge` judges the clock after: the long history reads it two clocks ahead. (The
@@ -618,6 +625,15 @@ impl Logic for Cfe {
             self.c_board.next = self.nack_board.q.val();
             self.c_tag.next = bit_cast::<4, 3>(self.nack_reg.q.val());
         }
+        // A nack's answer goes to the board that sent it (a resend's pass names the same
+        // board).
+        if self.verdict.q.val().nack | self.verdict.q.val().pend {
+            self.route_addr.next = bit_cast::<6, 16>(self.arr_fields.q.val().rank);
+        }
+        if self.ans_board.q.val() {
+            self.c_board.next = bit_cast::<8, 16>(self.arr_fields.q.val().rank);
+            self.c_tag.next = bit_cast::<4, 16>(self.arr_fields.q.val().rank >> 8);
+        }
         self.t_park.next = false;
         self.t_produce.next = false;
         self.t_advance.next = false;
@@ -646,6 +662,7 @@ impl Logic for Cfe {
                 self.probing.d.next = false;
                 self.keep_uop.d.next = false;
                 self.nack_resend.d.next = false;
+                self.ans_board.d.next = false;
                 if self.frame_valid.val() & self.m_cmd_tready.val() & !self.blocked.q.val() {
                     self.state.d.next = CfeState::Lookup;
                 } else if self.contexts.pick_found.val() {
@@ -672,6 +689,8 @@ impl Logic for Cfe {
                 self.verdict.d.next.stall = self.arrival.stall.val();
                 self.verdict.d.next.resend = self.arrival.resend.val();
                 self.verdict.d.next.nack = self.arrival.nack.val();
+                self.verdict.d.next.pend = self.arrival.pend.val();
+                self.verdict.d.next.heard = self.arrival.heard.val();
                 self.verdict.d.next.faulty = self.arrival.faulty.val();
                 self.verdict.d.next.answer_error = self.arrival.answer_error.val();
                 self.verdict.d.next.is_req = self.arrival.is_req.val();
@@ -799,6 +818,15 @@ impl Logic for Cfe {
                             self.probing.d.next = true;
                             self.cur.d.next = self.contexts.ctx.val();
                         }
+                        if self.verdict.q.val().pend {
+                            // A nack for a segment not started here (a late rank): this
+                            // board is alive, the segment will come.
+                            self.ans_pend.d.next = true;
+                            self.ans_err.d.next = false;
+                            self.ans_board.d.next = true;
+                            self.ev.next.pendings = true;
+                            self.state.d.next = CfeState::Emit;
+                        }
                         if self.verdict.q.val().nack {
                             // Another board lacks a frame of this segment: the context's
                             // program is read backwards from its counter for the pass that
@@ -904,9 +932,20 @@ impl Logic for Cfe {
                     self.ev.next.nack_resends = true;
                     self.state.d.next = CfeState::Read;
                 } else if self.step.word.val().kind == self.kind_local_prefix.val() {
-                    // The program's first micro-op: this board has not sent that frame (yet).
-                    self.ev.next.engine_drops = true;
+                    // The program's first micro-op: this board has not sent that frame yet.
+                    // An open segment answers `pending` (it waits for its own inputs), unless
+                    // it is silent itself (its own partner is gone: so is this one, for the
+                    // nacking board); a done one never sends it (a stray nack).
                     self.state.d.next = CfeState::Idle;
+                    if self.contexts.done.val() | self.contexts.silent.val() {
+                        self.ev.next.engine_drops = true;
+                    } else {
+                        self.ans_pend.d.next = true;
+                        self.ans_err.d.next = false;
+                        self.ans_board.d.next = true;
+                        self.ev.next.pendings = true;
+                        self.state.d.next = CfeState::Emit;
+                    }
                 }
             }
             CfeState::Read => {
@@ -1049,6 +1088,7 @@ impl Logic for Cfe {
             self.ins_pend.d.next = false;
             self.ent_pend.d.next = false;
             self.ans_pend.d.next = false;
+            self.ans_board.d.next = false;
             self.fusing.d.next = false;
             self.st_has_instr.d.next = false;
             self.st_has_entry.d.next = false;
@@ -1086,6 +1126,11 @@ impl Logic for Cfe {
         self.contexts.retire.next = self.t_retire.val();
         self.contexts.touch.next = self.arriving.val();
         self.contexts.reclaim.next = self.t_reclaim.val();
+        self.contexts.nacked.next = (self.state.q.val() == CfeState::Issue)
+            & self.probing.q.val()
+            & self.st_has_entry.q.val();
+        self.contexts.heard.next = self.tail_good.val() & self.verdict.q.val().heard;
+        self.contexts.silence_limit.next = self.conf.nack_limit.val();
         self.contexts.age_tick.next = self.time_base.age_tick.val();
         self.contexts.age_limit.next = self.conf.reclaim_ticks.val();
         self.time_base.clock.next = self.clock.val();
@@ -1098,15 +1143,19 @@ impl Logic for Cfe {
         self.composer.request.next = self.answer_src.val();
         self.composer.err_answer.next = self.ans_pend.q.val() & self.ans_err.q.val();
         self.composer.code.next = self.ans_code.q.val();
-        self.composer.ack.next = self.ans_pend.q.val() & !self.ans_err.q.val();
-        self.composer.to_board.next = self.step.sends.val() | self.probing.q.val();
+        self.composer.ack.next =
+            self.ans_pend.q.val() & !self.ans_err.q.val() & !self.ans_board.q.val();
+        self.composer.to_board.next =
+            self.step.sends.val() | self.probing.q.val() | self.ans_board.q.val();
         self.composer.nack.next = self.probing.q.val();
+        self.composer.pending.next = self.ans_board.q.val();
         self.composer.board.next = self.c_board.val();
         self.composer.tag.next = self.c_tag.val();
         self.composer.result.next = self.step.word.val().result;
         self.composer.ports.next = self.conf.route_ports.val();
         self.composer.bytes.next = self.contexts.bytes.val();
-        self.composer.data.next = self.step.data.val() & !self.probing.q.val();
+        self.composer.data.next =
+            self.step.data.val() & !self.probing.q.val() & !self.ans_board.q.val();
         self.composer.my_board.next = self.conf.my_board.val();
         self.composer.ip_prefix.next = self.conf.ip_prefix.val();
     }

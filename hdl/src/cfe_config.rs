@@ -53,6 +53,12 @@ pub mod cfg {
     /// Clocks per time-base tick from the prescaler (0: ticks only from the board's `tick`
     /// pin). See [`crate::time_base`].
     pub const TICK_PERIOD: u16 = 0x1303;
+    /// Nacks a waiting segment may send without an answer (`[3:0]`; 0: never give up): then
+    /// its ranks' retransmissions are answered `timeout` (docs/recovery.md, "A partner that
+    /// answers nothing"). See [`crate::context_table`]'s silence.
+    pub const NACK_LIMIT: u16 = 0x1304;
+    /// What the control plane's image writes to [`NACK_LIMIT`].
+    pub const NACK_LIMIT_DEFAULT: u32 = 8;
     /// `0x1400..0x1420`, read only (`cfg_rdata`): the statistics counters, by
     /// [`crate::statistics::stat_index`].
     pub const STATS: u16 = 0x1400;
@@ -145,6 +151,8 @@ pub struct CfeConfig {
     /// [`cfg::RECLAIM`] and [`cfg::TICK_PERIOD`].
     pub reclaim_ticks: Signal<Out, Bits<16>>,
     pub tick_period: Signal<Out, Bits<32>>,
+    /// [`cfg::NACK_LIMIT`].
+    pub nack_limit: Signal<Out, Bits<4>>,
     program_tag: Constant<Bits<16>>,
     directory_tag: Constant<Bits<16>>,
     program_index_bits: Constant<Bits<16>>,
@@ -153,6 +161,7 @@ pub struct CfeConfig {
     prefix_mask: Constant<Bits<32>>,
     reclaim_addr: Constant<Bits<16>>,
     tick_period_addr: Constant<Bits<16>>,
+    nack_limit_addr: Constant<Bits<16>>,
     microcode: RAM<Bits<32>, 12>,
     directory: RAM<DirectoryWord, 9>,
     /// The route table and the board index.
@@ -160,6 +169,7 @@ pub struct CfeConfig {
     prefix: DFF<Bits<32>>,
     reclaim: DFF<Bits<16>>,
     period: DFF<Bits<32>>,
+    limit: DFF<Bits<4>>,
 }
 
 impl Default for CfeConfig {
@@ -181,6 +191,7 @@ impl Default for CfeConfig {
             ip_prefix: Default::default(),
             reclaim_ticks: Default::default(),
             tick_period: Default::default(),
+            nack_limit: Default::default(),
             program_tag: Constant::new(bits(cfg::region_tag(cfg::PROGRAM, cfg::PROGRAM_WORDS))),
             directory_tag: Constant::new(bits(cfg::region_tag(
                 cfg::DIRECTORY,
@@ -192,12 +203,14 @@ impl Default for CfeConfig {
             prefix_mask: Constant::new(bits(0xFF_FFFF)),
             reclaim_addr: Constant::new(bits(u64::from(cfg::RECLAIM))),
             tick_period_addr: Constant::new(bits(u64::from(cfg::TICK_PERIOD))),
+            nack_limit_addr: Constant::new(bits(u64::from(cfg::NACK_LIMIT))),
             microcode: Default::default(),
             directory: Default::default(),
             routes: Default::default(),
             prefix: Default::default(),
             reclaim: Default::default(),
             period: Default::default(),
+            limit: Default::default(),
         }
     }
 }
@@ -205,7 +218,7 @@ impl Default for CfeConfig {
 impl Logic for CfeConfig {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, prefix, reclaim, period);
+        dff_setup!(self, clock, prefix, reclaim, period, limit);
         self.microcode.read_clock.next = self.clock.val();
         self.microcode.write_clock.next = self.clock.val();
         self.directory.read_clock.next = self.clock.val();
@@ -233,6 +246,9 @@ impl Logic for CfeConfig {
         if self.cfg_we.val() & (self.cfg_addr.val() == self.tick_period_addr.val()) {
             self.period.d.next = self.cfg_data.val();
         }
+        if self.cfg_we.val() & (self.cfg_addr.val() == self.nack_limit_addr.val()) {
+            self.limit.d.next = bit_cast::<4, 32>(self.cfg_data.val());
+        }
         // Reads.
         self.microcode.read_address.next = self.uop_addr.val();
         self.uop.next = self.microcode.read_data.val();
@@ -244,6 +260,7 @@ impl Logic for CfeConfig {
         self.ip_prefix.next = self.prefix.q.val();
         self.reclaim_ticks.next = self.reclaim.q.val();
         self.tick_period.next = self.period.q.val();
+        self.nack_limit.next = self.limit.q.val();
     }
 }
 

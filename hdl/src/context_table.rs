@@ -32,6 +32,13 @@
 //! | `retire`  | `cur` done (below), its key filed in the history |
 //! | `touch`   | the hit context's age back to 0 (any arrival for it: a retransmission shows its ranks are alive) |
 //! | `reclaim` | the `expired` context freed, its key filed in the history |
+//! | `nacked`  | `cur` sent a nack: its silence + 1 (saturating) |
+//! | `heard`   | the hit context heard from its partner (a `pending`): its silence back to 0 |
+//!
+//! **Silence** (docs/recovery.md, "A partner that answers nothing"): every context counts the
+//! nacks it sent since it last stored anything or heard a `pending` from a partner. At
+//! `silence_limit` (0: never) it is `silent`: its partner is taken as dead or cut off, and the
+//! engine answers its ranks' retransmissions with `timeout` and stops answering nacks for it.
 //!
 //! **Ageing** (self-reclaiming contexts): every open context counts the time-base ticks (`age_tick`)
 //! since it last made progress (a store or a touch: data or a retransmission arrived; a program
@@ -66,6 +73,8 @@ pub const REGS: usize = 8;
 pub const HISTORY: usize = 8;
 /// Bits of a context's age in time-base ticks (it saturates).
 pub const AGE_BITS: usize = 16;
+/// Bits of a context's silence, in nacks sent without an answer (it saturates).
+pub const SILENCE_BITS: usize = 4;
 
 #[derive(LogicBlock)]
 pub struct ContextTable {
@@ -136,6 +145,16 @@ pub struct ContextTable {
     /// A context has expired (registered; see the module doc), the lowest is `expired_ctx`.
     pub expired: Signal<Out, Bit>,
     pub expired_ctx: Signal<Out, Bits<3>>,
+    pub nacked: Signal<In, Bit>,
+    pub heard: Signal<In, Bit>,
+    /// Nacks without an answer after which a context is `silent`; 0: never.
+    pub silence_limit: Signal<In, Bits<SILENCE_BITS>>,
+    /// The lookup's context (`ctx`, with `hit`) is silent (a clock late after a `nacked`).
+    pub silent: Signal<Out, Bit>,
+    c_silence: [DFF<Bits<SILENCE_BITS>>; 8],
+    c_mute: [DFF<Bit>; 8],
+    silence_max: Constant<Bits<SILENCE_BITS>>,
+    l_silent: Signal<Local, Bit>,
     index: [Constant<Bits<3>>; 8],
     age_max: Constant<Bits<AGE_BITS>>,
     c_age: [DFF<Bits<AGE_BITS>>; 8],
@@ -303,8 +322,16 @@ impl Default for ContextTable {
             age_limit: Default::default(),
             expired: Default::default(),
             expired_ctx: Default::default(),
+            nacked: Default::default(),
+            heard: Default::default(),
+            silence_limit: Default::default(),
+            silent: Default::default(),
+            c_silence: Default::default(),
+            c_mute: Default::default(),
+            l_silent: Default::default(),
             index: std::array::from_fn(|i| Constant::new(bits::<3>(i as u64))),
             age_max: Constant::new(Bits::<AGE_BITS>::mask()),
+            silence_max: Constant::new(Bits::<SILENCE_BITS>::mask()),
             c_age: Default::default(),
             r_exp_vec: Default::default(),
             r_quiet: Default::default(),
@@ -387,6 +414,11 @@ impl Logic for ContextTable {
             self.h_valid[c].clock.next = self.clock.val();
             self.h_key[c].clock.next = self.clock.val();
             self.c_age[c].clock.next = self.clock.val();
+            self.c_silence[c].clock.next = self.clock.val();
+            self.c_mute[c].clock.next = self.clock.val();
+            self.c_silence[c].d.next = self.c_silence[c].q.val();
+            self.c_mute[c].d.next = (self.silence_limit.val() != bits::<SILENCE_BITS>(0))
+                & (self.c_silence[c].q.val() >= self.silence_limit.val());
             self.r_exp_vec[c].clock.next = self.clock.val();
             self.valid[c].d.next = self.valid[c].q.val();
             self.dirty[c].d.next = self.dirty[c].q.val();
@@ -484,9 +516,11 @@ impl Logic for ContextTable {
         self.cur_key.next = bits::<48>(0);
         self.cur_done.next = false;
         self.l_ctx_pc.next = bits::<12>(0);
+        self.l_silent.next = false;
         for c in 0..8 {
             if self.r_ctx.q.val() == self.index[c].val() {
                 self.l_ctx_pc.next = self.c_pc[c].q.val();
+                self.l_silent.next = self.c_mute[c].q.val();
             }
             if self.cur.val() == self.index[c].val() {
                 self.l_pc.next = self.c_pc[c].q.val();
@@ -533,6 +567,8 @@ impl Logic for ContextTable {
             | self.retire.val()
             | self.touch.val()
             | self.reclaim.val()
+            | self.nacked.val()
+            | self.heard.val()
             | self.reset.val();
         self.r_quiet.d.next = !self.any_command.val();
         self.r_expired.d.next =
@@ -544,6 +580,10 @@ impl Logic for ContextTable {
         self.file.next = false;
         self.file_key.next = self.cur_key.val();
         for c in 0..8 {
+            if (self.store.val() | self.heard.val()) & (self.r_ctx.q.val() == self.index[c].val()) {
+                // Progress, or a partner alive: not silent.
+                self.c_silence[c].d.next = bits::<SILENCE_BITS>(0);
+            }
             if self.store.val() & (self.r_ctx.q.val() == self.index[c].val()) {
                 self.c_age[c].d.next = bits::<AGE_BITS>(0);
                 self.dirty[c].d.next = true;
@@ -592,6 +632,9 @@ impl Logic for ContextTable {
                 self.dirty[c].d.next = false;
             }
             if self.cur.val() == self.index[c].val() {
+                if self.nacked.val() & (self.c_silence[c].q.val() != self.silence_max.val()) {
+                    self.c_silence[c].d.next = self.c_silence[c].q.val() + bits::<SILENCE_BITS>(1);
+                }
                 if self.park.val() {
                     self.dirty[c].d.next = false;
                 }
@@ -661,6 +704,8 @@ impl Logic for ContextTable {
                 self.dirty[c].d.next = false;
                 self.h_valid[c].d.next = false;
                 self.c_age[c].d.next = bits::<AGE_BITS>(0);
+                self.c_silence[c].d.next = bits::<SILENCE_BITS>(0);
+                self.c_mute[c].d.next = false;
             }
         }
         self.hit.next = self.r_hit.q.val();
@@ -670,6 +715,7 @@ impl Logic for ContextTable {
         self.hist_late.next = self.history.seen.val();
         self.ctx.next = self.r_ctx.q.val();
         self.ctx_pc.next = self.l_ctx_pc.val();
+        self.silent.next = self.l_silent.val();
         self.sig_match.next = self.r_sig_match.q.val();
         self.present.next = self.r_present.q.val();
         self.pc.next = self.l_pc.val();

@@ -15,7 +15,8 @@
 //!   and IPv4 from the addressing scheme (`collwire_proto::addressing`), the offload UDP port
 //!   both ways, rank = `tag << 8 | this board`, `bytes` of payload from the CIPE when `data`,
 //!   out of the ports in `ports` (the route table's entry for `board`); with `nack`, a `nack`
-//!   for this board's register `tag` instead (no payload, elem count 0);
+//!   for this board's register `tag` instead (no payload, elem count 0), with `pending` a
+//!   `pending` (the same, answering a nack of board `board` for its register `tag`);
 //! * **answer** (otherwise): a `response` to the requesting rank, with `bytes` of payload from
 //!   the CIPE when `data`, else empty.
 
@@ -67,6 +68,9 @@ pub struct EntryComposer {
     pub result: Signal<In, Bit>,
     /// The board frame is a `nack`: this board lacks its register `tag` (docs/recovery.md).
     pub nack: Signal<In, Bit>,
+    /// The board frame is a `pending`: the answer to a nack for register `tag` of board
+    /// `board` whose frame this board has not sent yet.
+    pub pending: Signal<In, Bit>,
     pub ports: Signal<In, Bits<8>>,
     /// The segment's payload bytes, and whether the frame carries them.
     pub bytes: Signal<In, Bits<16>>,
@@ -92,6 +96,7 @@ pub struct EntryComposer {
     msg_response: Constant<Bits<4>>,
     msg_error: Constant<Bits<4>>,
     msg_nack: Constant<Bits<4>>,
+    msg_pending: Constant<Bits<4>>,
     offload_port: Constant<Bits<16>>,
     board_mac_prefix: Constant<Bits<48>>,
     builder: HeaderBuilder,
@@ -107,6 +112,7 @@ pub struct EntryComposer {
     s0_tag: DFF<Bits<4>>,
     s0_result: DFF<Bit>,
     s0_nack: DFF<Bit>,
+    s0_pending: DFF<Bit>,
     s0_ports: DFF<Bits<8>>,
     s0_bytes: DFF<Bits<16>>,
     s0_data: DFF<Bit>,
@@ -140,6 +146,7 @@ impl Default for EntryComposer {
             tag: Default::default(),
             result: Default::default(),
             nack: Default::default(),
+            pending: Default::default(),
             ports: Default::default(),
             bytes: Default::default(),
             data: Default::default(),
@@ -161,6 +168,7 @@ impl Default for EntryComposer {
             msg_response: msg(MessageType::Response),
             msg_error: msg(MessageType::Error),
             msg_nack: msg(MessageType::Nack),
+            msg_pending: msg(MessageType::Pending),
             offload_port: Constant::new(bits::<16>(u64::from(collwire_proto::OFFLOAD_UDP_PORT))),
             board_mac_prefix: Constant::new(bits::<48>(addressing::BOARD_MAC_PREFIX_BITS)),
             builder: Default::default(),
@@ -174,6 +182,7 @@ impl Default for EntryComposer {
             s0_tag: Default::default(),
             s0_result: Default::default(),
             s0_nack: Default::default(),
+            s0_pending: Default::default(),
             s0_ports: Default::default(),
             s0_bytes: Default::default(),
             s0_data: Default::default(),
@@ -205,6 +214,7 @@ impl Logic for EntryComposer {
             s0_tag,
             s0_result,
             s0_nack,
+            s0_pending,
             s0_ports,
             s0_bytes,
             s0_data,
@@ -227,6 +237,7 @@ impl Logic for EntryComposer {
         self.s0_tag.d.next = self.tag.val();
         self.s0_result.d.next = self.result.val();
         self.s0_nack.d.next = self.nack.val();
+        self.s0_pending.d.next = self.pending.val();
         self.s0_ports.d.next = self.ports.val();
         self.s0_bytes.d.next = self.bytes.val();
         self.s0_data.d.next = self.data.val();
@@ -303,8 +314,11 @@ impl Logic for EntryComposer {
             self.chosen.next.payload_bytes = self.s0_bytes.q.val();
             self.chosen.next.elem_count = self.s0_request.q.val().elem_count;
             self.chosen.next.ports = self.s0_ports.q.val();
-            if self.s0_nack.q.val() {
+            if self.s0_nack.q.val() | self.s0_pending.q.val() {
                 self.chosen.next.msg_type = self.msg_nack.val();
+                if self.s0_pending.q.val() {
+                    self.chosen.next.msg_type = self.msg_pending.val();
+                }
                 self.chosen.next.payload_bytes = bits::<16>(0);
                 self.chosen.next.elem_count = bits::<16>(0);
                 self.chosen.next.from_cipe = false;

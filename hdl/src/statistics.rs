@@ -67,6 +67,9 @@ pub struct StatEvents {
     /// Board frames (partials, results) sent again because the board they were for nacked
     /// them.
     pub nack_resends: Bit,
+    /// `pending` answers to nacks: the frame asked for was not sent yet (the segment waits
+    /// for its own inputs here, or has not started here).
+    pub pendings: Bit,
 }
 
 /// Number of counters.
@@ -154,7 +157,7 @@ mod tests {
         let names = stat_names();
         assert_eq!(names.len(), STATS);
         assert_eq!(names[0], "stored");
-        assert_eq!(stat_index("nack_resends"), Some(STATS - 1));
+        assert_eq!(stat_index("pendings"), Some(STATS - 1));
         assert_eq!(stat_index("nonsense"), None);
         // The event bit of a field is its index.
         let e = StatEvents {

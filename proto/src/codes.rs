@@ -105,6 +105,11 @@ code_enum! {
         /// Host → board: the rank gave up on segment `seg_index` of `op_id` (its deadline
         /// passed); the board frees the segment's context and drops its late frames.
         Abort = 7, "abort", true;
+        /// Board → board: the answer to a nack for a frame its sender has not sent yet (its
+        /// segment is open, waiting for its own inputs: a late rank). The nacking board hears
+        /// that its partner is alive and keeps waiting instead of giving up. `rank` as in the
+        /// nack (`register << 8 | sending board`), no elements.
+        Pending = 8, "pending", true;
     }
 }
 
@@ -113,7 +118,11 @@ impl MessageType {
     pub const fn carries_data(self) -> bool {
         !matches!(
             self,
-            MessageType::Nack | MessageType::Ack | MessageType::Error | MessageType::Abort
+            MessageType::Nack
+                | MessageType::Ack
+                | MessageType::Error
+                | MessageType::Abort
+                | MessageType::Pending
         )
     }
 }
@@ -213,7 +222,7 @@ impl MessageType {
     pub fn is_board_to_board(self) -> bool {
         matches!(
             self,
-            MessageType::Partial | MessageType::Result | MessageType::Nack
+            MessageType::Partial | MessageType::Result | MessageType::Nack | MessageType::Pending
         )
     }
 }

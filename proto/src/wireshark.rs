@@ -171,7 +171,7 @@ pub fn lua_dissector() -> String {
         .collect();
     let _ = writeln!(
         w,
-        "-- Partial and result frames carry `input register << 8 | sending board` in `rank`.\n\
+        "-- Board-to-board frames (partial, result, nack, pending) carry `input register << 8 | sending board` in `rank`.\n\
          local board_to_board = {{ {} }}\n",
         board_types.join(", ")
     );

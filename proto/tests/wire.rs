@@ -73,6 +73,7 @@ fn every_code_combination_round_trips() {
                                 msg_type,
                                 MessageType::Ack
                                     | MessageType::Nack
+                                    | MessageType::Pending
                                     | MessageType::Error
                                     | MessageType::Abort
                             );
@@ -109,8 +110,8 @@ fn every_code_combination_round_trips() {
             }
         }
     }
-    // 8 msg types × 9 collectives × 4 algorithms × (4 ints × 10 ops + 4 floats × 4 ops)
-    assert_eq!(valid, 8 * 9 * 4 * (4 * 10 + 4 * 4));
+    // 9 msg types × 9 collectives × 4 algorithms × (4 ints × 10 ops + 4 floats × 4 ops)
+    assert_eq!(valid, 9 * 9 * 4 * (4 * 10 + 4 * 4));
 }
 
 fn set(d: &mut [u8], at: usize, v: u8) -> Vec<u8> {
@@ -389,6 +390,7 @@ fn valid_repr() -> impl Strategy<Value = OffloadRepr> {
                         msg_type,
                         MessageType::Ack
                             | MessageType::Nack
+                            | MessageType::Pending
                             | MessageType::Error
                             | MessageType::Abort
                     );

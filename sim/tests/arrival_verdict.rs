@@ -27,6 +27,7 @@ struct Lookup {
     present: bool,
     has_free: bool,
     installed: bool,
+    silent: bool,
 }
 
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -40,6 +41,8 @@ struct Verdict {
     stall: bool,
     resend: bool,
     nack: bool,
+    pend: bool,
+    heard: bool,
     faulty: bool,
     answer_error: bool,
     code: u8,
@@ -58,11 +61,13 @@ fn model(
     let is_req = msg == Some(MessageType::Request);
     let is_board = matches!(msg, Some(MessageType::Partial | MessageType::Result));
     let is_nack = msg == Some(MessageType::Nack);
+    let is_pending = msg == Some(MessageType::Pending);
+    let is_ctl = is_nack || is_pending;
     let rph = usize::from(f.ranks_per_host);
     let rph_ok = (1..=usize::from(limits::MAX_RANKS_PER_HOST)).contains(&rph);
     let of_this_board = rph_ok && usize::from(f.rank) / rph == usize::from(me);
     let tag = usize::from(f.rank >> 8);
-    let reg_ok = if is_board || is_nack {
+    let reg_ok = if is_board || is_ctl {
         (usize::from(limits::MAX_RANKS_PER_HOST)..REGS).contains(&tag)
     } else {
         of_this_board
@@ -75,18 +80,26 @@ fn model(
         fault = Some(ErrorCode::Unsupported);
     } else if msg == Some(MessageType::Abort) && of_this_board {
         v.cancel = true;
-    } else if !(is_req || is_board || is_nack) {
+    } else if !(is_req || is_board || is_ctl) {
         v.drop = true;
-    } else if (is_board || is_nack) && dst_host != me {
+    } else if (is_board || is_ctl) && dst_host != me {
         // The router forwards these; one that reached the engine is dropped.
         v.drop = true;
+    } else if is_ctl && !reg_ok {
+        v.drop = true;
     } else if is_nack {
-        // Sent again from the segment's context, open or done; no context, nothing to send.
-        if t.hit && reg_ok {
+        // Sent again from the segment's context, open or done; finished here, it cannot be;
+        // not started here, the answer is `pending`.
+        if t.hit {
             v.nack = true;
+        } else if t.late || t.hist_late {
+            v.dup = true;
         } else {
-            v.drop = true;
+            v.pend = true;
         }
+    } else if is_pending {
+        v.heard = t.hit && !t.done;
+        v.drop = !v.heard;
     } else if t.hit && t.done {
         // A retransmission is answered again from the retained result; anything else is late.
         if is_req && reg_ok && t.sig_match && f.attempt != 0 {
@@ -109,6 +122,8 @@ fn model(
     } else if t.hit {
         if !t.sig_match {
             fault = Some(ErrorCode::Mismatch);
+        } else if t.present && t.silent && is_req {
+            fault = Some(ErrorCode::Timeout);
         } else if t.present {
             v.dup = true;
             v.ack = is_req;
@@ -141,6 +156,8 @@ fn verdict(dut: &ArrivalVerdict) -> Verdict {
         stall: dut.stall() == 1,
         resend: dut.resend() == 1,
         nack: dut.nack() == 1,
+        pend: dut.pend() == 1,
+        heard: dut.heard() == 1,
         faulty: dut.faulty() == 1,
         answer_error: dut.answer_error() == 1,
         code: dut.code() as u8,
@@ -154,7 +171,7 @@ fn every_verdict_follows_the_precedence_table() {
     let word_bytes = 8; // the design is emitted for the 64-bit datapath
     // How often each row of the table was the answer.
     let mut seen = std::collections::BTreeMap::<&str, usize>::new();
-    for case in 0..20_000 {
+    for case in 0..60_000 {
         let mut r = |n: u64| rng.next_u64() % n;
         let me = r(8) as u8;
         let rph = 1 + r(4) as u8;
@@ -164,7 +181,7 @@ fn every_verdict_follows_the_precedence_table() {
         f.msg_type = if r(4) == 0 {
             r(16) as u8
         } else {
-            [0, 1, 2, 4, 7][r(5) as usize]
+            [0, 1, 2, 4, 7, 8][r(6) as usize]
         };
         f.ranks_per_host = rph;
         f.comm_size = boards.saturating_mul(u16::from(rph));
@@ -172,9 +189,12 @@ fn every_verdict_follows_the_precedence_table() {
         f.collective = r(6) as u8;
         // Mostly a rank of this board (or a board frame's tag in range), sometimes not.
         f.rank = match MessageType::from_code(f.msg_type) {
-            Ok(MessageType::Partial | MessageType::Result | MessageType::Nack) => {
-                (r(10) as u16) << 8 | r(64) as u16
-            }
+            Ok(
+                MessageType::Partial
+                | MessageType::Result
+                | MessageType::Nack
+                | MessageType::Pending,
+            ) => (r(10) as u16) << 8 | r(64) as u16,
             _ if r(4) == 0 => r(u64::from(f.comm_size.max(1))) as u16,
             _ => u16::from(me) * u16::from(rph) + r(u64::from(rph)) as u16,
         };
@@ -197,6 +217,7 @@ fn every_verdict_follows_the_precedence_table() {
             present: r(3) == 0,
             has_free: r(6) != 0,
             installed: r(6) != 0,
+            silent: r(2) == 0,
         };
         let mut e = endpoints(&mut rng);
         e.dst_ip[3] = dst_host;
@@ -216,6 +237,7 @@ fn every_verdict_follows_the_precedence_table() {
         dut.set_sig_match(u64::from(t.sig_match));
         dut.set_present(u64::from(t.present));
         dut.set_has_free(u64::from(t.has_free));
+        dut.set_silent(u64::from(t.silent));
         dut.eval();
 
         let want = model(&f, dst_host, payload, unsupported, me, t);
@@ -250,10 +272,7 @@ fn every_verdict_follows_the_precedence_table() {
                 "board frame for another board",
                 want.drop && !unsupported && {
                     let m = MessageType::from_code(f.msg_type).ok();
-                    matches!(
-                        m,
-                        Some(MessageType::Partial | MessageType::Result | MessageType::Nack)
-                    ) && dst_host != me
+                    m.is_some_and(|m| m.is_board_to_board()) && dst_host != me
                 },
             ),
             ("dup", want.dup),
@@ -263,13 +282,13 @@ fn every_verdict_follows_the_precedence_table() {
             ("stall", want.stall),
             ("resend", want.resend),
             ("nack", want.nack),
+            ("pend", want.pend),
+            ("heard", want.heard),
             (
-                "nack without a context",
-                want.drop
-                    && !unsupported
-                    && f.msg_type == MessageType::Nack.code()
-                    && dst_host == me,
+                "nack for a finished segment",
+                want.dup && f.msg_type == MessageType::Nack.code(),
             ),
+            ("timeout", want.code == ErrorCode::Timeout.code()),
             ("unsupported", want.code == ErrorCode::Unsupported.code()),
             ("bad-topology", want.code == ErrorCode::BadTopology.code()),
             ("mismatch", want.code == ErrorCode::Mismatch.code()),
@@ -286,10 +305,7 @@ fn every_verdict_follows_the_precedence_table() {
             payload.div_ceil(word_bytes) as u64,
             "case {case}: words"
         );
-        let is_board = matches!(
-            MessageType::from_code(f.msg_type),
-            Ok(MessageType::Partial | MessageType::Result | MessageType::Nack)
-        );
+        let is_board = MessageType::from_code(f.msg_type).is_ok_and(|m| m.is_board_to_board());
         let reg = if is_board {
             f.rank >> 8 & 7
         } else if rph == 2 {
@@ -316,5 +332,5 @@ fn every_verdict_follows_the_precedence_table() {
     for (row, n) in &seen {
         assert!(*n >= 50, "row {row} reached {n} times: {seen:?}");
     }
-    assert_eq!(seen.len(), 15);
+    assert_eq!(seen.len(), 18);
 }

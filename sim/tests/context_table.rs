@@ -5,6 +5,7 @@
 //! Time-base ticks come at random on both clocks, so contexts age, expire and are reclaimed
 //! (or touched back to life) as the engine would. Retired contexts stay *done* (their results
 //! retained) until a new segment finds no free context and takes the one that retired first.
+//! Nacks sent (`nacked`) and partners heard (`heard`) make contexts silent and not.
 //! Commands the engine never gives (a store into a done context, a retire of a free one) are
 //! not given.
 
@@ -27,6 +28,8 @@ struct Ctx {
     words: u64,
     bytes: u64,
     age: u64,
+    /// Nacks sent since the last store or `heard`.
+    silence: u64,
 }
 
 #[derive(Default)]
@@ -41,6 +44,9 @@ struct Model {
     quiet: bool,
     /// Stage 2: the lowest of them (no command in either clock).
     expired: Option<usize>,
+    /// Silent (registered from the silence and the limit on every clock).
+    mute: [bool; 8],
+    silence_limit: u64,
 }
 
 #[derive(Debug, PartialEq)]
@@ -55,6 +61,7 @@ struct Lookup {
     cur: (u64, u64, u64, bool, u64, u64),
     pick: Option<u64>,
     expired: Option<u64>,
+    silent: bool,
 }
 
 impl Model {
@@ -85,10 +92,17 @@ impl Model {
                 .find(|&i| self.c[i].valid && self.c[i].dirty)
                 .map(|i| i as u64),
             expired: self.expired.map(|i| i as u64),
+            silent: self.mute[hit
+                .or(free)
+                .or(self.done_queue.front().copied())
+                .unwrap_or(0)],
         }
     }
     /// The clock edge's ageing and expiry registers; `refreshed` contexts go back to 0.
     fn age(&mut self, tick: bool, limit: u64, command: bool, refreshed: Option<usize>) {
+        self.mute = std::array::from_fn(|i| {
+            self.silence_limit != 0 && self.c[i].silence >= self.silence_limit
+        });
         let lowest = (0..8).find(|&i| self.exp_vec[i]);
         self.expired = lowest.filter(|_| self.quiet && !command);
         self.quiet = !command;
@@ -128,6 +142,7 @@ fn observe(dut: &ContextTable) -> Lookup {
         ),
         pick: (dut.pick_found() == 1).then(|| dut.pick()),
         expired: (dut.expired() == 1).then(|| dut.expired_ctx()),
+        silent: dut.silent() == 1,
     }
 }
 
@@ -142,12 +157,14 @@ fn table_matches_its_model_under_random_commands() {
     let mut m = Model::default();
     let keys: Vec<u64> = (0..12).map(|_| rng.next_u64() & 0xffff_ffff_ffff).collect();
     let sigs: Vec<u64> = (0..3).map(|_| rng.next_u64()).collect();
-    let mut seen = [0usize; 13];
+    let mut seen = [0usize; 15];
+    let mut silent_seen = 0;
     let mut reclaimed = 0;
     let (mut evicted, mut done_hits) = (0, 0);
     for cycle in 0..40_000 {
         // Mostly a short limit (contexts expire all the time), sometimes none.
         let limit = if cycle % 10_000 < 8_000 { 3 } else { 0 };
+        m.silence_limit = if cycle % 7_000 < 6_000 { 2 } else { 0 };
         let ticks = [
             rng.next_u64().is_multiple_of(3),
             rng.next_u64().is_multiple_of(3),
@@ -159,7 +176,7 @@ fn table_matches_its_model_under_random_commands() {
         let command = if cycle % 5000 == 4999 {
             8
         } else {
-            [0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12][rng.next_u64() as usize % 12]
+            [0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14][rng.next_u64() as usize % 14]
         };
         // Only what the engine does: a store into the open context the arrival hit, or into a
         // new one on a miss; an undo only of that; a retire of an open context (a retire of
@@ -172,6 +189,8 @@ fn table_matches_its_model_under_random_commands() {
             2 => !before.hit && before.has_free,
             11 | 12 => before.has_free && open(&target),
             7 => m.c[cur].valid,
+            13 => open(&m.c[cur]),
+            14 => before.hit && !before.done,
             _ => true,
         };
         let command = if legal { command } else { 0 };
@@ -191,6 +210,7 @@ fn table_matches_its_model_under_random_commands() {
         dut.set_arr_reg(reg);
         dut.set_cur(cur as u64);
         dut.set_age_limit(limit);
+        dut.set_silence_limit(m.silence_limit);
         // The arrival is looked up for a clock with no command (the engine's Lookup state),
         // then acted on with its registered verdict (Arrive).
         for c in [
@@ -206,6 +226,8 @@ fn table_matches_its_model_under_random_commands() {
             ContextTable::set_reclaim,
             ContextTable::set_unstore,
             ContextTable::set_unstore_free,
+            ContextTable::set_nacked,
+            ContextTable::set_heard,
         ] {
             c(&mut dut, 0);
         }
@@ -231,11 +253,14 @@ fn table_matches_its_model_under_random_commands() {
         // Undo a store (its frame bad at the tail): 11 keeps the context, 12 frees it.
         dut.set_unstore(u64::from(command == 11 || command == 12));
         dut.set_unstore_free(u64::from(command == 12));
+        dut.set_nacked(u64::from(command == 13));
+        dut.set_heard(u64::from(command == 14));
         dut.set_age_tick(u64::from(ticks[1]));
         dut.eval();
         let want = m.lookup(key, sig, reg, cur);
         assert_eq!(observe(&dut), want, "cycle {cycle}, command {command}");
         done_hits += usize::from(want.done);
+        silent_seen += usize::from(want.silent);
         seen[command as usize] += 1;
         dut.tick();
 
@@ -253,7 +278,10 @@ fn table_matches_its_model_under_random_commands() {
                 let c = &mut m.c[ctx];
                 c.dirty = true;
                 c.present |= 1 << reg;
+                c.silence = 0;
             }
+            13 => m.c[cur].silence = (m.c[cur].silence + 1).min(15),
+            14 => m.c[ctx].silence = 0,
             2 => {
                 if !(0..8).any(|i| !m.c[i].valid) {
                     assert_eq!(m.done_queue.pop_front(), Some(ctx));
@@ -272,6 +300,7 @@ fn table_matches_its_model_under_random_commands() {
                     words,
                     bytes,
                     age: 0,
+                    silence: 0,
                 };
             }
             3 => {
@@ -302,7 +331,9 @@ fn table_matches_its_model_under_random_commands() {
                     c.done = false;
                     c.dirty = false;
                     c.age = 0;
+                    c.silence = 0;
                 }
+                m.mute = [false; 8];
                 m.h = [None; 8];
                 m.h_ptr = 0;
             }
@@ -333,4 +364,8 @@ fn table_matches_its_model_under_random_commands() {
     assert!(reclaimed > 100, "contexts were reclaimed: {reclaimed}");
     assert!(evicted > 100, "done contexts were reused: {evicted}");
     assert!(done_hits > 100, "done contexts were hit: {done_hits}");
+    assert!(
+        silent_seen > 100,
+        "silent contexts were looked up: {silent_seen}"
+    );
 }

@@ -81,6 +81,9 @@ fn every_frame_kind_is_the_frame_the_protocol_prescribes() {
         // A board frame may be a nack (no payload); only a board frame can be.
         let nack = r() % 3 == 0;
         dut.set_nack(u64::from(nack));
+        // Or a pending (it takes precedence).
+        let pending = r() % 4 == 0;
+        dut.set_pending(u64::from(pending));
         let kind = (r() % 4) as usize;
         dut.set_request_bytes(&frame_fields(&e, &req).to_le_bytes());
         dut.set_err_answer(u64::from(kind == 1));
@@ -115,6 +118,7 @@ fn every_frame_kind_is_the_frame_the_protocol_prescribes() {
             EntryComposer::set_to_board,
             EntryComposer::set_result,
             EntryComposer::set_nack,
+            EntryComposer::set_pending,
             EntryComposer::set_data,
         ] {
             v(&mut dut, rng.next_u64() & 1);
@@ -182,7 +186,10 @@ fn every_frame_kind_is_the_frame_the_protocol_prescribes() {
                     src_port: OFFLOAD_UDP_PORT,
                     dst_port: OFFLOAD_UDP_PORT,
                 };
-                let msg = if nack {
+                let control = nack || pending;
+                let msg = if pending {
+                    MessageType::Pending
+                } else if nack {
                     MessageType::Nack
                 } else if result {
                     MessageType::Result
@@ -192,10 +199,10 @@ fn every_frame_kind_is_the_frame_the_protocol_prescribes() {
                 let f = RawFields {
                     msg_type: msg.code(),
                     rank: u16::from(tag) << 8 | u16::from(my_board),
-                    elem_count: if nack { 0 } else { req.elem_count },
+                    elem_count: if control { 0 } else { req.elem_count },
                     ..req
                 };
-                if nack {
+                if control {
                     nacks += 1;
                     entry(&header(&to, &f, 0), ports, 0, false, None)
                 } else {

@@ -1205,9 +1205,98 @@ fn a_frame_lost_between_boards_is_nacked_and_sent_again() {
     );
 }
 
+/// A late rank is legal (MPI waits for it): the boards waiting for it nack its board, which
+/// answers `pending` (its segment has not started there, or waits for its own rank), so they
+/// never give up, however many nacks go out (here three times the nack limit); when the rank
+/// comes, every rank gets the exact result.
+#[test]
+fn a_late_rank_keeps_its_partners_waiting_and_the_operation_completes() {
+    let mut c = cluster(3, 64);
+    for _ in 0..600 {
+        c.step();
+    }
+    let req = |rank: u16, attempt: u8| OffloadRepr {
+        attempt,
+        ..request(rank, 3, 1, ReduceOp::Sum, 60)
+    };
+    let payload = |rank: u16| distinct(usize::from(rank), 2, 4);
+    let port = collwire_proto::addressing::rank_port(0);
+    for rank in 0..2u16 {
+        send_from(
+            &mut c,
+            usize::from(rank),
+            0,
+            port,
+            &req(rank, 0),
+            &payload(rank),
+        );
+    }
+    assert!(delivered(&mut c, 600).is_empty(), "nobody answered yet");
+    let rounds = 3 * collwire_hdl::cfe::cfg::NACK_LIMIT_DEFAULT as u8;
+    for attempt in 1..=rounds {
+        for rank in 0..2u16 {
+            send_from(
+                &mut c,
+                usize::from(rank),
+                0,
+                port,
+                &req(rank, attempt),
+                &payload(rank),
+            );
+        }
+        let got = delivered(&mut c, 500);
+        for b in 0..2 {
+            let answers = &got[&(b, port)];
+            assert_eq!(
+                answers.len(),
+                1,
+                "attempt {attempt}, board {b}: {answers:?}"
+            );
+            let (repr, _) = OffloadRepr::from_datagram(&answers[0]).unwrap();
+            assert_eq!(
+                repr.msg_type,
+                MessageType::Ack,
+                "attempt {attempt}, board {b}"
+            );
+        }
+    }
+    let nacks: u64 = (0..3).map(|b| c.counters(b).get("nacks")).sum();
+    let pendings: u64 = (0..3).map(|b| c.counters(b).get("pendings")).sum();
+    assert!(nacks >= u64::from(rounds), "{nacks} nacks");
+    assert!(pendings >= u64::from(rounds), "{pendings} pending answers");
+    // The late rank comes: everyone gets the sum.
+    send_from(&mut c, 2, 0, port, &req(2, 0), &payload(2));
+    let got = delivered(&mut c, 2_000);
+    let word =
+        |bytes: &[u8], i: usize| i32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap());
+    let sum: Vec<u8> = (0..2)
+        .flat_map(|i| {
+            (0..3u16)
+                .map(|r| word(&payload(r), i))
+                .fold(0i32, i32::wrapping_add)
+                .to_le_bytes()
+        })
+        .collect();
+    for b in 0..3 {
+        let answers = &got[&(b, port)];
+        assert_eq!(answers.len(), 1, "board {b}: {answers:?}");
+        let (repr, data) = OffloadRepr::from_datagram(&answers[0]).unwrap();
+        assert_eq!(repr.msg_type, MessageType::Response, "board {b}");
+        assert_eq!(data, &sum[..], "board {b}");
+    }
+}
+
 /// Runs a 4-board ring allreduce on 64-bit boards after `fault`, every rank with a 200 µs
 /// deadline and fast retransmission; returns each rank's outcome and the cycles the run took.
 fn allreduce_after(fault: impl Fn(&mut Cluster)) -> (Vec<Result<Vec<u8>, DriverError>>, u64) {
+    allreduce_after_with(fault, Some(Duration::from_micros(200)))
+}
+
+/// [`allreduce_after`] with the driver's deadline `deadline` (`None`: none).
+fn allreduce_after_with(
+    fault: impl Fn(&mut Cluster),
+    deadline: Option<Duration>,
+) -> (Vec<Result<Vec<u8>, DriverError>>, u64) {
     let mut c = cluster(4, 64);
     fault(&mut c);
     let j = job(
@@ -1223,7 +1312,7 @@ fn allreduce_after(fault: impl Fn(&mut Cluster)) -> (Vec<Result<Vec<u8>, DriverE
         1,
     );
     let setup = |comm: &mut collwire_driver::OffloadComm<_>| {
-        comm.set_timeout(Some(Duration::from_micros(200)));
+        comm.set_timeout(deadline);
         comm.set_retransmit(Some(collwire_driver::Retransmit {
             initial_rto: Duration::from_micros(10),
             min_rto: Duration::from_micros(5),
@@ -1271,6 +1360,41 @@ fn a_cut_cable_or_a_dead_board_ends_every_rank_in_a_typed_error_in_bounded_time(
     // The same run with nothing broken completes.
     let (fine, _) = allreduce_after(|_| {});
     assert!(fine.iter().all(Result::is_ok), "{fine:?}");
+}
+
+/// Without any deadline in the driver, a cut cable or a dead board still ends every rank in a
+/// typed error in bounded time (issue 16 item 6): a board whose nacks go unanswered
+/// `NACK_LIMIT` times (8) answers its ranks' next retransmission `timeout` and stops answering
+/// nacks itself, so the boards waiting on it follow; a dead board's own rank hears nothing
+/// (`unreachable`). Never a result, never a hang.
+#[test]
+fn without_a_deadline_a_dead_partner_still_ends_every_rank_in_a_typed_error() {
+    let timed_out = |o: &Result<Vec<u8>, DriverError>| {
+        matches!(
+            o,
+            Err(DriverError::Refused {
+                code: ErrorCode::Timeout,
+                ..
+            })
+        )
+    };
+    let (cut, cycles) = allreduce_after_with(|c| c.cut_cable(1, 1), None);
+    eprintln!("cable cut, no deadline: every rank ended after {cycles} cycles");
+    for (rank, o) in cut.iter().enumerate() {
+        assert!(timed_out(o), "cable cut, rank {rank}: {o:?}");
+    }
+    let (dead, cycles) = allreduce_after_with(|c| c.kill_board(2), None);
+    eprintln!("dead board, no deadline: every rank ended after {cycles} cycles");
+    for (rank, o) in dead.iter().enumerate() {
+        if rank == 2 {
+            assert!(
+                matches!(o, Err(DriverError::Unreachable { .. })),
+                "dead board, its rank: {o:?}"
+            );
+        } else {
+            assert!(timed_out(o), "dead board, rank {rank}: {o:?}");
+        }
+    }
 }
 
 /// A replay of an operation completed 1,000 operations earlier is recognised (the long
