@@ -184,6 +184,8 @@ pub struct UopDecode {
     l_has_entry: Signal<Local, Bit>,
     /// Drives `data`, assigned once at the end of `update`.
     l_data: Signal<Local, Bit>,
+    /// Drives `missing`, assigned once.
+    l_missing: Signal<Local, Bits<3>>,
 }
 
 impl Default for UopDecode {
@@ -195,6 +197,7 @@ impl Default for UopDecode {
             arr_reg: Default::default(),
             resend: Default::default(),
             missing: Default::default(),
+            l_missing: Default::default(),
             fuses: Default::default(),
             swap: Default::default(),
             op_input: code(Opcode::Input as u32),
@@ -304,10 +307,11 @@ impl Logic for UopDecode {
         }
         self.produce.next =
             (self.w.val().kind == self.kind_pass.val()) & self.w.val().store & !self.resend.val();
-        self.missing.next = self.ra.val();
+        self.l_missing.next = self.ra.val();
         if self.has_a.val() {
-            self.missing.next = self.rb.val();
+            self.l_missing.next = self.rb.val();
         }
+        self.missing.next = self.l_missing.val();
 
         // ---- The CIPE pass and the frame of the step.
         self.sends.next = (self.w.val().kind == self.kind_pass.val()) & self.w.val().send;
