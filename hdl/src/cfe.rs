@@ -44,6 +44,15 @@
 //! rank (`ep_match`); then `Fetch` … `Send` run the program's last micro-op (the `Respond` that
 //! answered the rank) for that rank alone (`resending`), and the engine goes back to `Idle`
 //! with the context unchanged: the lost answer is sent again (docs/recovery.md).
+//! **The NACK between boards** (docs/recovery.md): after acking a local rank's retransmission
+//! the engine looks at the segment's next micro-op (`Fetch` … `Decide`, `probing`); if it waits
+//! for a register a board sends (the program's input map, read in `Probe` → `Map`) it sends that
+//! board a `nack` (`Read` → `Issue` → `Send`). A nack for a context here (verdict `nack`) makes
+//! `Scan` read the program backwards from the context's counter for the pass that sent the
+//! frame, which runs once more as a resend (`nack_resend`: a copy of the register that keeps the
+//! value sent); a frame not sent yet, or a segment not started here (verdict `pend`), is
+//! answered `pending` (`ans_board`, from `Emit`). A context whose nacks go unanswered
+//! `cfg::NACK_LIMIT` times is silent ([`crate::context_table`]).
 //!
 //! **The tail.** The router hands an offload frame over as it arrives, once its header is
 //! checked (cut-through); only its last beat says whether the frame was good (the MAC's bad
