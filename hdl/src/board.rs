@@ -243,6 +243,9 @@ impl<
         self.cfe.cfg_data.next = self.cfg_data.val();
         self.cfe.age_tick.next = self.age_tick.val();
         AxisSource::<W, K>::join(&mut self.router.m_offload_axis, &mut self.splitter.s_axis);
+        self.splitter.s_axis_peek.next = self.router.offload_peek.val();
+        self.splitter.s_axis_gone.next = self.router.offload_gone.val();
+        self.router.offload_skip.next = self.splitter.s_axis_skip.val();
         self.splitter.s_cmd_tdata.next = self.cfe.m_cmd_tdata.val();
         self.splitter.s_cmd_tvalid.next = self.cfe.m_cmd_tvalid.val();
         self.cfe.m_cmd_tready.next = self.splitter.s_cmd_tready.val();

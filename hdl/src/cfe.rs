@@ -224,6 +224,18 @@ pub struct Cfe {
     /// filled in `Issue`), whether it has one, whether it sends a frame, whether it makes its
     /// register present (and which), whether it takes the waiting arrival.
     st_ins: DFF<InstrWord>,
+    /// The pass that takes the arrival, as `Decide` decodes it (the arrival's reduce op,
+    /// datatype and words): issued from `Read`, a clock before `Issue` would.
+    ins_f: DFF<InstrWord>,
+    /// `Decide` chose the pass that takes the arrival (its entry is composed from `Read`).
+    fuse_go: DFF<Bit>,
+    /// The instruction pending on `m_instr` is `ins_f` (the pass that takes the arrival, sent
+    /// from `Read`), not `ins`.
+    f_sel: DFF<Bit>,
+    /// Drives `m_instr_tdata`, assigned once per evaluation.
+    l_instr: Signal<Local, InstrWord>,
+    /// The step's CIPE pass from the decode (`st_ins` in `Read`, `ins_f` in `Decide`).
+    step_ins: Signal<Local, InstrWord>,
     st_has_instr: DFF<Bit>,
     st_has_entry: DFF<Bit>,
     st_produce: DFF<Bit>,
@@ -369,6 +381,11 @@ impl Cfe {
             fusing: Default::default(),
             fused_step: Default::default(),
             st_ins: Default::default(),
+            ins_f: Default::default(),
+            fuse_go: Default::default(),
+            f_sel: Default::default(),
+            l_instr: Default::default(),
+            step_ins: Default::default(),
             st_has_instr: Default::default(),
             st_has_entry: Default::default(),
             st_produce: Default::default(),
@@ -456,6 +473,9 @@ impl Logic for Cfe {
             ans_code,
             ans_board,
             st_ins,
+            ins_f,
+            fuse_go,
+            f_sel,
             st_has_instr,
             st_has_entry,
             st_produce,
@@ -556,6 +576,16 @@ impl Logic for Cfe {
         self.step.arrival.next = self.fusing.q.val();
         self.step.arr_reg.next = self.arrival.arr_reg.val();
         self.fused_step.next = self.fusing.q.val() & self.step.fuses.val();
+        // The step's CIPE pass as decoded (the reduce op, datatype and word count filled in
+        // where it is issued).
+        self.step_ins.next = self.instr_none.val();
+        self.step_ins.next.opcode = self.step.opcode.val();
+        self.step_ins.next.slot_d = self.step.slot_d.val();
+        self.step_ins.next.slot_b = self.step.slot_b.val();
+        self.step_ins.next.slot_a = self.step.slot_a.val();
+        self.step_ins.next.store = self.step.store.val();
+        self.step_ins.next.emit = self.step.emit.val();
+        self.step_ins.next.swap = self.step.swap.val();
         // The splitter command for the stored arrival, whether a pass takes it or it is
         // stored: stream its payload words, or drain a frame without payload.
         self.arrival_cmd.next = self.no_cmd.val();
@@ -574,7 +604,11 @@ impl Logic for Cfe {
         // ---- Outputs.
         self.m_cmd_tdata.next = self.cmd.q.val().into();
         self.m_cmd_tvalid.next = self.cmd_pend.q.val();
-        self.m_instr_tdata.next = self.ins.q.val().into();
+        self.l_instr.next = self.ins.q.val();
+        if self.f_sel.q.val() {
+            self.l_instr.next = self.ins_f.q.val();
+        }
+        self.m_instr_tdata.next = self.l_instr.val().into();
         self.m_instr_tvalid.next = self.ins_pend.q.val();
         self.m_entry_tdata.next = self.ent.q.val().into();
         self.m_entry_tvalid.next = self.ent_pend.q.val();
@@ -728,7 +762,10 @@ impl Logic for Cfe {
                     // tail is bad); the frame waits unsplit while the context's next pass is
                     // looked at: it may take the arrival as it streams in, else the arrival
                     // is stored (`Decide`).
-                    self.cmd_pend.d.next = false;
+                    // Its payload goes to the CIPE now: whichever instruction takes it (the
+                    // pass, or the `input` that stores it), the command is this one, and the
+                    // CIPE takes the words only with it (a local prefix run first takes none).
+                    self.cmd.d.next = self.arrival_cmd.val();
                     self.fusing.d.next = true;
                     self.cur.d.next = self.contexts.ctx.val();
                     self.state.d.next = CfeState::Decide;
@@ -860,8 +897,10 @@ impl Logic for Cfe {
                 self.sub.d.next = self.resending.q.val() & self.sub.q.val();
                 // The stored arrival's splitter command and CIPE input instruction (store the
                 // payload into its register's buffer) are loaded on every `Decide`, whichever
-                // way it goes: nothing is pending here (`Send` and `Emit` wait for that), the
-                // pending flags below say whether they count, and `Issue` reloads both. So the
+                // way it goes: no instruction is pending here (`Send` and `Emit` wait for
+                // that; an arrival's command, sent from `Arrive`, may be, and is reloaded
+                // unchanged), the pending flags below say whether they count, and `Issue`
+                // reloads the instruction. So the
                 // two registers' load enables are the state alone, not the micro-op's decode
                 // (the board's worst path at 94.9 MHz: microcode RAM → decode → `ins` enable).
                 self.cmd.d.next = self.arrival_cmd.val();
@@ -873,6 +912,15 @@ impl Logic for Cfe {
                     | bit_cast::<7, 3>(self.arrival.arr_reg.val());
                 self.ins.d.next.store = true;
                 self.ins.d.next.count = self.arrival.words.val();
+                // The pass that would take the arrival, from this clock's decode (also loaded
+                // on every `Decide`; `fuse_go` says whether it counts). The arrival's reduce
+                // op, datatype and words are the segment's (a mismatch is refused in `Judge`).
+                self.ins_f.d.next = self.step_ins.val();
+                self.ins_f.d.next.op = self.arrival.reduce_op.val();
+                self.ins_f.d.next.datatype = self.arrival.datatype.val();
+                self.ins_f.d.next.count = self.arrival.words.val();
+                self.fuse_go.d.next = false;
+                self.f_sel.d.next = false;
                 if self.probing.q.val() {
                     // After an ack: the segment waits for register `missing` of its next
                     // micro-op (or runs, or is done: nothing to nack). The input map's word
@@ -898,11 +946,20 @@ impl Logic for Cfe {
                                 & !self.step.has_instr.val()
                                 & !self.step.has_entry.val()))
                     {
+                        // The pass takes the arrival (whose payload words, commanded in
+                        // `Arrive`, wait at the CIPE's input: the CIPE takes them in order,
+                        // and every earlier instruction that takes words had its frame's tail
+                        // before this arrival was looked at). Its instruction goes now (a
+                        // pass's decode does not depend on the stored request, which the
+                        // request RAM gives only in `Read`).
+                        self.fuse_go.d.next = self.step.fuses.val();
+                        self.f_sel.d.next = true;
+                        self.ins_pend.d.next = self.step.fuses.val() & self.step.has_instr.val();
                         self.state.d.next = CfeState::Read;
                     } else {
                         self.fusing.d.next = false;
-                        self.cmd_pend.d.next = true;
-                        // A payload is stored by the CIPE input instruction loaded above.
+                        // A payload is stored by the CIPE input instruction loaded above (its
+                        // splitter command went out in `Arrive`).
                         self.ins_pend.d.next = self.arrival.words.val() != bits::<12>(0);
                         self.state.d.next = CfeState::Emit;
                     }
@@ -958,19 +1015,19 @@ impl Logic for Cfe {
                 }
             }
             CfeState::Read => {
-                self.st_ins.d.next = self.instr_none.val();
-                self.st_ins.d.next.opcode = self.step.opcode.val();
-                self.st_ins.d.next.slot_d = self.step.slot_d.val();
-                self.st_ins.d.next.slot_b = self.step.slot_b.val();
-                self.st_ins.d.next.slot_a = self.step.slot_a.val();
-                self.st_ins.d.next.store = self.step.store.val();
-                self.st_ins.d.next.emit = self.step.emit.val();
-                self.st_ins.d.next.swap = self.step.swap.val();
+                self.st_ins.d.next = self.step_ins.val();
                 self.st_has_instr.d.next = self.step.has_instr.val();
                 self.st_has_entry.d.next = self.step.has_entry.val();
                 self.st_produce.d.next = self.step.produce.val();
                 self.st_dst_reg.d.next = self.step.dst_reg.val();
                 self.st_fused.d.next = self.fused_step.val();
+                self.fuse_go.d.next = false;
+                if self.fuse_go.q.val() {
+                    // The pass that takes the arrival (its instruction went out in `Decide`):
+                    // the entry of the frame it sends is composed now (the request it is built
+                    // from is out of the request RAM since `Decide`); `Issue` leaves both.
+                    self.t_compose.next = self.step.has_entry.val();
+                }
                 if self.probing.q.val() {
                     // A nack, if the input map names a board.
                     self.st_has_instr.d.next = false;
@@ -982,16 +1039,18 @@ impl Logic for Cfe {
             }
             CfeState::Issue => {
                 // The frame: a partial/result to another board, or an answer to local rank l.
-                self.t_compose.next = self.st_has_entry.q.val();
+                self.t_compose.next = self.st_has_entry.q.val() & !self.st_fused.q.val();
                 self.ev.next.nacks = self.probing.q.val() & self.st_has_entry.q.val();
-                self.ins.d.next = self.st_ins.q.val();
-                self.ins.d.next.op = self.composer.reduce_op.val();
-                self.ins.d.next.datatype = self.composer.datatype.val();
-                self.ins.d.next.count = self.contexts.words.val();
-                self.ins_pend.d.next = self.st_has_instr.q.val();
-                // The waiting arrival streams into this pass: its command has been in `cmd`
-                // since `Decide`.
-                self.cmd_pend.d.next = self.st_fused.q.val();
+                if !self.st_fused.q.val() {
+                    self.ins.d.next = self.st_ins.q.val();
+                    self.ins.d.next.op = self.composer.reduce_op.val();
+                    self.ins.d.next.datatype = self.composer.datatype.val();
+                    self.ins.d.next.count = self.contexts.words.val();
+                    self.ins_pend.d.next = self.st_has_instr.q.val();
+                    self.f_sel.d.next = false;
+                }
+                // The waiting arrival streams into this pass: its command went out in
+                // `Decide`.
                 // A stored result makes its register present (a pass that takes the arrival:
                 // once its tail is known good, in `Tail`).
                 self.t_produce.next = self.st_produce.q.val() & !self.st_fused.q.val();
@@ -1103,6 +1162,8 @@ impl Logic for Cfe {
             self.st_has_entry.d.next = false;
             self.st_produce.d.next = false;
             self.st_fused.d.next = false;
+            self.fuse_go.d.next = false;
+            self.f_sel.d.next = false;
             self.cur.d.next = bits::<3>(0);
             self.sub.d.next = false;
             self.resending.d.next = false;

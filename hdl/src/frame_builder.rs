@@ -33,7 +33,7 @@ use rust_hdl::prelude::*;
 
 use crate::axis::{AxisSource, PayloadSink, check_widths};
 
-use crate::fifo::Fifo;
+use crate::bypass_fifo::BypassFifo;
 
 /// Bits of a header entry.
 pub const ENTRY_BITS: usize = 570;
@@ -125,7 +125,7 @@ pub struct FrameBuilder<
     pub s_axis_soon: Signal<In, Bit>,
     pub m_axis: AxisSource<W, K>,
     pub frames: Signal<Out, Bits<32>>,
-    entries: Fifo<Bits<570>, 4, 5, 1>,
+    entries: BypassFifo<Bits<570>, 4, 5, 1>,
     state: DFF<BuilderState>,
     beat: DFF<Bits<4>>,
     sent: DFF<Bits<32>>,

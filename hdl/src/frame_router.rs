@@ -44,7 +44,7 @@ use rust_hdl::prelude::*;
 use crate::axis::{AxisSink, AxisSource, TUSER_BAD_AT};
 use crate::axis_fifo::AxisFifo;
 use crate::axis_register::AxisRegister;
-use crate::fifo::Fifo;
+use crate::bypass_fifo::BypassFifo;
 use crate::header_capture::HeaderCapture;
 use crate::header_fields::{DST_HOST_BYTE, FrameFields, VERSION_TYPE_BYTE};
 use crate::offload_candidate::{CANDIDATE_BYTES, OffloadCandidate};
@@ -141,6 +141,17 @@ pub struct FrameRouter<
     pub offload_payload_len: Signal<Out, Bits<16>>,
     /// The offload frame uses a reserved code.
     pub offload_unsupported: Signal<Out, Bit>,
+    /// A beat of the offload buffer's head frame is at `m_offload_axis` (`tdata`, `tlast`)
+    /// before its verdict is in (or with an offload verdict): the splitter may skip the
+    /// frame's header beats (never its last) with `offload_skip` before the engine has seen
+    /// the frame, so its payload is at the port when the engine's command comes.
+    pub offload_peek: Signal<Out, Bit>,
+    /// The beat at `offload_peek` is taken (while `m_offload_axis.tvalid` is low: the verdict
+    /// is not in yet). Low: beats move only on `m_offload_axis`'s handshake.
+    pub offload_skip: Signal<In, Bit>,
+    /// The head frame, refused by the classifier's header checks, was drained: its last beat
+    /// left this clock (the splitter forgets the header beats it skipped).
+    pub offload_gone: Signal<Out, Bit>,
     /// `passed_frames`, `offload_frames`, `transits`, `malformed_drops`, `runt_drops`,
     /// `giant_drops`, `bad_frame_drops`, `engine_busy_drops`, `engine_waits`
     /// ([`crate::statistics`]).
@@ -180,7 +191,7 @@ pub struct FrameRouter<
     /// A register slice on the offload buffer's output: its block-RAM data (`tlast`) does not
     /// reach through the splitter's ready back into the buffer's read address.
     offload_out: AxisRegister<W, K>,
-    verdicts: Fifo<RouterVerdict, 5, 6, 16>,
+    verdicts: BypassFifo<RouterVerdict, 5, 6, 16>,
     verdict_in: Signal<Local, RouterVerdict>,
     head: Signal<Local, RouterVerdict>,
     to_host: Constant<Bits<16>>,
@@ -298,6 +309,8 @@ pub struct FrameRouter<
     /// its RAM), and the next frame waits this one clock.
     pop_pending: DFF<Bit>,
     head_ready: Signal<Local, Bit>,
+    /// The offload buffer's head beat is taken (drives its `tready`, assigned once).
+    head_take: Signal<Local, Bit>,
     head_user: Signal<Local, Bits<16>>,
     pass_dst: Signal<Local, Bits<16>>,
 }
@@ -335,6 +348,9 @@ impl<
             offload_fields: Default::default(),
             offload_payload_len: Default::default(),
             offload_unsupported: Default::default(),
+            offload_peek: Default::default(),
+            offload_skip: Default::default(),
+            offload_gone: Default::default(),
             events: Default::default(),
             cfg_we: Default::default(),
             cfg_addr: Default::default(),
@@ -446,6 +462,7 @@ impl<
             head_valid: Default::default(),
             pop_pending: Default::default(),
             head_ready: Default::default(),
+            head_take: Default::default(),
             head_user: Default::default(),
             pass_dst: Default::default(),
         }
@@ -825,7 +842,18 @@ impl<
         if self.head.val().offload {
             self.head_ready.next = self.m_offload_axis.tready.val();
         }
-        self.offload_out.m_axis.tready.next = self.head_valid.val() & self.head_ready.val();
+        // Before the verdict: the splitter skips header beats (`offload_peek`).
+        self.head_take.next = self.head_valid.val() & self.head_ready.val();
+        if !self.head_valid.val() {
+            self.head_take.next = self.offload_skip.val();
+        }
+        self.offload_out.m_axis.tready.next = self.head_take.val();
+        self.offload_peek.next = self.offload_out.m_axis.tvalid.val()
+            & (!self.head_valid.val() | self.head.val().offload);
+        self.offload_gone.next = self.head_valid.val()
+            & !self.head.val().offload
+            & self.offload_out.m_axis.tvalid.val()
+            & self.offload_out.m_axis.tlast.val();
         self.verdicts.read.next = self.pop_pending.q.val();
         self.pop_pending.d.next =
             self.head_valid.val() & self.head_ready.val() & self.offload_out.m_axis.tlast.val();

@@ -23,8 +23,9 @@
 //!   blocking the input), malformed/runt/giant/bad frames dropped and counted.
 //! * [`output_queues`]: per-port queues with multicast, frame mode, back-pressure.
 //! * [`frame_fifo`]: the board's one FIFO (block RAM + pointers, a reset, frame mode or
-//!   cut-through); [`fifo`]: it as a plain FIFO; [`axis_fifo`]: it on the bus; [`reg_fifo`]:
-//!   four entries in flip-flops.
+//!   cut-through); [`fifo`]: it as a plain FIFO; [`bypass_fifo`]: it with a register in front
+//!   of its read side (a word written into it empty is the head a clock later);
+//!   [`axis_fifo`]: it on the bus; [`reg_fifo`]: four entries in flip-flops.
 //! * [`fp_add`]: pipelined IEEE 754 binary32/binary64 adders for the CIPE's floating-point SUM.
 //! * [`leading_zeros`]: a 64-bit leading-zero count as a shallow tree (the adders' normaliser).
 //! * [`time_base`]: the tick that ages open contexts (a pin, or a prescaler of the clock).
@@ -36,6 +37,7 @@ pub mod axis_arbiter;
 pub mod axis_fifo;
 pub mod axis_register;
 pub mod board;
+pub mod bypass_fifo;
 pub mod cfe;
 pub mod cfe_config;
 pub mod cipe;

@@ -22,8 +22,12 @@
 //! The command word is a [`SplitCommand`].
 //!
 //! The header beats are skipped as soon as a frame is at the port, before its command (the
-//! CFE decides from the decoded fields, not the header bytes), so the payload is at the port
-//! when the command comes. A frame's last beat is never taken before its command.
+//! CFE decides from the decoded fields, not the header bytes) and before the classifier's
+//! verdict on it reaches the engine (`s_axis_peek` / `s_axis_skip`, beside the handshake; a
+//! frame the router then drains as malformed is forgotten on `s_axis_gone`), so the payload is
+//! at the port when the command comes. A command is acted on in the clock it is taken: the
+//! first payload word leaves on the next. A frame's last beat is never taken before its
+//! command.
 //! `s_cmd_tready` is high from a frame's end until its successor's command is taken, so the
 //! CFE knows no payload beat of the frame at the router's offload port has moved when it
 //! decides, and gives each frame exactly one command.
@@ -87,6 +91,15 @@ pub struct OffloadSplitter<const W: usize, const K: usize, const HB: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub s_axis: AxisSink<W, K>,
+    /// A beat is at `s_axis` whose frame the engine may not have seen yet (`tvalid` waits for
+    /// the router's verdict): header beats are skipped on it ([`crate::frame_router`]'s
+    /// `offload_peek`).
+    pub s_axis_peek: Signal<In, Bit>,
+    /// The frame at `s_axis` was drained by the router (refused by its header checks): the
+    /// header beats skipped of it are forgotten.
+    pub s_axis_gone: Signal<In, Bit>,
+    /// The beat at `s_axis_peek` is taken (a header beat skipped).
+    pub s_axis_skip: Signal<Out, Bit>,
     pub s_cmd_tdata: Signal<In, Bits<32>>,
     pub s_cmd_tvalid: Signal<In, Bit>,
     pub s_cmd_tready: Signal<Out, Bit>,
@@ -124,6 +137,9 @@ pub struct OffloadSplitter<const W: usize, const K: usize, const HB: usize> {
     /// path at 111.6 MHz).
     final_word: DFF<Bit>,
     take: Signal<Local, Bit>,
+    /// The frame has its command this clock (taken now or before), and whether it streams.
+    cmd_now: Signal<Local, Bit>,
+    stream_now: Signal<Local, Bit>,
     /// The beat offered carries the bad mark.
     beat_bad: Signal<Local, Bit>,
     /// The frame ended before its command's words were all given.
@@ -135,6 +151,8 @@ pub struct OffloadSplitter<const W: usize, const K: usize, const HB: usize> {
     out_s_tready: Signal<Local, Bit>,
     /// Drives `s_cmd_tready`, assigned once at the end of `update`.
     out_cmd_tready: Signal<Local, Bit>,
+    /// Drives `s_axis_skip`.
+    out_skip: Signal<Local, Bit>,
     /// Drives `m_axis.tvalid`, `m_axis.tdata` and `m_axis_tbad`, assigned once at the end of
     /// `update`.
     out_tvalid: Signal<Local, Bit>,
@@ -150,6 +168,9 @@ impl<const W: usize, const K: usize, const HB: usize> Default for OffloadSplitte
             clock: Default::default(),
             reset: Default::default(),
             s_axis: Default::default(),
+            s_axis_peek: Default::default(),
+            s_axis_gone: Default::default(),
+            s_axis_skip: Default::default(),
             s_cmd_tdata: Default::default(),
             s_cmd_tvalid: Default::default(),
             s_cmd_tready: Default::default(),
@@ -172,12 +193,15 @@ impl<const W: usize, const K: usize, const HB: usize> Default for OffloadSplitte
             header_done: Default::default(),
             final_word: Default::default(),
             take: Default::default(),
+            cmd_now: Default::default(),
+            stream_now: Default::default(),
             beat_bad: Default::default(),
             short_end: Default::default(),
             command: Default::default(),
             action_stream: Constant::new(bits::<2>(u64::from(SPLIT_STREAM))),
             out_s_tready: Default::default(),
             out_cmd_tready: Default::default(),
+            out_skip: Default::default(),
             out_tvalid: Default::default(),
             out_tdata: Default::default(),
             out_tbad: Default::default(),
@@ -195,10 +219,13 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
         self.command.next = self.s_cmd_tdata.val().into();
         self.out_s_tready.next = false;
         self.out_cmd_tready.next = false;
+        self.out_skip.next = false;
         self.out_tdata.next = self.s_axis.tdata.val();
         self.out_tvalid.next = false;
         self.out_tbad.next = false;
         self.take.next = false;
+        self.cmd_now.next = false;
+        self.stream_now.next = false;
         self.short_end.next = false;
         self.header_done.next = self.hdone.q.val();
         self.beat_bad.next = self.s_axis.tuser.val().get_bit(self.bad_at.val().index());
@@ -206,28 +233,35 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
             SplitterState::Head => {
                 // One command per frame, taken while no beat of the payload has moved.
                 self.out_cmd_tready.next = !self.have_cmd.q.val();
+                self.cmd_now.next = self.have_cmd.q.val();
+                self.stream_now.next = self.stream.q.val();
                 if self.s_cmd_tvalid.val() & !self.have_cmd.q.val() {
                     self.have_cmd.d.next = true;
                     self.left.d.next = self.command.val().words - bits::<12>(1);
                     self.final_word.d.next = self.command.val().words == bits::<12>(1);
                     self.stream.d.next = self.command.val().action == self.action_stream.val();
+                    // Acted on in the clock it is taken: the first payload word leaves on the
+                    // next.
+                    self.cmd_now.next = true;
+                    self.stream_now.next = self.command.val().action == self.action_stream.val();
                 }
                 // Skip the header meanwhile, but never a frame's last beat: the frame ends
                 // only under its command.
                 self.out_s_tready.next = !self.header_done.val() & !self.s_axis.tlast.val();
-                self.take.next = self.s_axis.tvalid.val() & self.out_s_tready.val();
+                self.out_skip.next = self.out_s_tready.val();
+                self.take.next = self.s_axis_peek.val() & self.out_s_tready.val();
                 if self.take.val() {
                     self.beat.d.next = self.beat.q.val() + bits::<12>(1);
                     self.hdone.d.next = self.beat.q.val() == self.header_last.val();
                 }
-                if self.have_cmd.q.val()
+                if self.cmd_now.val()
                     & (self.header_done.val()
                         | (self.s_axis.tvalid.val() & self.s_axis.tlast.val()))
                 {
                     self.beat.d.next = bits::<12>(0);
                     self.hdone.d.next = false;
                     self.state.d.next = SplitterState::Drain;
-                    if self.stream.q.val() & self.header_done.val() {
+                    if self.stream_now.val() & self.header_done.val() {
                         self.state.d.next = SplitterState::Payload;
                     }
                 }
@@ -310,6 +344,10 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
             self.hdone.d.next = false;
             self.have_cmd.d.next = false;
         }
+        if self.s_axis_gone.val() {
+            self.beat.d.next = bits::<12>(0);
+            self.hdone.d.next = false;
+        }
         if self.reset.val() {
             self.state.d.next = SplitterState::Head;
             self.beat.d.next = bits::<12>(0);
@@ -322,6 +360,7 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
         }
         self.s_axis.tready.next = self.out_s_tready.val();
         self.s_cmd_tready.next = self.out_cmd_tready.val();
+        self.s_axis_skip.next = self.out_skip.val();
         self.m_axis.tvalid.next = self.out_tvalid.val();
         self.m_axis.tdata.next = self.out_tdata.val();
         self.m_axis_tbad.next = self.out_tbad.val();

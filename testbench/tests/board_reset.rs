@@ -104,7 +104,7 @@ fn sample(rph: u8) -> Vec<Case> {
 
 #[test]
 fn a_cluster_reset_mid_traffic_runs_the_golden_sample() {
-    for (width, boards, rph, stop) in [(64, 4, 2, 1_500), (256, 3, 1, 700)] {
+    for (width, boards, rph, stop) in [(64, 4, 2, 1_500), (256, 3, 1, 450)] {
         let mut cluster = Cluster::new(config(width, boards)).unwrap();
         interrupt(&mut cluster, rph, stop);
         cluster.reset_boards(4);
