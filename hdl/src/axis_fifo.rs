@@ -37,6 +37,9 @@ pub struct AxisFifo<
     pub m_axis: AxisSource<W, K>,
     /// Beats are seen on `m_axis` as they are written (high), or whole frames only (low).
     pub cut_through: Signal<In, Bit>,
+    /// With `cut_through`: a beat written on cycle `t` leaves from `t + 1`, not `t + 2`
+    /// ([`FrameFifo`]'s `early`).
+    pub early: Signal<In, Bit>,
     /// `almost_full` is high while this many beats or more are stored or being written.
     pub almost_level: Signal<In, Bits<DL1>>,
     pub almost_full: Signal<Out, Bit>,
@@ -66,6 +69,7 @@ impl<
             s_axis: Default::default(),
             m_axis: Default::default(),
             cut_through: Default::default(),
+            early: Default::default(),
             almost_level: Default::default(),
             almost_full: Default::default(),
             beats: Default::default(),
@@ -96,6 +100,7 @@ impl<
         self.beats.last.next = self.s_axis.tlast.val();
         self.beats.drop.next = self.s_axis.tuser.val().get_bit(self.bad_at.val().index());
         self.beats.cut_through.next = self.cut_through.val();
+        self.beats.early.next = self.early.val();
         self.beats.almost_level.next = self.almost_level.val();
         self.almost_full.next = self.beats.almost_full.val();
         self.beats.data_in.next = bit_cast::<BB, W>(self.s_axis.tdata.val())

@@ -78,6 +78,7 @@ impl<D: Synth, const N: usize, const NP1: usize, const ALMOST: u32> Logic
         dff_setup!(self, clock, early, early_full, in_flight);
         clock!(self, clock, words);
         self.words.reset.next = self.reset.val();
+        self.words.early.next = false;
         self.pop_early.next = self.read.val() & self.early_full.q.val();
         self.push.next = self.write.val() & !self.words.full.val();
         // Into `early` only while nothing is in the RAM FIFO or on its way there: so `early`

@@ -637,6 +637,7 @@ impl<
         self.busy.next = self.active.q.val() | self.in_flight.val() | !self.out.empty.val();
         self.alu.reset.next = self.reset.val();
         self.out.reset.next = self.reset.val();
+        self.out.early.next = false;
         if self.reset.val() {
             self.active.d.next = false;
             self.instr.d.next = bits::<64>(0).into();

@@ -34,6 +34,9 @@ pub struct Fifo<D: Synth, const N: usize, const NP1: usize, const ALMOST: u32> {
     pub data_in: Signal<In, D>,
     pub full: Signal<Out, Bit>,
     pub almost_full: Signal<Out, Bit>,
+    /// A word written on cycle `t` is the head from `t + 1`, not `t + 2` (its data forwarded
+    /// past the RAM, [`FrameFifo`]'s `early`).
+    pub early: Signal<In, Bit>,
     words: FrameFifo<D, N, NP1>,
     almost_full_level: Constant<Bits<NP1>>,
 }
@@ -53,6 +56,7 @@ impl<D: Synth, const N: usize, const NP1: usize, const ALMOST: u32> Default
             data_in: Default::default(),
             full: Default::default(),
             almost_full: Default::default(),
+            early: Default::default(),
             words: Default::default(),
             almost_full_level: Constant::new(((1u64 << N) - u64::from(ALMOST)).to_bits()),
         }
@@ -72,6 +76,7 @@ impl<D: Synth, const N: usize, const NP1: usize, const ALMOST: u32> Logic
         self.words.last.next = false;
         self.words.drop.next = false;
         self.words.cut_through.next = true;
+        self.words.early.next = self.early.val();
         self.words.almost_level.next = self.almost_full_level.val();
         self.data_out.next = self.words.data_out.val();
         self.empty.next = self.words.empty.val();

@@ -9,7 +9,8 @@
 //! cannot be called back, so its last word leaves as it is (marked bad, for the MAC to abort).
 //!
 //! Timing as [`crate::fifo::Fifo`]: a frame whose last word is written on cycle `t` can be read
-//! from cycle `t + 2`; `data_out` is the head while `empty` is low, `read` pops it; `reset`
+//! from cycle `t + 2` (cutting through with `early`: a word written on cycle `t` from `t + 1`,
+//! its data forwarded past the RAM); `data_out` is the head while `empty` is low, `read` pops it; `reset`
 //! empties it in one clock. `full` refuses words (the writer waits), so a frame longer than the
 //! FIFO would wait forever: its users bound their frames below 2^`N` words.
 //!
@@ -36,6 +37,10 @@ pub struct FrameFifo<D: Synth, const N: usize, const NP1: usize> {
     pub drop: Signal<In, Bit>,
     /// The read side sees words as they are written, not only whole frames.
     pub cut_through: Signal<In, Bit>,
+    /// With `cut_through`: a word written on cycle `t` is seen from cycle `t + 1` (its data
+    /// forwarded past the RAM, whose read of an address written in the same clock gives the
+    /// old word), not `t + 2`.
+    pub early: Signal<In, Bit>,
     pub full: Signal<Out, Bit>,
     pub almost_level: Signal<In, Bits<NP1>>,
     pub almost_full: Signal<Out, Bit>,
@@ -57,6 +62,15 @@ pub struct FrameFifo<D: Synth, const N: usize, const NP1: usize> {
     next_committed_plus1: Signal<Local, Bits<NP1>>,
     not_empty: DFF<Bit>,
     almost_full_r: DFF<Bit>,
+    /// The RAM was read at the address written in the same clock: `data_out` is the word
+    /// written then (`fwd_data`), not the RAM's.
+    fwd_hit: DFF<Bit>,
+    fwd_data: DFF<D>,
+    /// Not empty after this clock's writes and reads, cutting through: from the write pointer
+    /// with and without this clock's push, chosen by it.
+    seen_push: Signal<Local, Bit>,
+    seen_stay: Signal<Local, Bit>,
+    l_data_out: Signal<Local, D>,
     is_full: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
     push: Signal<Local, Bit>,
@@ -83,6 +97,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for FrameFifo<D, N, NP1
             last: Default::default(),
             drop: Default::default(),
             cut_through: Default::default(),
+            early: Default::default(),
             full: Default::default(),
             almost_level: Default::default(),
             almost_full: Default::default(),
@@ -97,6 +112,11 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for FrameFifo<D, N, NP1
             next_committed_plus1: Default::default(),
             not_empty: Default::default(),
             almost_full_r: Default::default(),
+            fwd_hit: Default::default(),
+            fwd_data: Default::default(),
+            seen_push: Default::default(),
+            seen_stay: Default::default(),
+            l_data_out: Default::default(),
             is_full: Default::default(),
             pop: Default::default(),
             push: Default::default(),
@@ -120,7 +140,9 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
             write_address,
             committed,
             not_empty,
-            almost_full_r
+            almost_full_r,
+            fwd_hit,
+            fwd_data
         );
         self.read_address_plus1.clock.next = self.clock.val();
         self.write_address_plus1.clock.next = self.clock.val();
@@ -142,7 +164,16 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
         self.almost_full.next = self.almost_full_r.q.val();
         self.ram.read_address.next =
             bit_cast::<N, NP1>(self.next_read.val() & self.address_mask.val());
-        self.data_out.next = self.ram.read_data.val();
+        // A read of the address written this clock gets the RAM's old word: the written one
+        // is forwarded (only an `early` reader can look there while the word is valid).
+        self.fwd_hit.d.next =
+            self.push.val() & (self.ram.read_address.val() == self.ram.write_address.val());
+        self.fwd_data.d.next = self.data_in.val();
+        self.l_data_out.next = self.ram.read_data.val();
+        if self.fwd_hit.q.val() {
+            self.l_data_out.next = self.fwd_data.q.val();
+        }
+        self.data_out.next = self.l_data_out.val();
         self.ram.write_address.next =
             bit_cast::<N, NP1>(self.write_address.q.val() & self.address_mask.val());
         self.ram.write_data.next = self.data_in.val();
@@ -169,9 +200,17 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
         }
         // Next clock the read side sees `committed` (or, cutting through, `write_address`) as
         // it is now: the RAM holds its words by then.
+        self.seen_push.next = self.next_read.val() != self.write_address_plus1.q.val();
+        self.seen_stay.next = self.next_read.val() != self.write_address.q.val();
         self.not_empty.d.next = self.next_read.val() != self.committed.q.val();
         if self.cut_through.val() {
-            self.not_empty.d.next = self.next_read.val() != self.write_address.q.val();
+            self.not_empty.d.next = self.seen_stay.val();
+            if self.early.val() {
+                self.not_empty.d.next = self.seen_stay.val();
+                if self.push.val() {
+                    self.not_empty.d.next = self.seen_push.val();
+                }
+            }
         }
         // From the pointers as they are (a pop this clock shows next clock): no path from
         // `read` to the flag, which only has to be conservative.
@@ -186,6 +225,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
             self.next_committed_plus1.next = bits::<NP1>(1);
             self.not_empty.d.next = false;
             self.almost_full_r.d.next = false;
+            self.fwd_hit.d.next = false;
         }
         // Blocks of their own (they start at 1): their inputs are assigned once.
         self.read_address_plus1.d.next = self.next_read_plus1.val();

@@ -529,6 +529,7 @@ impl<
         self.classifier.reset.next = self.reset.val();
         self.ingress.reset.next = self.reset.val();
         self.ingress.cut_through.next = true;
+        self.ingress.early.next = false;
         self.ingress.almost_level.next = self.ingress_room.val();
         self.classes.reset.next = self.reset.val();
         self.offload.reset.next = self.reset.val();
@@ -738,6 +739,9 @@ impl<
         self.offload.s_axis.tvalid.next = self.o_valid.val();
         self.offload.almost_level.next = self.offload_level.val();
         self.offload.cut_through.next = true;
+        // The engine sees a beat the clock after it was stored (the 64-bit engine hop waits
+        // for the header beats to pass the splitter).
+        self.offload.early.next = true;
         // Transit: the port mask from the route table; the first beat waits until the last
         // cannot overtake the verdict ([`TRANSIT_LAG`]), the last beat for the verdict, which
         // marks a frame that failed a check bad.

@@ -5,7 +5,8 @@
 //! * A full queue back-pressures the input (`s_axis_tready` low) — nothing is dropped silently.
 //!   A frame whose destination mask is empty has nowhere to go: it is dropped and counted
 //!   (`queue_drops`, [`crate::statistics`]).
-//! * **Cut-through**: a port starts sending a frame two clocks after its first beat came in —
+//! * **Cut-through**: a port starts sending a frame a clock after its first beat came in (the
+//!   queue forwards a beat past its block RAM, [`crate::frame_fifo`]'s `early`) —
 //!   when the frame comes from a source that delivers a frame's beats on consecutive clocks
 //!   (`gapless`, a mask of `tuser` source bits: the board's pass-through, transit and engine
 //!   paths; the frame builder starts an engine frame only once its payload flows) and
@@ -170,6 +171,8 @@ impl<
             self.queues[i].reset.next = self.reset.val();
             self.queues[i].almost_level.next = self.room_level.val();
             self.queues[i].cut_through.next = self.cut.val() & self.mask.val().get_bit(i);
+            // Cutting through, a beat leaves the clock after it came.
+            self.queues[i].early.next = true;
             self.queues[i].s_axis.tvalid.next = self.accept.val() & self.mask.val().get_bit(i);
             self.queues[i].s_axis.tdata.next = self.s_axis.tdata.val();
             self.queues[i].s_axis.tkeep.next = self.s_axis.tkeep.val();
