@@ -66,9 +66,7 @@ pub struct FrameFifo<D: Synth, const N: usize, const NP1: usize> {
     /// written then (`fwd_data`), not the RAM's.
     fwd_hit: DFF<Bit>,
     fwd_data: DFF<D>,
-    /// Not empty after this clock's writes and reads, cutting through: from the write pointer
-    /// with and without this clock's push, chosen by it.
-    seen_push: Signal<Local, Bit>,
+    /// The read pointer after this clock's pop is not at the write pointer (as it is now).
     seen_stay: Signal<Local, Bit>,
     l_data_out: Signal<Local, D>,
     is_full: Signal<Local, Bit>,
@@ -114,7 +112,6 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for FrameFifo<D, N, NP1
             almost_full_r: Default::default(),
             fwd_hit: Default::default(),
             fwd_data: Default::default(),
-            seen_push: Default::default(),
             seen_stay: Default::default(),
             l_data_out: Default::default(),
             is_full: Default::default(),
@@ -159,6 +156,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
             self.next_read.next = self.read_address_plus1.q.val();
             self.next_read_plus1.next = self.read_address_plus1.q.val() + bits::<NP1>(1);
         }
+        self.seen_stay.next = self.next_read.val() != self.write_address.q.val();
         self.empty.next = !self.not_empty.q.val();
         self.full.next = self.is_full.val();
         self.almost_full.next = self.almost_full_r.q.val();
@@ -166,8 +164,10 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
             bit_cast::<N, NP1>(self.next_read.val() & self.address_mask.val());
         // A read of the address written this clock gets the RAM's old word: the written one
         // is forwarded (only an `early` reader can look there while the word is valid).
-        self.fwd_hit.d.next =
-            self.push.val() & (self.ram.read_address.val() == self.ram.write_address.val());
+        // (The read address is the write address exactly when the read pointer, after this
+        // clock's pop, is at the write pointer: `seen_stay` low. A push needs room, so the
+        // pointers are not a lap apart then.)
+        self.fwd_hit.d.next = self.push.val() & !self.seen_stay.val();
         self.fwd_data.d.next = self.data_in.val();
         self.l_data_out.next = self.ram.read_data.val();
         if self.fwd_hit.q.val() {
@@ -200,16 +200,13 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
         }
         // Next clock the read side sees `committed` (or, cutting through, `write_address`) as
         // it is now: the RAM holds its words by then.
-        self.seen_push.next = self.next_read.val() != self.write_address_plus1.q.val();
-        self.seen_stay.next = self.next_read.val() != self.write_address.q.val();
         self.not_empty.d.next = self.next_read.val() != self.committed.q.val();
         if self.cut_through.val() {
             self.not_empty.d.next = self.seen_stay.val();
             if self.early.val() {
-                self.not_empty.d.next = self.seen_stay.val();
-                if self.push.val() {
-                    self.not_empty.d.next = self.seen_push.val();
-                }
+                // The read pointer never passes the write pointer: after a push there is a
+                // word to read.
+                self.not_empty.d.next = self.seen_stay.val() | self.push.val();
             }
         }
         // From the pointers as they are (a pop this clock shows next clock): no path from
