@@ -34,7 +34,7 @@ use crate::cipe_alu::{ALU_LATENCY, CipeAlu};
 use crate::fifo::Fifo;
 
 /// Clocks from a word accepted on `s_axis` to its result on `m_axis` (queue empty, ready).
-pub const CIPE_LATENCY: usize = ALU_LATENCY + 3;
+pub const CIPE_LATENCY: usize = ALU_LATENCY + 2;
 /// Extra clocks the first read of a buffer waits after the last store into it issued: the
 /// store reaches the RAM ALU_LATENCY + 1 clocks after its issue, and the check is registered
 /// (one clock conservative).
@@ -379,7 +379,7 @@ impl<
             in_flight: Default::default(),
             soon_stages: Constant::new(bits::<16>(
                 (0..ALU_LATENCY)
-                    .filter(|&i| ALU_LATENCY - 1 - i + 2 <= soon_clocks(W))
+                    .filter(|&i| ALU_LATENCY - 1 - i + 1 <= soon_clocks(W))
                     .fold(0u64, |m, i| m | 1 << i),
             )),
             l_soon: Default::default(),
@@ -617,7 +617,7 @@ impl<
         self.m_axis.tbad.next = self.out.data_out.val().get_bit(W + 65);
         self.out.read.next = self.m_axis.tready.val() & !self.out.empty.val();
         // A word at delay stage `i` reaches `m_axis` ALU_LATENCY − 1 − i clocks later plus
-        // the output FIFO's two.
+        // the output FIFO's one (`early`: a word written is the head the next clock).
         self.l_soon.next = !self.out.empty.val();
         for i in 0..ALU_LATENCY {
             if self.d_valid[i].q.val()
@@ -637,7 +637,7 @@ impl<
         self.busy.next = self.active.q.val() | self.in_flight.val() | !self.out.empty.val();
         self.alu.reset.next = self.reset.val();
         self.out.reset.next = self.reset.val();
-        self.out.early.next = false;
+        self.out.early.next = true;
         if self.reset.val() {
             self.active.d.next = false;
             self.instr.d.next = bits::<64>(0).into();
