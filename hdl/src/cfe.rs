@@ -564,6 +564,9 @@ impl Logic for Cfe {
             self.uop_r.d.next = self.uop_r.q.val();
         }
         self.step.resend.next = self.nack_resend.q.val();
+        // A retained answer sent again (not a nack's resend, not the look after an ack).
+        self.step.again.next =
+            self.resending.q.val() & !self.nack_resend.q.val() & !self.probing.q.val();
         self.step.uop.next = self.uop_r.q.val();
         self.step.cur.next = self.cur.q.val();
         self.step.present.next = self.contexts.present_mask.val();
@@ -597,7 +600,14 @@ impl Logic for Cfe {
         // ---- The fields an answer is built from: the arrival's (errors, acks) or a stored
         // request's.
         self.answer_src.next = self.requests.read_data.val();
-        if self.arriving.val() | self.ans_pend.q.val() {
+        // In `Decide` with an arrival, the arrival's: the request RAM gives the context's
+        // stored request only from `Read`, and the decode of a pass that would take the
+        // arrival needs the segment's collective (a pass that answers takes it only in an
+        // allreduce) before then; the arrival's is the segment's (`Judge` refuses a mismatch).
+        if self.arriving.val()
+            | self.ans_pend.q.val()
+            | ((self.state.q.val() == CfeState::Decide) & self.fusing.q.val())
+        {
             self.answer_src.next = self.arr_fields.q.val();
         }
 

@@ -377,9 +377,11 @@ impl<
             wb_last: Default::default(),
             wb_bad: Default::default(),
             in_flight: Default::default(),
+            // Stage `i` is on `m_axis` ALU_LATENCY − 1 − i + 1 clocks later (write-back, then
+            // the output FIFO forwards it): within `soon_clocks` when that is at most it.
             soon_stages: Constant::new(bits::<16>(
                 (0..ALU_LATENCY)
-                    .filter(|&i| ALU_LATENCY - 1 - i + 1 <= soon_clocks(W))
+                    .filter(|&i| ALU_LATENCY - 1 - i < soon_clocks(W))
                     .fold(0u64, |m, i| m | 1 << i),
             )),
             l_soon: Default::default(),

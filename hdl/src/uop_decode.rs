@@ -45,7 +45,10 @@ pub struct UopWord {
     pub dst: Bits<4>,
     /// The result is sent to board `board`, register `tag`.
     pub send: Bit,
-    /// Sent as a `result` (else a `partial`).
+    /// Sent as a `result` (else a `partial`). A pass without `send`: the pass answers the local
+    /// ranks with what it stores (`collwire_control::program::Uop::PassRespond`): local rank
+    /// 0's answer streams out of the pass itself, rank 1's (two per host) is a pass that reads
+    /// `dst`.
     pub result: Bit,
     pub tag: Bits<4>,
     pub board: Bits<8>,
@@ -104,6 +107,9 @@ pub struct UopDecode {
     /// resend plan, `collwire_control::program::Program::resends`) to the pass's board and
     /// register; nothing is stored, nothing combined.
     pub resend: Signal<In, Bit>,
+    /// A retained answer is sent again (docs/recovery.md): a pass that answers then runs only
+    /// its answer to rank `sub`, a copy of `dst` (nothing combined, nothing stored).
+    pub again: Signal<In, Bit>,
     /// The fields.
     pub word: Signal<Out, UopWord>,
     /// The micro-op is a pass whose operands are present and which may take the waiting
@@ -148,6 +154,13 @@ pub struct UopDecode {
     op_pair: Constant<Bits<4>>,
     op_input: Constant<Bits<4>>,
     op_combine: Constant<Bits<4>>,
+    /// A pass that answers the local ranks (`send` clear, `result` set).
+    answer_pass: Signal<Local, Bit>,
+    /// Its step that only answers, from `dst`: the second local rank, or an answer sent again.
+    as_answer: Signal<Local, Bit>,
+    /// The segment has payload words.
+    words_nz: Signal<Local, Bit>,
+    has_d: Signal<Local, Bit>,
     /// The arrival is the pass's `a` / `b` and may be combined (see `fuses`).
     via_a: Signal<Local, Bit>,
     via_b: Signal<Local, Bit>,
@@ -196,6 +209,11 @@ impl Default for UopDecode {
             arrival: Default::default(),
             arr_reg: Default::default(),
             resend: Default::default(),
+            again: Default::default(),
+            answer_pass: Default::default(),
+            as_answer: Default::default(),
+            words_nz: Default::default(),
+            has_d: Default::default(),
             missing: Default::default(),
             l_missing: Default::default(),
             fuses: Default::default(),
@@ -285,6 +303,12 @@ impl Logic for UopDecode {
             != bits::<8>(0);
         self.has_b.next = ((self.present.val() >> bit_cast::<8, 3>(self.rb.val())) & bits::<8>(1))
             != bits::<8>(0);
+        self.has_d.next = ((self.present.val() >> bit_cast::<8, 3>(self.rd.val())) & bits::<8>(1))
+            != bits::<8>(0);
+        self.answer_pass.next =
+            (self.w.val().kind == self.kind_pass.val()) & !self.w.val().send & self.w.val().result;
+        self.as_answer.next = self.answer_pass.val() & (self.sub.val() | self.again.val());
+        self.words_nz.next = self.words.val() != bits::<12>(0);
 
         // Operands present? LocalPrefix and Respond* need the local registers: 0, and 1 with
         // two ranks per host.
@@ -296,17 +320,23 @@ impl Logic for UopDecode {
         if self.w.val().kind == self.kind_respond.val() {
             self.l_ready.next = self.has_a.val();
         }
+        if self.as_answer.val() {
+            self.l_ready.next = self.has_d.val();
+        }
         if (self.w.val().kind == self.kind_respond_prefix.val()) & self.w.val().combine {
             self.l_ready.next = self.l_ready.val() & self.has_a.val();
         }
         self.answers.next = (self.w.val().kind == self.kind_respond.val())
-            | (self.w.val().kind == self.kind_respond_prefix.val());
+            | (self.w.val().kind == self.kind_respond_prefix.val())
+            | self.answer_pass.val();
         self.l_last_sub.next = true;
         if self.answers.val() & self.rph2.val() {
             self.l_last_sub.next = self.sub.val();
         }
-        self.produce.next =
-            (self.w.val().kind == self.kind_pass.val()) & self.w.val().store & !self.resend.val();
+        self.produce.next = (self.w.val().kind == self.kind_pass.val())
+            & self.w.val().store
+            & !self.resend.val()
+            & !self.as_answer.val();
         self.l_missing.next = self.ra.val();
         if self.has_a.val() {
             self.l_missing.next = self.rb.val();
@@ -315,9 +345,9 @@ impl Logic for UopDecode {
 
         // ---- The CIPE pass and the frame of the step.
         self.sends.next = (self.w.val().kind == self.kind_pass.val()) & self.w.val().send;
-        self.l_data.next = self.words.val() != bits::<12>(0);
+        self.l_data.next = self.words_nz.val();
         // A reduce answers with data only to the root.
-        if (self.w.val().kind == self.kind_respond.val())
+        if ((self.w.val().kind == self.kind_respond.val()) | self.answer_pass.val())
             & (self.collective.val() == self.coll_reduce.val())
             & (self.rank.val() != self.root.val())
         {
@@ -350,16 +380,27 @@ impl Logic for UopDecode {
             self.l_store.next = self.w.val().store;
             self.l_emit.next = self.sends.val();
             self.l_has_entry.next = self.sends.val();
-            self.l_has_instr.next = self.l_data.val() & (self.w.val().store | self.sends.val());
+            self.l_has_instr.next = self.words_nz.val() & (self.w.val().store | self.sends.val());
+            if self.answer_pass.val() {
+                // Rank 0's answer leaves from the pass (empty for a reduce's non-root rank:
+                // the pass then only stores).
+                self.l_emit.next = self.l_data.val();
+                self.l_has_entry.next = true;
+            }
         }
         // Combining on arrival: the pass's operands are present (the arrival's register is
         // marked present when it arrives) and the arrival is one the compiler allows.
         self.via_a.next = self.w.val().fuse_a & (self.ra.val() == self.arr_reg.val());
         self.via_b.next =
             self.w.val().fuse_b & self.w.val().combine & (self.rb.val() == self.arr_reg.val());
+        // A pass that answers takes an arrival only in an allreduce: whether a reduce's rank 0
+        // gets data depends on its stored request, which the engine reads only after the fused
+        // pass's instruction has gone (the engine gives `collective` from the arrival then).
         self.l_fuses.next = (self.w.val().kind == self.kind_pass.val())
             & self.l_ready.val()
-            & (self.via_a.val() | self.via_b.val());
+            & (self.via_a.val() | self.via_b.val())
+            & !(self.answer_pass.val()
+                & (self.as_answer.val() | (self.collective.val() == self.coll_reduce.val())));
         self.l_swap.next = false;
         if self.arrival.val() & self.l_fuses.val() {
             if self.w.val().combine {
@@ -376,8 +417,17 @@ impl Logic for UopDecode {
                 if !self.w.val().store {
                     self.l_slot_d.next = self.ctx_base.val() | bit_cast::<7, 3>(self.ra.val());
                 }
-                self.l_has_instr.next = self.l_data.val();
+                self.l_has_instr.next = self.words_nz.val();
             }
+        }
+        if self.as_answer.val() {
+            // The answer alone, copied out of `dst`.
+            self.l_opcode.next = self.op_buffer.val();
+            self.l_slot_a.next = self.ctx_base.val() | bit_cast::<7, 3>(self.rd.val());
+            self.l_store.next = false;
+            self.l_emit.next = self.l_data.val();
+            self.l_has_entry.next = true;
+            self.l_has_instr.next = self.l_data.val();
         }
         if self.w.val().kind == self.kind_respond_prefix.val() {
             // RespondPrefix: rank `sub` gets x · r[sub], or r[sub].

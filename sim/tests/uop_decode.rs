@@ -28,6 +28,8 @@ struct Ctx {
     arrival: bool,
     /// The pass is sent again (a nack).
     resend: bool,
+    /// A retained answer is sent again (a `PassRespond` then only answers, from `dst`).
+    again: bool,
 }
 
 /// A CIPE pass: opcode, slot a, slot b (pair only), slot d (store only), store, emit.
@@ -60,8 +62,60 @@ fn expected(u: Uop, c: &Ctx) -> Step {
     let has = |r: u8| c.present >> reg(r) & 1 == 1;
     let locals = c.present & 1 == 1 && (!c.rph2 || c.present & 2 == 2);
     let slot = |r: u64| c.cur << 3 | r;
-    let answers = matches!(u, Uop::Respond { .. } | Uop::RespondPrefix { .. });
-    let data = c.words != 0 && !(matches!(u, Uop::Respond { .. }) && c.reduce && !c.rank_is_root);
+    let answers = matches!(
+        u,
+        Uop::Respond { .. } | Uop::RespondPrefix { .. } | Uop::PassRespond { .. }
+    );
+    let data = c.words != 0
+        && !(matches!(u, Uop::Respond { .. } | Uop::PassRespond { .. })
+            && c.reduce
+            && !c.rank_is_root);
+    let last_sub = !(answers && c.rph2) || c.sub;
+    if let Uop::PassRespond { a, b, dst } = u {
+        if c.sub || c.again {
+            // The second local rank's answer, or an answer sent again: a copy of `dst`.
+            return Step {
+                ready: has(dst),
+                last_sub,
+                produce: None,
+                sends: false,
+                has_instr: data,
+                has_entry: true,
+                fuses: false,
+                swap: false,
+                pass: data.then_some((
+                    Opcode::Buffer as u64,
+                    slot(reg(dst)),
+                    None,
+                    None,
+                    false,
+                    true,
+                )),
+            };
+        }
+        // Rank 0's answer leaves from the pass that stores into `dst`; an arrival is taken
+        // only in an allreduce.
+        let pass = Uop::Pass {
+            a,
+            b,
+            dst: Some(dst),
+            send: None,
+        };
+        let c2 = Ctx {
+            words: c.words,
+            fuse: if c.reduce { Fuse::default() } else { c.fuse },
+            resend: false,
+            again: false,
+            ..*c
+        };
+        let mut step = expected(pass, &c2);
+        step.last_sub = last_sub;
+        step.has_entry = true;
+        if let Some(p) = step.pass.as_mut() {
+            p.5 = data;
+        }
+        return step;
+    }
     if let (true, Uop::Pass { a, dst, send, .. }) = (c.resend, u) {
         // The value sent, from the register that keeps it: `dst`, else `a`.
         let holder = slot(reg(dst.unwrap_or(a)));
@@ -150,6 +204,7 @@ fn expected(u: Uop, c: &Ctx) -> Step {
             None,
             None,
         ),
+        Uop::PassRespond { .. } => unreachable!("handled above"),
         Uop::RespondPrefix { x } => {
             let own = slot(u64::from(c.sub));
             let (op, a, b) = match x {
@@ -173,7 +228,7 @@ fn expected(u: Uop, c: &Ctx) -> Step {
     };
     Step {
         ready,
-        last_sub: !(answers && c.rph2) || c.sub,
+        last_sub,
         produce,
         sends,
         has_instr,
@@ -226,7 +281,7 @@ fn random_uop(rng: &mut SplitMix) -> Uop {
         }
     };
     let maybe = |v: u64, w: u64| v.is_multiple_of(2).then(|| reg(w));
-    match r() % 4 {
+    match r() % 5 {
         0 => Uop::LocalPrefix,
         1 => {
             let (a, b0, b1, d0, d1, s) = (r(), r(), r(), r(), r(), r());
@@ -246,6 +301,14 @@ fn random_uop(rng: &mut SplitMix) -> Uop {
             }
         }
         2 => Uop::Respond { a: reg(r()) },
+        3 => {
+            let (a, b0, b1, d) = (r(), r(), r(), r());
+            Uop::PassRespond {
+                a: reg(a),
+                b: maybe(b0, b1),
+                dst: reg(d),
+            }
+        }
         _ => {
             let (x0, x1) = (r(), r());
             Uop::RespondPrefix { x: maybe(x0, x1) }
@@ -282,11 +345,13 @@ fn every_step_does_what_its_micro_op_means() {
             arrival: rng.next_u64().is_multiple_of(2),
             resend: matches!(u, Uop::Pass { send: Some(_), .. })
                 && rng.next_u64().is_multiple_of(3),
+            again: rng.next_u64().is_multiple_of(3),
         };
         let word = u.encode_fused(c.fuse);
         dut.set_arrival(u64::from(c.arrival));
         dut.set_arr_reg(c.arr_reg);
         dut.set_resend(u64::from(c.resend));
+        dut.set_again(u64::from(c.again));
         dut.set_uop(u64::from(word));
         dut.set_cur(c.cur);
         dut.set_present(c.present);
@@ -314,11 +379,14 @@ fn every_step_does_what_its_micro_op_means() {
             }
         };
         let waits = match u {
-            Uop::Pass { a, b, .. } if !want.ready => Some(if c.present >> reg(a) & 1 == 0 {
-                reg(a)
-            } else {
-                reg(b.unwrap())
-            }),
+            Uop::PassRespond { .. } if c.sub || c.again => None,
+            Uop::Pass { a, b, .. } | Uop::PassRespond { a, b, .. } if !want.ready => {
+                Some(if c.present >> reg(a) & 1 == 0 {
+                    reg(a)
+                } else {
+                    reg(b.unwrap())
+                })
+            }
             Uop::Respond { a } if !want.ready => Some(reg(a)),
             _ => None,
         };

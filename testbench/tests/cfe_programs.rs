@@ -88,7 +88,7 @@ fn run(programs: &[Program], rph: usize, rng: &mut SmallRng) -> Vec<String> {
                 match s.program.uops.get(s.pc) {
                     None => false,
                     Some(Uop::LocalPrefix) => (0..rph).all(|l| s.regs[l].is_some()),
-                    Some(Uop::Pass { a, b, .. }) => {
+                    Some(Uop::Pass { a, b, .. } | Uop::PassRespond { a, b, .. }) => {
                         s.regs[usize::from(reg(*a))].is_some()
                             && b.is_none_or(|b| s.regs[usize::from(reg(b))].is_some())
                     }
@@ -156,6 +156,14 @@ fn run(programs: &[Program], rph: usize, rng: &mut SmallRng) -> Vec<String> {
                 }
                 finish_pass(s, b, v, dst, send, rph, &mut in_flight);
             }
+            Uop::PassRespond { a, b: rhs, dst } => {
+                let mut v = read(s, a);
+                if let Some(rhs) = rhs {
+                    v = sym(&v, &read(s, rhs));
+                }
+                finish_pass(s, b, v, Some(dst), None, rph, &mut in_flight);
+                answer_from(s, dst, rph);
+            }
             Uop::Respond { a } => {
                 let v = read(s, a);
                 s.responses.iter_mut().for_each(|r| *r = Some(v.clone()));
@@ -182,6 +190,14 @@ fn run(programs: &[Program], rph: usize, rng: &mut SmallRng) -> Vec<String> {
             s.pc
         );
         assert!(s.unread_inputs.is_empty(), "board {b}: inputs never read");
+        // Retained results: a lost answer of a `PassRespond` is sent again from `dst`.
+        if let Some(&Uop::PassRespond { dst, .. }) = s.program.uops.last() {
+            let kept = s.regs[usize::from(reg_at(dst, rph))].as_ref();
+            assert!(
+                s.responses.iter().all(|r| r.as_ref() == kept),
+                "board {b}: the answer is not in r{dst} at the end"
+            );
+        }
     }
     assert!(requests.is_empty() && in_flight.is_empty());
     state
@@ -192,6 +208,13 @@ fn run(programs: &[Program], rph: usize, rng: &mut SmallRng) -> Vec<String> {
                 .map(|r| r.expect("every rank answered"))
         })
         .collect()
+}
+
+/// The answer of a [`Uop::PassRespond`]: every local rank gets what the pass stored into `dst`
+/// (read back from the register, as the engine's second rank and a resent answer read it).
+fn answer_from(s: &mut Board, dst: u8, rph: usize) {
+    let v = read_reg(s, dst, rph);
+    s.responses.iter_mut().for_each(|r| *r = Some(v.clone()));
 }
 
 /// Register `code` at `rph` ranks per host.
@@ -244,14 +267,10 @@ fn fuse_arrival(s: &mut Board, b: usize, r: u8, rph: usize, in_flight: &mut Vec<
     if rph == 1 && s.program.uops.get(s.pc) == Some(&Uop::LocalPrefix) && has(s, 0) {
         s.pc += 1;
     }
-    let Some(&Uop::Pass {
-        a,
-        b: rhs,
-        dst,
-        send,
-    }) = s.program.uops.get(s.pc)
-    else {
-        return;
+    let (a, rhs, dst, send, answers) = match s.program.uops.get(s.pc) {
+        Some(&Uop::Pass { a, b, dst, send }) => (a, b, dst, send, false),
+        Some(&Uop::PassRespond { a, b, dst }) => (a, b, Some(dst), None, true),
+        _ => return,
     };
     let fuse = s.fusible[s.pc];
     let via_a = fuse.a && reg_at(a, rph) == r;
@@ -273,6 +292,9 @@ fn fuse_arrival(s: &mut Board, b: usize, r: u8, rph: usize, in_flight: &mut Vec<
         s.regs[usize::from(r)] = Some(v.clone());
     }
     finish_pass(s, b, v, dst, send, rph, in_flight);
+    if answers {
+        answer_from(s, dst.expect("a PassRespond stores"), rph);
+    }
 }
 
 const ALGS: [Algorithm; 4] = [

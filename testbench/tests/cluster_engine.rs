@@ -275,76 +275,30 @@ fn delivered(c: &mut Cluster, cycles: u64) -> BTreeMap<(usize, u16), Vec<Vec<u8>
 
 /// Retained results (docs/recovery.md): a rank whose answer was lost retransmits its request;
 /// the board, its context done but kept, sends the same answer again, byte for byte, and runs
-/// nothing again. Scan on two boards with two ranks each: both local ranks' steps (`sub` 0
-/// and 1) of a `RespondPrefix` that combines. A copy that is not a retransmission (attempt 0: a
-/// replay, or a later job reusing the key) or that comes from another endpoint is refused
-/// `stale`, as before; so is a retransmission once the context was reused.
+/// nothing again. On two boards with two ranks each, so both local ranks' steps (`sub` 0
+/// and `sub` 1) of the program's last micro-op run again: a Scan on the ring (a `RespondPrefix` that
+/// combines), an allreduce and a reduce by recursive doubling (a `PassRespond`: its answer
+/// alone, a copy of `dst`, nothing combined or stored again; the reduce answers only its root
+/// with data). A copy that is not a retransmission (attempt 0: a replay, or a later job reusing
+/// the key) or that comes from another endpoint is refused `stale`, as before; so is a
+/// retransmission once the context was reused.
 #[test]
 fn a_retransmission_for_a_completed_segment_is_answered_again_from_the_retained_result() {
-    let mut c = cluster(2, 64);
-    // The long history keeps keys once its RAMs are swept after reset (512 clocks).
-    for _ in 0..600 {
-        c.step();
+    for (collective, algorithm) in [
+        (Collective::Allreduce, Algorithm::RecursiveDoubling),
+        (Collective::Reduce, Algorithm::RecursiveDoubling),
+    ] {
+        answered_again_from_the_retained_result(collective, algorithm);
     }
+    let mut c = answered_again_from_the_retained_result(Collective::Scan, Algorithm::Ring);
     let req = |rank: u16| OffloadRepr {
         collective: Collective::Scan,
+        root: 1,
         ..request(rank, 4, 2, ReduceOp::Sum, 50)
     };
     let payload = |rank: u16| distinct(usize::from(rank), 2, 4);
     let port = |local: usize| collwire_proto::addressing::rank_port(local);
-    for rank in 0..4u16 {
-        let (b, l) = (usize::from(rank / 2), usize::from(rank % 2));
-        send_from(&mut c, b, l, port(l), &req(rank), &payload(rank));
-    }
-    let first = delivered(&mut c, 600);
-    let inputs: Vec<Vec<u8>> = (0..4).map(payload).collect();
-    let spec = Spec {
-        collective: Collective::Scan,
-        algorithm: Algorithm::Ring,
-        datatype: Datatype::Int32,
-        op: ReduceOp::Sum,
-        layout: Layout::new(4, 2).unwrap(),
-        root: 0,
-    };
-    let want = expected(&spec, &inputs).unwrap();
-    for rank in 0..4u16 {
-        let (b, l) = (usize::from(rank / 2), usize::from(rank % 2));
-        let got = &first[&(b, port(l))];
-        assert_eq!(got.len(), 1, "rank {rank}: {got:?}");
-        let (repr, data) = OffloadRepr::from_datagram(&got[0]).unwrap();
-        assert_eq!(repr.msg_type, MessageType::Response);
-        assert_eq!(Some(data.to_vec()), want[usize::from(rank)], "rank {rank}");
-    }
     let before: Vec<_> = (0..2).map(|b| c.counters(b)).collect();
-
-    // Each rank retransmits (its answer lost): the same datagram again.
-    for rank in [3u16, 0, 2, 1] {
-        let (b, l) = (usize::from(rank / 2), usize::from(rank % 2));
-        let again = OffloadRepr {
-            attempt: 1 + (rank % 2) as u8,
-            ..req(rank)
-        };
-        send_from(&mut c, b, l, port(l), &again, &payload(rank));
-        let answers = delivered(&mut c, 300);
-        assert_eq!(
-            answers.get(&(b, port(l))),
-            first.get(&(b, port(l))),
-            "rank {rank}: the answer sent again, byte for byte"
-        );
-        assert_eq!(answers.len(), 1, "only rank {rank} answered: {answers:?}");
-    }
-    for (b, was) in before.iter().enumerate() {
-        let now = c.counters(b);
-        assert_eq!(now.get("resent"), was.get("resent") + 2, "board {b}");
-        for name in ["stored", "retired", "transits", "errors"] {
-            assert_eq!(
-                now.get(name),
-                was.get(name),
-                "board {b}: {name}, nothing ran again"
-            );
-        }
-    }
-
     // Not a retransmission, or from another socket: refused, nothing sent from the context.
     let stale = |answers: &BTreeMap<(usize, u16), Vec<Vec<u8>>>, key| {
         let d = answers
@@ -383,6 +337,86 @@ fn a_retransmission_for_a_completed_segment_is_answered_again_from_the_retained_
     stale(&delivered(&mut c, 300), (0, port(0)));
     assert_eq!(c.counters(0).get("resent"), 2);
     assert_eq!(c.counters(0).get("retired"), before[0].get("retired") + 8);
+}
+
+/// Runs one collective on two boards × two ranks (distinct data, root 1), checks every answer
+/// against the golden model, then has every rank retransmit its request and checks that each
+/// gets its answer again byte for byte and that nothing ran again. Returns the cluster.
+fn answered_again_from_the_retained_result(
+    collective: Collective,
+    algorithm: Algorithm,
+) -> Cluster {
+    let mut c = cluster(2, 64);
+    // The long history keeps keys once its RAMs are swept after reset (512 clocks).
+    for _ in 0..600 {
+        c.step();
+    }
+    let req = |rank: u16| OffloadRepr {
+        collective,
+        algorithm,
+        root: 1,
+        ..request(rank, 4, 2, ReduceOp::Sum, 50)
+    };
+    let payload = |rank: u16| distinct(usize::from(rank), 2, 4);
+    let port = |local: usize| collwire_proto::addressing::rank_port(local);
+    for rank in 0..4u16 {
+        let (b, l) = (usize::from(rank / 2), usize::from(rank % 2));
+        send_from(&mut c, b, l, port(l), &req(rank), &payload(rank));
+    }
+    let first = delivered(&mut c, 600);
+    let inputs: Vec<Vec<u8>> = (0..4).map(payload).collect();
+    let spec = Spec {
+        collective,
+        algorithm,
+        datatype: Datatype::Int32,
+        op: ReduceOp::Sum,
+        layout: Layout::new(4, 2).unwrap(),
+        root: 1,
+    };
+    let want = expected(&spec, &inputs).unwrap();
+    for rank in 0..4u16 {
+        let (b, l) = (usize::from(rank / 2), usize::from(rank % 2));
+        let got = &first[&(b, port(l))];
+        assert_eq!(got.len(), 1, "rank {rank}: {got:?}");
+        let (repr, data) = OffloadRepr::from_datagram(&got[0]).unwrap();
+        assert_eq!(repr.msg_type, MessageType::Response);
+        let want = want[usize::from(rank)].clone().unwrap_or_default();
+        assert_eq!(data.to_vec(), want, "{collective:?} rank {rank}");
+    }
+    let before: Vec<_> = (0..2).map(|b| c.counters(b)).collect();
+
+    // Each rank retransmits (its answer lost): the same datagram again.
+    for rank in [3u16, 0, 2, 1] {
+        let (b, l) = (usize::from(rank / 2), usize::from(rank % 2));
+        let again = OffloadRepr {
+            attempt: 1 + (rank % 2) as u8,
+            ..req(rank)
+        };
+        send_from(&mut c, b, l, port(l), &again, &payload(rank));
+        let answers = delivered(&mut c, 300);
+        assert_eq!(
+            answers.get(&(b, port(l))),
+            first.get(&(b, port(l))),
+            "{collective:?} rank {rank}: the answer sent again, byte for byte"
+        );
+        assert_eq!(answers.len(), 1, "only rank {rank} answered: {answers:?}");
+    }
+    for (b, was) in before.iter().enumerate() {
+        let now = c.counters(b);
+        assert_eq!(
+            now.get("resent"),
+            was.get("resent") + 2,
+            "{collective:?} board {b}"
+        );
+        for name in ["stored", "retired", "transits", "errors"] {
+            assert_eq!(
+                now.get(name),
+                was.get(name),
+                "{collective:?} board {b}: {name}, nothing ran again"
+            );
+        }
+    }
+    c
 }
 
 #[test]
