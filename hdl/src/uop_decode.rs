@@ -396,11 +396,19 @@ impl Logic for UopDecode {
         // A pass that answers takes an arrival only in an allreduce: whether a reduce's rank 0
         // gets data depends on its stored request, which the engine reads only after the fused
         // pass's instruction has gone (the engine gives `collective` from the arrival then).
+        // So does a `Respond` whose register arrives (`fuse_a`): its first step stores the
+        // arrival where it arrived and answers rank 0 with it as it streams in.
         self.l_fuses.next = (self.w.val().kind == self.kind_pass.val())
             & self.l_ready.val()
             & (self.via_a.val() | self.via_b.val())
             & !(self.answer_pass.val()
                 & (self.as_answer.val() | (self.collective.val() == self.coll_reduce.val())));
+        if self.w.val().kind == self.kind_respond.val() {
+            self.l_fuses.next = self.l_ready.val()
+                & self.via_a.val()
+                & !self.sub.val()
+                & (self.collective.val() != self.coll_reduce.val());
+        }
         self.l_swap.next = false;
         if self.arrival.val() & self.l_fuses.val() {
             if self.w.val().combine {

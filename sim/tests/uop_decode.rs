@@ -191,19 +191,25 @@ fn expected(u: Uop, c: &Ctx) -> Step {
                 d,
             )
         }
-        Uop::Respond { a } => (
-            has(a),
-            None,
-            false,
-            false,
-            true,
-            true,
-            data,
-            Opcode::Buffer,
-            slot(reg(a)),
-            None,
-            None,
-        ),
+        Uop::Respond { a } => {
+            // The register arriving (`fuse_a`), rank 0's step of an allreduce: stored where it
+            // arrived and answered as it streams in.
+            fuses = c.fuse.a && reg(a) == c.arr_reg && has(a) && !c.sub && !c.reduce;
+            let fused = fuses && c.arrival;
+            (
+                has(a),
+                None,
+                false,
+                fused,
+                true,
+                true,
+                if fused { c.words != 0 } else { data },
+                if fused { Opcode::Input } else { Opcode::Buffer },
+                slot(reg(a)),
+                None,
+                fused.then(|| slot(reg(a))),
+            )
+        }
         Uop::PassRespond { .. } => unreachable!("handled above"),
         Uop::RespondPrefix { x } => {
             let own = slot(u64::from(c.sub));

@@ -131,7 +131,7 @@ fn a_cluster_reset_mid_traffic_runs_the_golden_sample() {
 /// after power-on: the same traffic gives the same outputs on every cycle.
 #[test]
 fn a_reset_board_behaves_as_one_fresh_from_power_on() {
-    for (width, boards, rph, stop) in [(64, 3, 2, 700), (64, 3, 2, 2_500), (256, 2, 1, 500)] {
+    for (width, boards, rph, stop) in [(64, 3, 2, 700), (64, 3, 2, 2_500), (256, 2, 1, 350)] {
         let (mut fresh, fresh_log) = recorded(width, boards);
         let (mut reset, reset_log) = recorded(width, boards);
         interrupt(&mut reset, rph, stop);

@@ -270,6 +270,14 @@ fn fuse_arrival(s: &mut Board, b: usize, r: u8, rph: usize, in_flight: &mut Vec<
     let (a, rhs, dst, send, answers) = match s.program.uops.get(s.pc) {
         Some(&Uop::Pass { a, b, dst, send }) => (a, b, dst, send, false),
         Some(&Uop::PassRespond { a, b, dst }) => (a, b, Some(dst), None, true),
+        Some(&Uop::Respond { a }) => {
+            // The answer of the register that arrived: stored where it arrived, answered.
+            if s.fusible[s.pc].a && reg_at(a, rph) == r {
+                s.pc += 1;
+                answer_from(s, a, rph);
+            }
+            return;
+        }
         _ => return,
     };
     let fuse = s.fusible[s.pc];

@@ -124,7 +124,8 @@ pub struct Program {
 /// of storing it first, and the arrival's own register never holds its value. So `a` (`b`)
 /// may be fused only if no later micro-op reads that register before it is written again —
 /// or, for a pass without `b`, if the pass stores its result where `a` arrived (or nowhere:
-/// the engine then stores the arrival in its own register).
+/// the engine then stores the arrival in its own register). A [`Uop::Respond`]'s `a` always
+/// may: the arrival is stored where it arrived and answered as it streams in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Fuse {
     pub a: bool,
@@ -242,6 +243,10 @@ impl Program {
                         b: distinct && dead(i, b) && spares(a),
                     }
                 }
+                // The answer of the register that arrives last: its first step stores the
+                // arrival where it arrived (so the register holds it, as when it is stored
+                // first) and answers local rank 0 with it as it streams in.
+                Uop::Respond { .. } => Fuse { a: true, b: false },
                 _ => Fuse::default(),
             })
             .collect()
@@ -546,7 +551,7 @@ impl Uop {
     /// | bits | field |
     /// |---|---|
     /// | 1:0 | kind ([`uop_code`]) |
-    /// | 2, 3 | Pass: an arrival for `a` / `b` may be combined on arrival ([`Fuse`]) |
+    /// | 2, 3 | Pass: an arrival for `a` / `b` may be combined on arrival ([`Fuse`]); Respond (2): an arrival for `a` is answered as it streams in |
     /// | 7:4 | `a` (Pass, Respond) or `x` (RespondPrefix); 15 = [`H`] |
     /// | 11:8 | `b` |
     /// | 12 | `b` present (Pass) / `x` present (RespondPrefix) |
@@ -593,6 +598,7 @@ impl Uop {
             },
             Uop::Respond { a } => UopWord {
                 kind: kind(uop_code::RESPOND),
+                fuse_a: fuse.a,
                 a: reg(a),
                 ..Default::default()
             },
