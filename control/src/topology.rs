@@ -5,6 +5,10 @@
 //! * `ring`: port 1 → the next board's port 2.
 //! * `torus`: rows × cols from `layout::torus_shape`; ports 1/2 east/west, 3/4 south/north
 //!   (needs the 4 network ports of the 256-bit build).
+//! * `hypercube`: port d + 1 of board b → port d + 1 of board b XOR 2^d (when that board
+//!   exists): dimension d on port d + 1, so each step of recursive doubling uses a port of its
+//!   own. 8 boards use the 64-bit build's 3 network ports, 16 the 256-bit build's 4
+//!   ([`network_ports_needed`]).
 //!
 //! Every algorithm runs on either: frames for boards that are not neighbours are forwarded
 //! hop by hop along the route tables.
@@ -20,6 +24,16 @@ use serde::{Deserialize, Serialize};
 pub enum Topology {
     Ring,
     Torus,
+    Hypercube,
+}
+
+/// Network ports per board `topology` needs for `boards` boards.
+pub fn network_ports_needed(boards: usize, topology: Topology) -> usize {
+    match topology {
+        Topology::Ring => usize::from(boards > 1) * 2,
+        Topology::Torus => 4,
+        Topology::Hypercube => boards.max(1).next_power_of_two().trailing_zeros() as usize,
+    }
 }
 
 /// One cable end: (board, port).
@@ -49,6 +63,14 @@ pub fn cabling(boards: usize, topology: Topology) -> Vec<(PortId, PortId)> {
                     if rows > 1 {
                         cables.push(((b, 3), (((r + 1) % rows) * cols + c, 4)));
                     }
+                }
+            }
+        }
+        Topology::Hypercube => {
+            let dims = network_ports_needed(n, topology);
+            for d in 0..dims {
+                for b in (0..n).filter(|b| b & (1 << d) == 0 && b | (1 << d) < n) {
+                    cables.push(((b, d + 1), (b | (1 << d), d + 1)));
                 }
             }
         }
@@ -138,6 +160,41 @@ mod tests {
                         d.min(boards - d),
                         "{boards} boards {src} → {dst}"
                     );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn hypercube_routes_flip_one_bit_a_hop() {
+        for boards in [2, 3, 6, 8, 16] {
+            let cables = cabling(boards, Topology::Hypercube);
+            let dims = network_ports_needed(boards, Topology::Hypercube);
+            assert_eq!(1 << dims, boards.next_power_of_two());
+            for &((a, pa), (b, pb)) in &cables {
+                assert_eq!(pa, pb, "a dimension's cable joins equal ports");
+                assert_eq!(a ^ b, 1 << (pa - 1), "port {pa} is dimension {}", pa - 1);
+            }
+            for src in 0..boards {
+                for dst in 0..boards {
+                    let bits = (src ^ dst).count_ones() as usize;
+                    let n = hops(boards, Topology::Hypercube, src, dst);
+                    if boards.is_power_of_two() {
+                        assert_eq!(n, bits, "{boards} boards {src} → {dst}");
+                    } else {
+                        // An incomplete cube may detour round a missing corner (and `hops`
+                        // checks every board is reached).
+                        assert!(n >= bits, "{boards} boards {src} → {dst}");
+                    }
+                }
+            }
+            for b in 0..boards {
+                for d in 0..dims {
+                    let partner = b ^ (1 << d);
+                    if partner < boards {
+                        // Recursive doubling's step d goes out of port d + 1, one hop.
+                        assert_eq!(routes(boards, &cables)[b][partner], 1 << (d + 1));
+                    }
                 }
             }
         }

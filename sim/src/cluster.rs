@@ -1,7 +1,7 @@
 //! The cluster simulator: N Verilated boards ([`crate::board`]) cabled port to port with links
 //! of a fixed latency in cycles, one host adapter per board on its host port (port 0).
 //!
-//! * Cabling ([`Topology`]): `ring` or `torus`, and the route tables installed in every board,
+//! * Cabling ([`Topology`]): `ring`, `torus` or `hypercube`, and the route tables installed in every board,
 //!   from the control plane (`collwire_control::topology`); each board's configuration writes
 //!   from `collwire_control::image`.
 //! * Addressing: `collwire_proto::addressing` (board `b` is MAC `02:c0:11:00:00:b`, IPv4
@@ -16,7 +16,7 @@ use std::collections::VecDeque;
 use rayon::prelude::*;
 
 use collwire_control::image::config_writes;
-pub use collwire_control::topology::{PortId, Topology, cabling, routes};
+pub use collwire_control::topology::{PortId, Topology, cabling, network_ports_needed, routes};
 use serde::{Deserialize, Serialize};
 
 use collwire_hdl::emit::BusWidth;
@@ -71,8 +71,16 @@ pub enum ClusterError {
     Width(usize),
     #[error("link latency must be at least 1 cycle")]
     Latency,
-    #[error("a torus needs 4 network ports per board; the {0}-bit board has {1}")]
-    Ports(usize, usize),
+    #[error(
+        "{topology:?} of {boards} boards needs {needs} network ports per board; the {width}-bit board has {has}"
+    )]
+    Ports {
+        topology: Topology,
+        boards: usize,
+        needs: usize,
+        width: usize,
+        has: usize,
+    },
     #[error("no answer after {0} cycles")]
     Timeout(u64),
     #[error("{0} clocks of MAC underrun: an output port ran dry inside a frame")]
@@ -166,6 +174,9 @@ pub struct Cluster {
     peer: Vec<Vec<Option<PortId>>>,
     /// Beats waiting at every input, with the cycle they may enter.
     inputs: Vec<Vec<VecDeque<(u64, Beat)>>>,
+    /// `rx_staged[b][p]`: with frame receive FIFOs ([`LinkModel::rx_frame_fifo`]), the beats
+    /// of the frame arriving at board `b`'s port `p` before its last.
+    rx_staged: Vec<Vec<Vec<Beat>>>,
     /// Frames being assembled at every host port.
     host_partial: Vec<Vec<u8>>,
     host_rx: Vec<Vec<Received>>,
@@ -182,6 +193,10 @@ pub struct Cluster {
     in_frame_in: Vec<Vec<bool>>,
     /// Cycle the first beat of each frame entered each input.
     pub first_in_log: Vec<Vec<Vec<u64>>>,
+    /// `input_wait_peak[b][p]`: the most clocks a beat waited at board `b`'s input `p`
+    /// between reaching it (off its link) and being taken: how far the board fell behind the
+    /// port. Zero it to start a new measurement.
+    pub input_wait_peak: Vec<Vec<u64>>,
     /// Cycle the first beat of each frame left each output.
     pub first_out: Vec<Vec<Vec<u64>>>,
     in_frame_out: Vec<Vec<bool>>,
@@ -247,8 +262,15 @@ impl Cluster {
             boards.push(wrap(b, model));
         }
         let ports = boards[0].ports();
-        if config.topology == Topology::Torus && ports < 5 {
-            return Err(ClusterError::Ports(config.width, ports - 1));
+        let needs = network_ports_needed(config.boards, config.topology);
+        if needs > ports - 1 {
+            return Err(ClusterError::Ports {
+                topology: config.topology,
+                boards: config.boards,
+                needs,
+                width: config.width,
+                has: ports - 1,
+            });
         }
         let cables = cabling(config.boards, config.topology);
         let mut peer = vec![vec![None; ports]; config.boards];
@@ -261,6 +283,7 @@ impl Cluster {
         let width = config.width;
         let mut cluster = Cluster {
             inputs: vec![vec![VecDeque::new(); ports]; n],
+            rx_staged: vec![vec![Vec::new(); ports]; n],
             host_partial: vec![Vec::new(); n],
             host_rx: vec![Vec::new(); n],
             links: LinkModel::ideal(config.link_latency),
@@ -272,6 +295,7 @@ impl Cluster {
             first_out: vec![vec![Vec::new(); ports]; n],
             underruns: 0,
             first_in_log: vec![vec![Vec::new(); ports]; n],
+            input_wait_peak: vec![vec![0; ports]; n],
             in_frame_out: vec![vec![false; ports]; n],
             config,
             boards,
@@ -316,6 +340,8 @@ impl Cluster {
             .map(|b| TxLink::new(m, m.to_board, (n * ports + b) as u64))
             .collect();
         self.rx = vec![vec![RxFifo::default(); ports]; n];
+        // A frame half received by an old receive FIFO is lost with it.
+        self.rx_staged.iter_mut().flatten().for_each(Vec::clear);
     }
 
     /// Replaces every link ([`LinkModel::ideal`] by default; [`LinkModel::target`] for the
@@ -372,6 +398,7 @@ impl Cluster {
     pub fn reset_boards(&mut self, cycles: u64) {
         self.resting.fill(false);
         self.inputs.iter_mut().flatten().for_each(VecDeque::clear);
+        self.rx_staged.iter_mut().flatten().for_each(Vec::clear);
         self.host_partial.iter_mut().for_each(Vec::clear);
         self.host_rx.iter_mut().for_each(Vec::clear);
         self.host_inbox.iter_mut().for_each(VecDeque::clear);
@@ -456,6 +483,7 @@ impl Cluster {
     pub fn at_rest(&self) -> bool {
         self.resting.iter().all(|r| *r)
             && self.inputs.iter().flatten().all(VecDeque::is_empty)
+            && self.rx_staged.iter().flatten().all(Vec::is_empty)
             && self.host_inbox.iter().all(VecDeque::is_empty)
             && !self
                 .tx
@@ -591,9 +619,18 @@ impl Cluster {
         let bytes = self.beat_bytes();
         let capacity = self.links.rx_fifo_bytes;
         for (at, beat) in arrivals.drain(..) {
-            let queued = self.inputs[b][p].len() * bytes;
-            if self.rx[b][p].admit(&beat, queued, capacity) {
+            let queued = (self.inputs[b][p].len() + self.rx_staged[b][p].len()) * bytes;
+            if !self.rx[b][p].admit(&beat, queued, capacity) {
+                continue;
+            }
+            if !self.links.rx_frame_fifo {
                 self.inputs[b][p].push_back((at, beat));
+            } else if beat.last {
+                // The whole frame is in: it goes on, a beat per clock from its last's arrival.
+                let staged = std::mem::take(&mut self.rx_staged[b][p]);
+                self.inputs[b][p].extend(staged.into_iter().chain([beat]).map(|beat| (at, beat)));
+            } else {
+                self.rx_staged[b][p].push(beat);
             }
         }
     }
@@ -737,10 +774,10 @@ impl Cluster {
                     .zip(self.in_frame_out.iter_mut()),
             )
             .zip(self.first_in_log.iter_mut().zip(self.first_out.iter_mut()))
-            .zip(self.resting.iter_mut())
+            .zip(self.resting.iter_mut().zip(self.input_wait_peak.iter_mut()))
             .enumerate()
             .map(
-                |(b, ((((model, inputs), (in_frame_in, in_frame_out)), logs), resting))| {
+                |(b, ((((model, inputs), (in_frame_in, in_frame_out)), logs), (resting, wait)))| {
                     BoardClock {
                         b,
                         model: model.as_mut(),
@@ -749,6 +786,7 @@ impl Cluster {
                         in_frame_out,
                         first_in_log: logs.0,
                         first_out: logs.1,
+                        input_wait_peak: wait,
                         resting,
                         tx: &tx[b],
                     }
@@ -919,6 +957,7 @@ struct BoardClock<'a> {
     in_frame_out: &'a mut [bool],
     first_in_log: &'a mut [Vec<u64>],
     first_out: &'a mut [Vec<u64>],
+    input_wait_peak: &'a mut [u64],
     resting: &'a mut bool,
     /// The links out of the board's ports: an output is taken only when its MAC is ready.
     tx: &'a [TxLink],
@@ -1006,7 +1045,8 @@ impl BoardClock<'_> {
                 );
             }
             if took {
-                let (_, beat) = self.inputs[p].pop_front().unwrap();
+                let (at, beat) = self.inputs[p].pop_front().unwrap();
+                self.input_wait_peak[p] = self.input_wait_peak[p].max(now - at);
                 if !self.in_frame_in[p] {
                     self.first_in_log[p].push(now);
                 }

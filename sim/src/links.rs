@@ -146,6 +146,13 @@ pub struct LinkModel {
     pub to_host: LinkSpec,
     /// Receive FIFO of every board input, bytes; `None`: unbounded.
     pub rx_fifo_bytes: Option<usize>,
+    /// Whether every board input's receive FIFO is a frame FIFO (store and forward: a frame
+    /// goes on to the board once its last beat is in, then at a beat per clock, as the
+    /// `FRAME_FIFO` receive FIFOs of verilog-ethernet's MAC wrappers and NetFPGA's `rx_queue`
+    /// do). `false`: cut-through, the board sees the beats as the line brings them, so at
+    /// line rates below the bus's a frame holds the board's input arbiter for its wire time.
+    #[serde(default)]
+    pub rx_frame_fifo: bool,
     /// The datapath clock the line rate is counted in, MHz.
     pub clock_mhz: f64,
     /// Seeds every link's fault generator (each link its own stream).
@@ -173,6 +180,7 @@ impl LinkModel {
                 faults: Faults::NONE,
             },
             rx_fifo_bytes: None,
+            rx_frame_fifo: false,
             clock_mhz: 125.0,
             seed: 0,
         }
@@ -203,6 +211,7 @@ impl LinkModel {
             to_board: spec(host_faults),
             to_host: spec(host_faults),
             rx_fifo_bytes: Some(TARGET_RX_FIFO_BYTES),
+            rx_frame_fifo: false,
             clock_mhz,
             seed,
         }

@@ -26,7 +26,7 @@ pub struct ShapeArgs {
     /// Cycles a beat spends on a cable.
     #[arg(long)]
     pub link_latency: Option<u64>,
-    /// ring or torus.
+    /// ring, torus or hypercube.
     #[arg(long, value_parser = parse_topology)]
     pub topology: Option<Topology>,
 }
@@ -100,7 +100,8 @@ fn parse_topology(s: &str) -> Result<Topology, String> {
     match s {
         "ring" => Ok(Topology::Ring),
         "torus" => Ok(Topology::Torus),
-        _ => Err(format!("unknown topology {s:?} (ring, torus)")),
+        "hypercube" => Ok(Topology::Hypercube),
+        _ => Err(format!("unknown topology {s:?} (ring, torus, hypercube)")),
     }
 }
 

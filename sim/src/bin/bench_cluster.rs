@@ -1,7 +1,10 @@
 //! Cluster benchmark: prints (never asserts) per-hop latencies (first word in → first word
 //! out) at 64 and 256 bits for payloads from 8 to 1440 bytes (the engine's both with the engine
 //! idle and behind the board's own request arriving at the same time), in cycles and in ns at the
-//! target's clock (125 / 200 MHz), the cycles from the first request to the last response of an
+//! target's clock (125 / 200 MHz), MTU transit throughput on every network port, the engine's
+//! load from its hosts, every port at line rate (`ports`: a hypercube of boards over their own
+//! 1G/10G links taking an MTU partial on every network port per request, with cut-through and
+//! with frame receive FIFOs), the cycles from the first request to the last response of an
 //! f64 SUM allreduce of 8 and 1440 bytes at P = 2 … 64 for every algorithm, the same at P = 2
 //! … 16 over the ideal links and over the boards' own 1G/10G links (`links`, in cycles and
 //! µs), and the simulator's speed: board-cycles per CPU-second on 8 64-bit boards for every
@@ -52,6 +55,7 @@ enum Section {
     Hops,
     Throughput,
     Engine,
+    Ports,
     Allreduce,
     Links,
     Speed,
@@ -194,6 +198,12 @@ struct Report {
     /// The lowest offered load (of those measured, per width) at which the hosts' requests
     /// complete more slowly than they are offered (below 99 %).
     engine_saturates_at: Vec<(usize, Option<f64>)>,
+    engine_ports: Vec<EnginePorts>,
+    /// Per width, the lowest offered load of `engine_ports` at which the hosts' requests
+    /// complete more slowly than offered (below 99 %), a frame is dropped or a beat waits
+    /// more than a frame's wire time at an input; `None`: absorbed at every load.
+    /// (width, frame receive FIFOs, load).
+    engine_ports_back_pressure_at: Vec<(usize, bool, Option<f64>)>,
     allreduce_f64_sum: Vec<Allreduce>,
     allreduce_over_target_links: Vec<LinkRun>,
     simulator_speed: Vec<SimSpeed>,
@@ -475,27 +485,20 @@ fn wire_bytes(len: usize) -> usize {
     len + 24
 }
 
-fn engine_load(width: usize, load: f64, ops: usize, link_latency: u64) -> EngineLoad {
-    const BOARDS: usize = 4;
-    const ELEMENTS: usize = 180;
-    let mut c = cluster(BOARDS, width, link_latency);
-    let (clock_mhz, line_bytes_per_clock) = if width == 64 {
-        (125.0, 1.0)
-    } else {
-        (200.0, 6.25)
-    };
-    // Every host's requests, in order: (op id, frame).
-    let requests: Vec<Vec<Vec<u8>>> = (0..BOARDS)
+/// Every host's MTU recursive-doubling allreduce requests (f64 SUM, one 1440-byte segment,
+/// distinct op ids and data), in order.
+fn mtu_requests(boards: usize, ops: usize) -> Vec<Vec<Vec<u8>>> {
+    (0..boards)
         .map(|b| {
-            let comm = Communicator::new(BOARDS, 1, b, 1, 1500).expect("communicator");
+            let comm = Communicator::new(boards, 1, b, 1, 1500).expect("communicator");
             (1..=ops as u16)
                 .map(|op_id| {
                     let call = Call {
-                        elements: ELEMENTS,
+                        elements: MTU_ELEMENTS,
                         op_id,
-                        ..allreduce_job(Algorithm::RecursiveDoubling, BOARDS, 0, op_id).call
+                        ..allreduce_job(Algorithm::RecursiveDoubling, boards, 0, op_id).call
                     };
-                    let data: Vec<u8> = (0..ELEMENTS)
+                    let data: Vec<u8> = (0..MTU_ELEMENTS)
                         .flat_map(|e| (b as f64 + 0.5 * f64::from(op_id) + e as f64).to_le_bytes())
                         .collect();
                     let datagrams = call.requests(&comm, &data).expect("requests");
@@ -504,18 +507,48 @@ fn engine_load(width: usize, load: f64, ops: usize, link_latency: u64) -> Engine
                 })
                 .collect()
         })
-        .collect();
-    let interval = wire_bytes(requests[0][0].len()) as f64 / line_bytes_per_clock / load;
-    let window = 4;
+        .collect()
+}
+
+/// Offered loads of the every-port section (a link cannot carry more than 1.0).
+const PORT_LOADS: [f64; 4] = [0.5, 0.75, 0.9, 1.0];
+/// Unanswered requests a host keeps in flight in the every-port section: enough to cover an
+/// allreduce's latency at line rate (request, one partial per dimension and the answer each
+/// take a frame's wire time), within the engine's contexts.
+const PORT_WINDOW: usize = 8;
+
+/// f64 elements of an MTU request.
+const MTU_ELEMENTS: usize = 180;
+
+/// What [`post_at_rate`] saw: request → response latencies, and the cycles it started and
+/// saw the last response.
+struct Posted {
+    latencies: Vec<u64>,
+    /// Per host, the cycles its responses came.
+    responses: Vec<Vec<u64>>,
+    start: u64,
+    last_response: u64,
+}
+
+/// Every host posts its `requests` one every `interval` clocks, at most `window` unanswered
+/// (the driver's window), until every one is answered.
+fn post_at_rate(
+    c: &mut Cluster,
+    requests: &[Vec<Vec<u8>>],
+    interval: f64,
+    window: usize,
+) -> Posted {
+    let boards = requests.len();
+    let ops = requests[0].len();
     let start = c.cycle;
-    let before = c.counters(1);
-    let mut sent_at = vec![Vec::new(); BOARDS];
+    let mut sent_at = vec![Vec::new(); boards];
     let mut latencies = Vec::new();
-    let mut answered = [0usize; BOARDS];
+    let mut answered = vec![0usize; boards];
+    let mut responses = vec![Vec::new(); boards];
     let mut last_response = start;
-    while answered.iter().sum::<usize>() < BOARDS * ops {
+    while answered.iter().sum::<usize>() < boards * ops {
         assert!(c.cycle - start < 100_000_000, "engine load run stalled");
-        for b in 0..BOARDS {
+        for b in 0..boards {
             for r in c.host_take(b) {
                 let Some((_, datagram)) = udp_datagram(&r.frame) else {
                     continue;
@@ -526,6 +559,7 @@ fn engine_load(width: usize, load: f64, ops: usize, link_latency: u64) -> Engine
                 assert_eq!(repr.msg_type, MessageType::Response, "board {b}: {repr:?}");
                 let k = usize::from(repr.op_id) - 1;
                 latencies.push(r.cycle - sent_at[b][k]);
+                responses[b].push(r.cycle);
                 answered[b] += 1;
                 last_response = last_response.max(r.cycle);
             }
@@ -541,9 +575,35 @@ fn engine_load(width: usize, load: f64, ops: usize, link_latency: u64) -> Engine
         c.step();
     }
     assert_eq!(c.underruns, 0, "an output port ran dry inside a frame");
+    Posted {
+        latencies,
+        responses,
+        start,
+        last_response,
+    }
+}
+
+/// (target clock MHz, line-rate bytes per clock) of a `width`-bit board's ports.
+fn line_rate(width: usize) -> (f64, f64) {
+    if width == 64 {
+        (125.0, 1.0)
+    } else {
+        (200.0, 6.25)
+    }
+}
+
+fn engine_load(width: usize, load: f64, ops: usize, link_latency: u64) -> EngineLoad {
+    const BOARDS: usize = 4;
+    let mut c = cluster(BOARDS, width, link_latency);
+    let (clock_mhz, line_bytes_per_clock) = line_rate(width);
+    let requests = mtu_requests(BOARDS, ops);
+    let interval = wire_bytes(requests[0][0].len()) as f64 / line_bytes_per_clock / load;
+    let before = c.counters(1);
+    let posted = post_at_rate(&mut c, &requests, interval, 4);
     let after = c.counters(1);
     let delta = |name: &str| after.get(name) - before.get(name);
-    let seconds = (last_response - start) as f64 / (clock_mhz * 1e6);
+    let seconds = (posted.last_response - posted.start) as f64 / (clock_mhz * 1e6);
+    let latencies = &posted.latencies;
     EngineLoad {
         width,
         clock_mhz,
@@ -560,6 +620,125 @@ fn engine_load(width: usize, load: f64, ops: usize, link_latency: u64) -> Engine
     }
 }
 
+/// Every port at line rate: `2^N` boards cabled as a hypercube over the boards' own links
+/// ([`LinkModel::target`]: 1G at 125 MHz for the 64-bit board, 10G at 200 MHz for the
+/// 256-bit; N its network ports: 8 boards of 3 ports, 16 of 4). Every host posts MTU
+/// recursive-doubling allreduces at `offered_load` of its port's line rate; step d of each
+/// goes to the partner across dimension d, on network port d + 1, so every board takes one
+/// MTU partial on every network port per request on its host port: at 1.0, back-to-back MTU
+/// offload frames on every port at once.
+#[derive(Serialize)]
+struct EnginePorts {
+    width: usize,
+    boards: usize,
+    /// Whether the boards' receive FIFOs are frame FIFOs (store and forward,
+    /// [`LinkModel::rx_frame_fifo`]) or cut-through.
+    rx_frame_fifo: bool,
+    clock_mhz: f64,
+    offered_load: f64,
+    operations_per_host: usize,
+    /// A port's line rate in MTU frames per second (1,524 bytes on the wire each).
+    line_rate_frames_per_second: f64,
+    offered_ops_per_second: f64,
+    /// Per host in the steady state (responses − 1 over the time from its first response to
+    /// its last), the slowest host's.
+    completed_ops_per_second: f64,
+    /// Board 1's input ports (0: host), offload frames per second each took.
+    port_frames_per_second: Vec<f64>,
+    /// Board 1's engine, offload frames per second (`offload_frames`).
+    engine_frames_per_second: f64,
+    /// Clocks an offload frame's beats waited for board 1's engine, on average per frame.
+    engine_wait_clocks_per_frame: f64,
+    /// Requests a host keeps unanswered at most (the driver's window; the engine has
+    /// `CONTEXTS` = 8 segments in flight).
+    window: usize,
+    /// What the window allows by Little's law: `window` ÷ mean latency, operations per second
+    /// per host. Where completed is near this and below offered, the window (the engine's
+    /// contexts) is the limit, not the engine's datapath.
+    window_limit_ops_per_second: f64,
+    /// Over every board and port: the most clocks a beat waited at a board's input after its
+    /// link delivered it (0: every beat taken as it came).
+    worst_input_wait_cycles: u64,
+    /// Frames dropped: the router's engine buffer full (every board), and receive FIFOs full.
+    engine_busy_drops: u64,
+    rx_overflows: u64,
+    mean_latency_cycles: f64,
+    max_latency_cycles: u64,
+}
+
+fn engine_ports(
+    width: usize,
+    rx_frame_fifo: bool,
+    load: f64,
+    ops: usize,
+    window: usize,
+) -> EnginePorts {
+    let boards = 1 << (collwire_hdl::axis::ports_for_width(width) - 1);
+    let mut c = Cluster::new(ClusterConfig {
+        boards,
+        width,
+        link_latency: 1,
+        topology: Topology::Hypercube,
+    })
+    .expect("hypercube");
+    c.set_links(LinkModel {
+        rx_frame_fifo,
+        ..LinkModel::target(width, Faults::NONE, Faults::NONE, 1)
+    });
+    let (clock_mhz, line_bytes_per_clock) = line_rate(width);
+    let requests = mtu_requests(boards, ops);
+    let frame_clocks = wire_bytes(requests[0][0].len()) as f64 / line_bytes_per_clock;
+    let interval = frame_clocks / load;
+    let before: Vec<_> = (0..boards).map(|b| c.counters(b)).collect();
+    let ins0: Vec<usize> = (0..c.ports()).map(|p| c.first_in_log[1][p].len()).collect();
+    c.input_wait_peak.iter_mut().flatten().for_each(|w| *w = 0);
+    let posted = post_at_rate(&mut c, &requests, interval, window);
+    let seconds = (posted.last_response - posted.start) as f64 / (clock_mhz * 1e6);
+    // In the steady state: from each host's first response to its last, the slowest host.
+    let completed_ops_per_second = posted
+        .responses
+        .iter()
+        .map(|r| (r.len() - 1) as f64 * clock_mhz * 1e6 / (r[r.len() - 1] - r[0]).max(1) as f64)
+        .fold(f64::INFINITY, f64::min);
+    let delta =
+        |c: &mut Cluster, b: usize, name: &str| c.counters(b).get(name) - before[b].get(name);
+    let engine_busy_drops = (0..boards)
+        .map(|b| delta(&mut c, b, "engine_busy_drops"))
+        .sum();
+    let latencies = &posted.latencies;
+    let mean_latency = latencies.iter().sum::<u64>() as f64 / latencies.len() as f64;
+    EnginePorts {
+        width,
+        boards,
+        rx_frame_fifo,
+        clock_mhz,
+        offered_load: load,
+        operations_per_host: ops,
+        line_rate_frames_per_second: clock_mhz * 1e6 / frame_clocks,
+        offered_ops_per_second: clock_mhz * 1e6 / interval,
+        completed_ops_per_second,
+        port_frames_per_second: (0..c.ports())
+            .map(|p| (c.first_in_log[1][p].len() - ins0[p]) as f64 / seconds)
+            .collect(),
+        engine_frames_per_second: delta(&mut c, 1, "offload_frames") as f64 / seconds,
+        engine_wait_clocks_per_frame: delta(&mut c, 1, "engine_waits") as f64
+            / delta(&mut c, 1, "offload_frames").max(1) as f64,
+        window,
+        window_limit_ops_per_second: window as f64 * clock_mhz * 1e6 / mean_latency,
+        worst_input_wait_cycles: c
+            .input_wait_peak
+            .iter()
+            .flatten()
+            .copied()
+            .max()
+            .unwrap_or(0),
+        engine_busy_drops,
+        rx_overflows: c.link_stats().rx_overflows,
+        mean_latency_cycles: mean_latency,
+        max_latency_cycles: latencies.iter().copied().max().unwrap_or(0),
+    }
+}
+
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let run = |s: Section| args.only.is_empty() || args.only.contains(&s);
@@ -570,6 +749,7 @@ fn main() -> anyhow::Result<()> {
         (Section::Hops, 2 * HOP_SWEEP.len() as u64),
         (Section::Throughput, 2 * 7),
         (Section::Engine, 2 * 8),
+        (Section::Ports, 4 * PORT_LOADS.len() as u64),
         (
             Section::Allreduce,
             HOP_PAYLOADS.len() as u64 * sizes * ALGORITHMS.len() as u64,
@@ -664,6 +844,63 @@ fn main() -> anyhow::Result<()> {
             None => note!("{width}-bit engine: keeps up at every offered load measured"),
         }
         saturates.push((width, knee));
+    }
+    let mut ports = Vec::new();
+    let mut ports_knees = Vec::new();
+    for (width, frame_fifo) in [(64, false), (64, true), (256, false), (256, true)]
+        .into_iter()
+        .filter(|_| run(Section::Ports))
+    {
+        let mut knee = None;
+        for load in PORT_LOADS {
+            let e = engine_ports(width, frame_fifo, load, 64, PORT_WINDOW);
+            let (_, line_bytes_per_clock) = line_rate(width);
+            let frame_clocks = (wire_bytes(1500 + 14) as f64 / line_bytes_per_clock) as u64;
+            let port_rates: Vec<String> = e
+                .port_frames_per_second
+                .iter()
+                .map(|f| format!("{:.3}", f / e.line_rate_frames_per_second))
+                .collect();
+            say!(
+                "{width}-bit, {} boards as a hypercube over {} links, {} receive FIFOs, MTU recursive-doubling allreduces offered at {load:.2} of line rate: \
+                 {:.0}/{:.0} ops/s per host completed/offered (window of {} allows {:.0}); board 1 takes [{}] of line rate on ports 0..{}, \
+                 engine {:.0} frames/s, waits {:.1} clocks/frame; worst input wait {} clocks, {} dropped (engine busy), {} receive FIFO overflows, latency {:.0} mean / {} max cycles",
+                e.boards,
+                if width == 64 { "1G" } else { "10G" },
+                if frame_fifo { "frame" } else { "cut-through" },
+                e.completed_ops_per_second,
+                e.offered_ops_per_second,
+                e.window,
+                e.window_limit_ops_per_second,
+                port_rates.join(", "),
+                e.port_frames_per_second.len() - 1,
+                e.engine_frames_per_second,
+                e.engine_wait_clocks_per_frame,
+                e.worst_input_wait_cycles,
+                e.engine_busy_drops,
+                e.rx_overflows,
+                e.mean_latency_cycles,
+                e.max_latency_cycles
+            );
+            if knee.is_none()
+                && (e.completed_ops_per_second < 0.99 * e.offered_ops_per_second
+                    || e.engine_busy_drops + e.rx_overflows > 0
+                    || e.worst_input_wait_cycles > frame_clocks)
+            {
+                knee = Some(load);
+            }
+            ports.push(e);
+        }
+        let fifo = if frame_fifo { "frame" } else { "cut-through" };
+        match knee {
+            Some(l) => note!(
+                "{width}-bit board, {fifo} receive FIFOs: back-pressures its ports from {l:.2} of line rate"
+            ),
+            None => {
+                note!("{width}-bit board, {fifo} receive FIFOs: absorbs every port at line rate")
+            }
+        }
+        ports_knees.push((width, frame_fifo, knee));
     }
     let mut runs = Vec::new();
     for payload in HOP_PAYLOADS.into_iter().filter(|_| run(Section::Allreduce)) {
@@ -780,6 +1017,8 @@ fn main() -> anyhow::Result<()> {
         throughput: throughputs,
         engine_load: engine_loads,
         engine_saturates_at: saturates,
+        engine_ports: ports,
+        engine_ports_back_pressure_at: ports_knees,
         allreduce_f64_sum: runs,
         allreduce_over_target_links: link_runs,
         simulator_speed: speeds,
