@@ -41,7 +41,8 @@ struct Args {
     /// Write SVG charts of the sections that ran into this directory: allreduce cycles versus
     /// P per algorithm (`allreduce_vs_p_8B.svg`, `allreduce_vs_p_1440B.svg`), per-hop latency
     /// versus payload (`hop_latency_vs_payload.svg`), engine latency versus offered load
-    /// (`engine_load.svg`).
+    /// (`engine_load.svg`), the network ports' load against the offered load with every port
+    /// busy (`ports_line_rate.svg`).
     #[arg(long)]
     plots: Option<std::path::PathBuf>,
     /// Run only these sections (comma-separated; default: all).
@@ -1129,6 +1130,35 @@ fn plots(report: &Report, dir: &std::path::Path) -> anyhow::Result<Vec<std::path
         true,
         series,
         Vec::new(),
+    ));
+    let series = [(64, false), (64, true), (256, false), (256, true)]
+        .iter()
+        .map(|&(w, frame)| Series {
+            name: format!(
+                "{w}-bit, {} receive FIFOs",
+                if frame { "frame" } else { "cut-through" }
+            ),
+            points: report
+                .engine_ports
+                .iter()
+                .filter(|e| e.width == w && e.rx_frame_fifo == frame)
+                .map(|e| {
+                    // Board 1's network ports (1..), the mean share of a port's line rate.
+                    let net = &e.port_frames_per_second[1..];
+                    let mean = net.iter().sum::<f64>() / net.len() as f64;
+                    (e.offered_load, mean / e.line_rate_frames_per_second)
+                })
+                .collect(),
+        })
+        .collect();
+    charts.push(Chart(
+        "ports_line_rate.svg".into(),
+        "Every port at once: MTU partials into board 1 of a hypercube, own 1G/10G links".into(),
+        "offered load (fraction of line rate)",
+        "network port load taken (fraction of line rate)",
+        false,
+        series,
+        vec![("line rate".to_string(), 1.0)],
     ));
     let mut written = Vec::new();
     for Chart(file, title, x_label, y_label, log_x, series, targets) in charts {
