@@ -638,7 +638,8 @@ struct EnginePorts {
     clock_mhz: f64,
     offered_load: f64,
     operations_per_host: usize,
-    /// A port's line rate in MTU frames per second (1,524 bytes on the wire each).
+    /// A port's line rate in request frames per second (a 1,504-byte frame takes 1,528 bytes
+    /// on the wire: preamble, FCS and gap).
     line_rate_frames_per_second: f64,
     offered_ops_per_second: f64,
     /// Per host in the steady state (responses − 1 over the time from its first response to
@@ -855,8 +856,8 @@ fn main() -> anyhow::Result<()> {
         let mut knee = None;
         for load in PORT_LOADS {
             let e = engine_ports(width, frame_fifo, load, 64, PORT_WINDOW);
-            let (_, line_bytes_per_clock) = line_rate(width);
-            let frame_clocks = (wire_bytes(1500 + 14) as f64 / line_bytes_per_clock) as u64;
+            // A request frame's wire time, clocks.
+            let frame_clocks = (e.clock_mhz * 1e6 / e.line_rate_frames_per_second) as u64;
             let port_rates: Vec<String> = e
                 .port_frames_per_second
                 .iter()
