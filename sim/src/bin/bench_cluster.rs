@@ -21,7 +21,7 @@ use collwire_proto::{Algorithm, Collective, Datatype, MessageType, OffloadRepr, 
 use collwire_sim::cluster::{Cluster, ClusterConfig, Topology, board_ip, board_mac};
 use collwire_sim::collective::{Job, run_jobs};
 use collwire_sim::hosts::{rank_frame, udp_datagram};
-use collwire_sim::links::{Faults, LinkModel};
+use collwire_sim::links::{FCS_BYTES, Faults, IFG_BYTES, LinkModel, PREAMBLE_BYTES};
 use serde::Serialize;
 
 #[derive(Parser)]
@@ -369,7 +369,7 @@ fn hops(width: usize, payload: usize, link_latency: u64) -> Hop {
     c.run_until(10_000, |c| c.first_out[1][0].len() > host_outs)
         .expect("pass-through");
     let pass = c.first_out[1][0][host_outs] - *c.first_in_log[1][2].last().unwrap();
-    let clock_mhz = if width == 64 { 125.0 } else { 200.0 };
+    let (clock_mhz, _) = line_rate(width);
     let ns = |cycles: u64| cycles as f64 * 1000.0 / clock_mhz;
     Hop {
         width,
@@ -467,7 +467,7 @@ fn throughput(width: usize, load: f64, link_latency: u64) -> Throughput {
         })
         .max()
         .unwrap_or(0);
-    let clock_mhz = if width == 64 { 125.0 } else { 200.0 };
+    let (clock_mhz, _) = line_rate(width);
     Throughput {
         width,
         offered_load: load,
@@ -483,7 +483,7 @@ fn throughput(width: usize, load: f64, link_latency: u64) -> Throughput {
 /// Bytes a frame of `len` bytes occupies on the wire: preamble and start delimiter (8), FCS
 /// (4), inter-frame gap (12).
 fn wire_bytes(len: usize) -> usize {
-    len + 24
+    PREAMBLE_BYTES + len + FCS_BYTES + IFG_BYTES
 }
 
 /// Every host's MTU recursive-doubling allreduce requests (f64 SUM, one 1440-byte segment,
@@ -584,13 +584,12 @@ fn post_at_rate(
     }
 }
 
-/// (target clock MHz, line-rate bytes per clock) of a `width`-bit board's ports.
+/// (target clock MHz, line-rate bytes per clock) of a `width`-bit board's ports, from the
+/// link model ([`LinkModel::target`]): 125 MHz and 1 byte (1G), 200 MHz and 6.25 bytes (10G).
 fn line_rate(width: usize) -> (f64, f64) {
-    if width == 64 {
-        (125.0, 1.0)
-    } else {
-        (200.0, 6.25)
-    }
+    let m = LinkModel::target(width, Faults::NONE, Faults::NONE, 0);
+    let gbps = m.cable.gbps.expect("the target links have a line rate");
+    (m.clock_mhz, gbps * 1000.0 / 8.0 / m.clock_mhz)
 }
 
 fn engine_load(width: usize, load: f64, ops: usize, link_latency: u64) -> EngineLoad {
