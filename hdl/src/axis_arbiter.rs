@@ -4,12 +4,22 @@
 //! clock. `tuser[6:0]` leaves as the one-hot number of the port the frame came from; the bad bit
 //! and the destination mask pass unchanged.
 //!
+//! Destination room (`dst_ready`, one bit per bit of the `tuser` destination mask: that
+//! destination takes a beat now): the granted port's beat is offered and taken only when every
+//! destination of its frame has room, checked on each port's own beat (and on the mask held
+//! from the frame's first beat while inside it). The grant itself goes by `tvalid`, so a frame
+//! waiting for a full queue holds up the merge, as the queues' back-pressure did. The
+//! board's merge in front of the output queues is given the queues' room this way and its
+//! `m_axis_tready` tied high, so the queues take every beat it offers and no ready chain runs
+//! from the granted beat's mask back into the sources; the input arbiter, whose frames carry
+//! no destination yet, ties `dst_ready` high and uses `m_axis_tready`.
+//!
 //! One block for both builds, generic in the bus (`W` data bits, `K = W / 8` keep bits) and the
 //! number of ports `N`: [`AxisArbiter64`] (host + 3 ports) and [`AxisArbiter256`] (host + 4).
 
 use rust_hdl::prelude::*;
 
-use crate::axis::{AxisSink, AxisSource, MAX_PORTS, TUSER_BAD_AT, check_widths};
+use crate::axis::{AxisSink, AxisSource, MAX_PORTS, TUSER_BAD_AT, TUSER_DST_AT, check_widths};
 
 /// Round-robin merge of `N` frame streams.
 #[derive(LogicBlock)]
@@ -21,6 +31,8 @@ pub struct AxisArbiter<const W: usize, const K: usize, const N: usize> {
     pub s_axis: [AxisSink<W, K>; N],
     /// The merged frames.
     pub m_axis: AxisSource<W, K>,
+    /// Destination `d` (bit `d` of the `tuser` destination mask) takes a beat now.
+    pub dst_ready: Signal<In, Bits<8>>,
     /// Port number `i` as a value.
     index: [Constant<Bits<4>>; N],
     /// One-hot source mask of port `i`.
@@ -31,7 +43,13 @@ pub struct AxisArbiter<const W: usize, const K: usize, const N: usize> {
     above: [Constant<Bits<8>>; N],
     /// The `tuser` bits that pass: the destination mask and the bad bit.
     dst_mask: Constant<Bits<16>>,
+    /// Where the destination mask is in `tuser`.
+    dst_at: Constant<Bits<16>>,
     requests: Signal<Local, Bits<8>>,
+    /// Every destination of port `i`'s beat (or of the frame it is inside) has room.
+    room: Signal<Local, Bits<8>>,
+    /// The destination mask of the frame being merged, from its first beat.
+    held_dst: DFF<Bits<8>>,
     after_last: Signal<Local, Bits<8>>,
     pick: Signal<Local, Bits<4>>,
     found: Signal<Local, Bit>,
@@ -59,12 +77,16 @@ impl<const W: usize, const K: usize, const N: usize> Default for AxisArbiter<W, 
             reset: Default::default(),
             s_axis: std::array::from_fn(|_| Default::default()),
             m_axis: Default::default(),
+            dst_ready: Default::default(),
             index: std::array::from_fn(|i| Constant::new(bits::<4>(i as u64))),
             one_hot: std::array::from_fn(|i| Constant::new(bits::<16>(1 << i))),
             bit: std::array::from_fn(|i| Constant::new(bits::<8>(1 << i))),
             above: std::array::from_fn(|i| Constant::new(bits::<8>(0xff & !((2u64 << i) - 1)))),
             dst_mask: Constant::new(bits::<16>(0xff00 | 1 << TUSER_BAD_AT)),
+            dst_at: Constant::new(bits::<16>(TUSER_DST_AT as u64)),
             requests: Default::default(),
+            room: Default::default(),
+            held_dst: Default::default(),
             after_last: Default::default(),
             pick: Default::default(),
             found: Default::default(),
@@ -84,8 +106,27 @@ impl<const W: usize, const K: usize, const N: usize> Default for AxisArbiter<W, 
 impl<const W: usize, const K: usize, const N: usize> Logic for AxisArbiter<W, K, N> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, locked, sel, last);
+        dff_setup!(self, clock, locked, sel, last, held_dst);
         self.requests.next = bits::<8>(0);
+        self.room.next = bits::<8>(0);
+        for i in 0..N {
+            if self.locked.q.val() {
+                if (self.held_dst.q.val() & !self.dst_ready.val()) == bits::<8>(0) {
+                    self.room.next = self.room.val() | self.bit[i].val();
+                }
+            } else if (self.s_axis[i]
+                .tuser
+                .val()
+                .get_bits::<8>(self.dst_at.val().index())
+                & !self.dst_ready.val())
+                == bits::<8>(0)
+            {
+                self.room.next = self.room.val() | self.bit[i].val();
+            }
+        }
+        // The grant goes by `tvalid` alone (room gates only the granted beat's handshake): a
+        // room check in front of the grant put the queues' fill level on the merge's grant
+        // and the router's read enable (board64's worst path, tried 2026-11-26).
         for i in 0..N {
             if self.s_axis[i].tvalid.val() {
                 self.requests.next = self.requests.val() | self.bit[i].val();
@@ -128,10 +169,11 @@ impl<const W: usize, const K: usize, const N: usize> Logic for AxisArbiter<W, K,
                 self.mux_tlast.next = self.s_axis[i].tlast.val();
                 self.mux_tuser.next =
                     (self.s_axis[i].tuser.val() & self.dst_mask.val()) | self.one_hot[i].val();
-                self.mux_tvalid.next = self.s_axis[i].tvalid.val();
+                self.mux_tvalid.next = self.s_axis[i].tvalid.val() & self.room.val().get_bit(i);
             }
-            self.s_axis[i].tready.next =
-                self.m_axis.tready.val() & (self.grant.val() == self.index[i].val());
+            self.s_axis[i].tready.next = self.m_axis.tready.val()
+                & self.room.val().get_bit(i)
+                & (self.grant.val() == self.index[i].val());
         }
         self.m_axis.tdata.next = self.mux_tdata.val();
         self.m_axis.tkeep.next = self.mux_tkeep.val();
@@ -146,9 +188,16 @@ impl<const W: usize, const K: usize, const N: usize> Logic for AxisArbiter<W, K,
                 self.locked.d.next = true;
                 self.sel.d.next = self.grant.val();
             }
+            if !self.locked.q.val() {
+                self.held_dst.d.next = self
+                    .mux_tuser
+                    .val()
+                    .get_bits::<8>(self.dst_at.val().index());
+            }
         }
         if self.reset.val() {
             self.locked.d.next = false;
+            self.held_dst.d.next = bits::<8>(0);
             self.sel.d.next = bits::<4>(0);
             self.last.d.next = bits::<4>(0);
         }

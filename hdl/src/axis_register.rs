@@ -31,11 +31,6 @@ pub struct AxisRegister<const W: usize, const K: usize> {
     t_valid: DFF<Bit>,
     /// `s_axis.tready`, registered.
     ready: DFF<Bit>,
-    /// The input goes to the output register / the skid register; the skid register moves
-    /// to the output register.
-    in_to_out: Signal<Local, Bit>,
-    in_to_skid: Signal<Local, Bit>,
-    skid_to_out: Signal<Local, Bit>,
 }
 
 impl<const W: usize, const K: usize> Default for AxisRegister<W, K> {
@@ -57,9 +52,6 @@ impl<const W: usize, const K: usize> Default for AxisRegister<W, K> {
             t_user: Default::default(),
             t_valid: Default::default(),
             ready: Default::default(),
-            in_to_out: Default::default(),
-            in_to_skid: Default::default(),
-            skid_to_out: Default::default(),
         }
     }
 }
@@ -71,40 +63,42 @@ impl<const W: usize, const K: usize> Logic for AxisRegister<W, K> {
             self, clock, o_data, o_keep, o_last, o_user, o_valid, t_data, t_keep, t_last, t_user,
             t_valid, ready
         );
-        self.in_to_out.next = false;
-        self.in_to_skid.next = false;
-        self.skid_to_out.next = false;
         if self.ready.q.val() {
             // Taking input: to the output register if it empties now, else aside.
             if self.m_axis.tready.val() | !self.o_valid.q.val() {
                 self.o_valid.d.next = self.s_axis.tvalid.val();
-                self.in_to_out.next = true;
             } else {
                 self.t_valid.d.next = self.s_axis.tvalid.val();
-                self.in_to_skid.next = true;
             }
         } else if self.m_axis.tready.val() {
             // Full: the skid beat moves up.
             self.o_valid.d.next = self.t_valid.q.val();
             self.t_valid.d.next = false;
-            self.skid_to_out.next = true;
         }
         // Ready next clock unless a beat waits aside and the output stays stalled (or takes
         // the one aside).
         self.ready.d.next = self.m_axis.tready.val()
             | (!self.t_valid.q.val() & (!self.o_valid.q.val() | !self.s_axis.tvalid.val()));
-        if self.in_to_out.val() {
-            self.o_data.d.next = self.s_axis.tdata.val();
-            self.o_keep.d.next = self.s_axis.tkeep.val();
-            self.o_last.d.next = self.s_axis.tlast.val();
-            self.o_user.d.next = self.s_axis.tuser.val();
-        } else if self.skid_to_out.val() {
-            self.o_data.d.next = self.t_data.q.val();
-            self.o_keep.d.next = self.t_keep.q.val();
-            self.o_last.d.next = self.t_last.q.val();
-            self.o_user.d.next = self.t_user.q.val();
+        // The data registers' selects and enables come from registers where they can: the
+        // output register loads whenever the output moves or is empty (from the input while
+        // `ready`, else from the skid register), and the skid register loads the input on
+        // every clock it is `ready` (it is empty then; `t_valid` says whether what it holds
+        // counts). Only the output register's enable sees `m_axis.tready`, in one gate: the
+        // downstream ready chain ends there, not in a data select.
+        if self.m_axis.tready.val() | (self.ready.q.val() & !self.o_valid.q.val()) {
+            if self.ready.q.val() {
+                self.o_data.d.next = self.s_axis.tdata.val();
+                self.o_keep.d.next = self.s_axis.tkeep.val();
+                self.o_last.d.next = self.s_axis.tlast.val();
+                self.o_user.d.next = self.s_axis.tuser.val();
+            } else {
+                self.o_data.d.next = self.t_data.q.val();
+                self.o_keep.d.next = self.t_keep.q.val();
+                self.o_last.d.next = self.t_last.q.val();
+                self.o_user.d.next = self.t_user.q.val();
+            }
         }
-        if self.in_to_skid.val() {
+        if self.ready.q.val() {
             self.t_data.d.next = self.s_axis.tdata.val();
             self.t_keep.d.next = self.s_axis.tkeep.val();
             self.t_last.d.next = self.s_axis.tlast.val();

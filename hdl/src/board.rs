@@ -227,6 +227,8 @@ impl<
             self.s_axis[i].tready.next = self.arbiter.s_axis[i].tready.val();
         }
         AxisSource::<W, K>::join(&mut self.arbiter.m_axis, &mut self.router.s_axis);
+        // The MACs' frames carry no destination yet: the input arbiter waits only on the router.
+        self.arbiter.dst_ready.next = bits::<8>(0xff);
         self.router.cfg_we.next = self.cfg_we.val();
         self.router.cfg_addr.next = self.cfg_addr.val();
         self.router.cfg_data.next = self.cfg_data.val();
@@ -288,7 +290,17 @@ impl<
         AxisSource::<W, K>::join(&mut self.router.m_transit_axis, &mut self.merge.s_axis[1]);
         AxisSource::<W, K>::join(&mut self.builder.m_axis, &mut self.engine_out.s_axis);
         AxisSource::<W, K>::join(&mut self.engine_out.m_axis, &mut self.merge.s_axis[2]);
-        AxisSource::<W, K>::join(&mut self.merge.m_axis, &mut self.queues.s_axis);
+        // The merge offers a beat only when every queue of its destinations has room
+        // (`dst_ready`), so the queues take whatever it offers: its `m_axis_tready` is tied
+        // high and the queues' ready never reaches back through the merged beat's mask.
+        self.queues.s_axis.tdata.next = self.merge.m_axis.tdata.val();
+        self.queues.s_axis.tkeep.next = self.merge.m_axis.tkeep.val();
+        self.queues.s_axis.tlast.next = self.merge.m_axis.tlast.val();
+        self.queues.s_axis.tuser.next = self.merge.m_axis.tuser.val();
+        self.queues.s_axis.tvalid.next = self.merge.m_axis.tvalid.val();
+        self.merge.m_axis.tready.next = true;
+        self.queues.source_checks_room.next = true;
+        self.merge.dst_ready.next = self.queues.dst_ready.val();
         // Pass-through and transit frames arrive on consecutive clocks (the router forwards
         // them as the cable delivers): the queues may cut them through. Engine frames wait for their results: frame mode.
         self.queues.gapless.next = self.gapless_sources.val();

@@ -139,8 +139,14 @@ pub struct FrameBuilder<
     last_header_beat: Constant<Bits<4>>,
     head: Signal<Local, EntryWord>,
     header: Signal<Local, Bits<512>>,
-    /// Header beat `beat` (a mux over the beats, not a shift of the 512-bit header).
+    /// The header beat offered: beat 0 straight from the entry, the later ones from `rest`.
     header_beat: Signal<Local, Bits<W>>,
+    /// Header beats 1 … `HB` − 1, loaded from the entry as beat 0 leaves and moved down a word
+    /// as each later one leaves, so a beat is `rest[0]`: no mux over the header's beats by
+    /// `beat` in front of the output (the last element stays zero).
+    rest: [DFF<Bits<W>>; HB],
+    /// A header beat after the first is offered (`Header` with `beat` ≠ 0), registered.
+    later: DFF<Bit>,
     tail: Signal<Local, Bits<KL>>,
     /// `BYTES − tail`, modulo BYTES (a signal of its own so Verilog keeps its width).
     empty_lanes: Signal<Local, Bits<KL>>,
@@ -195,6 +201,8 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
             head: Default::default(),
             header: Default::default(),
             header_beat: Default::default(),
+            rest: std::array::from_fn(|_| Default::default()),
+            later: Default::default(),
             tail: Default::default(),
             empty_lanes: Default::default(),
             last_keep: Default::default(),
@@ -218,21 +226,20 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, beat, sent, pop_q);
+        dff_setup!(self, clock, state, beat, sent, pop_q, later);
+        for i in 0..HB {
+            self.rest[i].clock.next = self.clock.val();
+            self.rest[i].d.next = self.rest[i].q.val();
+        }
         clock!(self, clock, entries);
         self.entries.data_in.next = self.s_entry_tdata.val();
         self.entries.write.next = self.s_entry_tvalid.val() & !self.entries.full.val();
         self.s_entry_tready.next = !self.entries.full.val();
         self.head.next = self.entries.data_out.val().into();
         self.header.next = self.head.val().header;
-        self.header_beat.next = bits::<W>(0);
-        for i in 0..HB {
-            if self.beat.q.val().index() == i {
-                self.header_beat.next = self
-                    .header
-                    .val()
-                    .get_bits::<W>(self.beat_at[i].val().index());
-            }
+        self.header_beat.next = self.header.val().get_bits::<W>(0);
+        if self.later.q.val() {
+            self.header_beat.next = self.rest[0].q.val();
         }
         // Bytes in the last payload beat (0 = a full beat).
         self.tail.next = bit_cast::<KL, 16>(self.head.val().bytes);
@@ -307,8 +314,21 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
             self.move_beat.next = self.m_axis.tready.val();
             if self.m_axis.tready.val() {
                 self.beat.d.next = self.beat.q.val() + bits::<4>(1);
+                self.later.d.next = true;
+                // The next beat into `rest[0]`: from the entry as beat 0 leaves, else down.
+                for i in 1..HB {
+                    if self.later.q.val() {
+                        self.rest[i - 1].d.next = self.rest[i].q.val();
+                    } else {
+                        self.rest[i - 1].d.next = self
+                            .header
+                            .val()
+                            .get_bits::<W>(self.beat_at[i].val().index());
+                    }
+                }
                 if self.beat.q.val() == self.last_header_beat.val() {
                     self.beat.d.next = bits::<4>(0);
+                    self.later.d.next = false;
                     if self.head.val().from_cipe {
                         self.state.d.next = BuilderState::Payload;
                     } else if self.head.val().inline {
@@ -338,6 +358,10 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
             self.state.d.next = BuilderState::Idle;
             self.beat.d.next = bits::<4>(0);
             self.sent.d.next = bits::<32>(0);
+            self.later.d.next = false;
+            for i in 0..HB {
+                self.rest[i].d.next = bits::<W>(0);
+            }
         }
     }
 }

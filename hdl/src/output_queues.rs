@@ -55,6 +55,20 @@ pub struct OutputQueues<
     pub gapless: Signal<In, Bits<8>>,
     /// `queue_drops` ([`crate::statistics`]) on the clock a dropped frame ends.
     pub events: Signal<Out, StatEvents>,
+    /// The source offers a beat only when every queue of its destination mask has room (the
+    /// board's merge, from `dst_ready`): a beat offered is taken without the queues' own room
+    /// check on the write path (`s_axis_tready` still shows it). Low: the usual handshake.
+    pub source_checks_room: Signal<In, Bit>,
+    /// Bit `i`: queue `i` takes a beat now (the merge checks each source's destinations
+    /// against these before its grant, so `s_axis_tready` is true for every beat it offers).
+    /// The bits above the last queue are set: a destination bit with no queue is ignored, as
+    /// the queues' own room check does.
+    pub dst_ready: Signal<Out, Bits<8>>,
+    /// Bit `i` of a destination mask.
+    queue_bit: [Constant<Bits<8>>; N],
+    /// The destination bits with no queue.
+    no_queue: Constant<Bits<8>>,
+    ready_bits: Signal<Local, Bits<8>>,
     no_events: Constant<StatEvents>,
     ev: Signal<Local, StatEvents>,
     queues: [AxisFifo<W, K, BB, LAST, USER, DL, DL1>; N],
@@ -95,6 +109,11 @@ impl<
             s_axis: Default::default(),
             m_axis: std::array::from_fn(|_| Default::default()),
             events: Default::default(),
+            dst_ready: Default::default(),
+            source_checks_room: Default::default(),
+            queue_bit: std::array::from_fn(|i| Constant::new(bits::<8>(1 << i))),
+            no_queue: Constant::new(bits::<8>(0xff & !((1u64 << N) - 1))),
+            ready_bits: Default::default(),
             no_events: Constant::new(StatEvents::default()),
             ev: Default::default(),
             queues: std::array::from_fn(|_| Default::default()),
@@ -156,7 +175,8 @@ impl<
             self.cut.next = self.held_cut.q.val();
         }
         self.s_axis.tready.next = self.room.val();
-        self.accept.next = self.s_axis.tvalid.val() & self.room.val();
+        self.accept.next =
+            self.s_axis.tvalid.val() & (self.room.val() | self.source_checks_room.val());
         if self.accept.val() {
             self.in_frame.d.next = !self.s_axis.tlast.val();
             self.held_mask.d.next = self.mask.val();
@@ -166,6 +186,13 @@ impl<
             }
         }
         self.events.next = self.ev.val();
+        self.ready_bits.next = self.no_queue.val();
+        for i in 0..N {
+            if self.queues[i].s_axis.tready.val() {
+                self.ready_bits.next = self.ready_bits.val() | self.queue_bit[i].val();
+            }
+        }
+        self.dst_ready.next = self.ready_bits.val();
         for i in 0..N {
             self.queues[i].clock.next = self.clock.val();
             self.queues[i].reset.next = self.reset.val();

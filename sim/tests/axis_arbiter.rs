@@ -1,6 +1,7 @@
 //! Input arbiter through Verilator at both widths: frames from every port leave whole, byte
 //! identical, in per-port order, stamped with their source port; saturated ports are served
-//! strictly round-robin with no idle clock between frames.
+//! strictly round-robin with no idle clock between frames; a beat is offered only when every
+//! destination of its frame has room (`dst_ready`).
 
 use collwire_hdl::axis::TUSER_BAD_AT;
 use collwire_sim::axis::{Sink, Source};
@@ -16,6 +17,7 @@ trait Arbiter: Default {
 trait ArbiterPorts {
     fn drive(&mut self, port: usize, beat: Option<&collwire_sim::axis::Beat>);
     fn set_ready(&mut self, ready: bool);
+    fn set_dst_ready(&mut self, mask: u8);
     fn eval(&mut self);
     fn tick(&mut self);
     fn s_ready(&self, port: usize) -> bool;
@@ -46,6 +48,9 @@ macro_rules! arbiter {
             }
             fn set_ready(&mut self, ready: bool) {
                 self.set_m_axis_tready(u64::from(ready));
+            }
+            fn set_dst_ready(&mut self, mask: u8) {
+                self.set_dst_ready(u64::from(mask));
             }
             fn eval(&mut self) {
                 <$ty>::eval(self)
@@ -82,19 +87,25 @@ fn frame(port: usize, seq: usize, len: usize, rng: &mut SplitMix) -> Vec<u8> {
 }
 
 /// Runs the arbiter until every source is drained; returns the output frames in order and the
-/// number of clocks.
+/// number of clocks. `dst_ready` gives the destinations' room each clock; no beat may be
+/// offered for a frame (its mask: its first beat's `tuser` destination bits) with a destination
+/// that has none.
 fn run<A: Arbiter>(
     sources: &mut [Source],
     sink: &mut Sink,
     expected_frames: usize,
+    mut dst_ready: impl FnMut() -> u8,
 ) -> (Vec<(Vec<u8>, u16)>, usize) {
     let mut dut = A::default();
     let m = dut.model();
     let mut cycles = 0;
+    let mut frame_dst: Option<u8> = None;
     while sink.frames.len() < expected_frames {
         assert!(cycles < 1_000_000, "arbiter stalled");
         let ready = sink.ready();
         m.set_ready(ready);
+        let room = dst_ready();
+        m.set_dst_ready(room);
         let mut offered = Vec::with_capacity(sources.len());
         for (p, s) in sources.iter_mut().enumerate() {
             let beat = s.offer().cloned();
@@ -108,6 +119,18 @@ fn run<A: Arbiter>(
             if m.s_ready(p) && offered[p] {
                 s.taken();
                 taken += 1;
+            }
+        }
+        if let Some((_, _, last, user)) = &out {
+            // A frame's destinations: its first beat's, once that beat was taken.
+            let dst = frame_dst.unwrap_or((user >> 8) as u8);
+            assert_eq!(
+                dst & !room,
+                0,
+                "clock {cycles}: a beat for destinations {dst:#04x} offered with room {room:#04x}"
+            );
+            if ready {
+                frame_dst = (!*last).then_some(dst);
             }
         }
         if let Some((data, keep, last, user)) = out
@@ -124,7 +147,7 @@ fn run<A: Arbiter>(
     (std::mem::take(&mut sink.frames), cycles)
 }
 
-fn random_traffic<A: Arbiter>() {
+fn random_traffic<A: Arbiter>(room: impl FnMut() -> u8) {
     let mut rng = SplitMix(0xa4b);
     let mut expected: Vec<Vec<(Vec<u8>, u16)>> = vec![Vec::new(); A::PORTS];
     let mut sources: Vec<Source> = (0..A::PORTS)
@@ -142,7 +165,7 @@ fn random_traffic<A: Arbiter>() {
     }
     let total = 40 * A::PORTS;
     let mut sink = Sink::new(99, 70);
-    let (frames, _) = run::<A>(&mut sources, &mut sink, total);
+    let (frames, _) = run::<A>(&mut sources, &mut sink, total, room);
     let mut next = vec![0usize; A::PORTS];
     for (f, user) in frames {
         let p = f[0] as usize;
@@ -170,7 +193,7 @@ fn saturated_round_robin<A: Arbiter>() {
         }
     }
     let mut sink = Sink::new(1, 100);
-    let (frames, cycles) = run::<A>(&mut sources, &mut sink, 12 * A::PORTS);
+    let (frames, cycles) = run::<A>(&mut sources, &mut sink, 12 * A::PORTS, || 0xff);
     let order: Vec<usize> = frames.iter().map(|(f, _)| f[0] as usize).collect();
     // Out of reset the last grant reads as port 0, so the search starts at port 1.
     let rr: Vec<usize> = (1..=12 * A::PORTS).map(|i| i % A::PORTS).collect();
@@ -183,11 +206,29 @@ fn saturated_round_robin<A: Arbiter>() {
 
 #[test]
 fn random_traffic_64() {
-    random_traffic::<AxisArbiter64>();
+    random_traffic::<AxisArbiter64>(|| 0xff);
 }
 #[test]
 fn random_traffic_256() {
-    random_traffic::<AxisArbiter256>();
+    random_traffic::<AxisArbiter256>(|| 0xff);
+}
+
+/// Each destination has room on a random three clocks in four: frames still leave whole and
+/// in per-port order, and never a beat for a destination without room.
+fn random_room<A: Arbiter>() {
+    let mut rng = SplitMix(0x5eed);
+    random_traffic::<A>(move || {
+        let (a, b) = (rng.next_u64() as u8, rng.next_u64() as u8);
+        a | b
+    });
+}
+#[test]
+fn beats_wait_for_room_at_their_destinations_64() {
+    random_room::<AxisArbiter64>();
+}
+#[test]
+fn beats_wait_for_room_at_their_destinations_256() {
+    random_room::<AxisArbiter256>();
 }
 #[test]
 fn saturated_ports_are_served_round_robin_64() {

@@ -25,6 +25,8 @@ trait QueuePorts {
     fn out(&self, port: usize) -> Option<(Vec<u8>, u64, bool, u16)>;
     /// 1 on the clock a frame with no destination is dropped (the `queue_drops` event).
     fn dropped(&self) -> u64;
+    /// `dst_ready`: bit `i`, queue `i` takes a beat now.
+    fn dst_ready(&self) -> u8;
 }
 
 macro_rules! queues {
@@ -77,6 +79,9 @@ macro_rules! queues {
             fn dropped(&self) -> u64 {
                 let bit = collwire_hdl::statistics::stat_index("queue_drops").unwrap();
                 self.events() >> bit & 1
+            }
+            fn dst_ready(&self) -> u8 {
+                <$ty>::dst_ready(self) as u8
             }
         }
     };
@@ -135,6 +140,22 @@ fn run<Q: Queues>(frames: &[(Vec<u8>, u8)], ready: u64, blocked_until: usize) {
         }
         m.eval();
         drops += m.dropped();
+        // `dst_ready` is the queues' room per destination (what the board's merge checks
+        // before it offers a beat); destination bits with no queue always read ready.
+        let dst_ready = m.dst_ready();
+        assert_eq!(
+            dst_ready >> Q::PORTS,
+            0xff >> Q::PORTS,
+            "clock {cycles}: {dst_ready:#04x}"
+        );
+        if let Some(b) = &beat {
+            let mask = (b.user >> 8) as u8;
+            assert_eq!(
+                m.in_ready(),
+                mask & !dst_ready == 0,
+                "clock {cycles}: ready against dst_ready {dst_ready:#04x}, mask {mask:#04x}"
+            );
+        }
         if beat.is_some() {
             if m.in_ready() {
                 src.taken();
