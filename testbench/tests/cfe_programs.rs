@@ -150,17 +150,11 @@ fn run(programs: &[Program], rph: usize, rng: &mut SmallRng) -> Vec<String> {
                 dst,
                 send,
             } => {
-                let mut v = read(s, a);
-                if let Some(rhs) = rhs {
-                    v = sym(&v, &read(s, rhs));
-                }
+                let v = pass_value(s, a, rhs, rph);
                 finish_pass(s, b, v, dst, send, rph, &mut in_flight);
             }
             Uop::PassRespond { a, b: rhs, dst } => {
-                let mut v = read(s, a);
-                if let Some(rhs) = rhs {
-                    v = sym(&v, &read(s, rhs));
-                }
+                let v = pass_value(s, a, rhs, rph);
                 finish_pass(s, b, v, Some(dst), None, rph, &mut in_flight);
                 answer_from(s, dst, rph);
             }
@@ -223,6 +217,15 @@ fn reg_at(code: u8, rph: usize) -> u8 {
 }
 
 /// Operand `code`'s value (present), its input now read.
+/// What a pass computes: register `a`, combined with `rhs` when it has one.
+fn pass_value(s: &mut Board, a: u8, rhs: Option<u8>, rph: usize) -> String {
+    let v = read_reg(s, a, rph);
+    match rhs {
+        Some(rhs) => sym(&v, &read_reg(s, rhs, rph)),
+        None => v,
+    }
+}
+
 fn read_reg(s: &mut Board, code: u8, rph: usize) -> String {
     let r = reg_at(code, rph);
     s.unread_inputs.retain(|x| *x != r);
