@@ -59,8 +59,9 @@ pub struct OutputQueues<
     /// board's merge, from `dst_ready`): a beat offered is taken without the queues' own room
     /// check on the write path (`s_axis_tready` still shows it). Low: the usual handshake.
     pub source_checks_room: Signal<In, Bit>,
-    /// Bit `i`: queue `i` takes a beat now (the merge checks each source's destinations
-    /// against these before its grant, so `s_axis_tready` is true for every beat it offers).
+    /// Bit `i`: queue `i` takes a beat now (the merge checks each source's own destinations
+    /// against these and offers the granted beat only with room, so `s_axis_tready` is true
+    /// for every beat it offers).
     /// The bits above the last queue are set: a destination bit with no queue is ignored, as
     /// the queues' own room check does.
     pub dst_ready: Signal<Out, Bits<8>>,
