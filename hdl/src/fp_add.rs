@@ -52,7 +52,7 @@ macro_rules! fp_adder {
         $(#[$doc:meta])*
         $name:ident,
         width = $w:tt, sign = $sgn:tt, exp = $e:tt, frac = $f:tt,
-        sig = $m:tt, ext = $x:tt, sum = $s:tt, window = $d2:tt,
+        sig = $m:tt, ext = $x:tt, log2_ext = $xlog:tt, ext_high = $xh:tt, sum = $s:tt, window = $d2:tt,
         inf = $inf:tt, nan = $nan:tt
     ) => {
         $(#[$doc])*
@@ -81,6 +81,9 @@ macro_rules! fp_adder {
             b_nan: Signal<Local, Bit>,
             a_inf: Signal<Local, Bit>,
             b_inf: Signal<Local, Bit>,
+            /// Exponent field 0: subnormal or zero.
+            a_zero_exp: Signal<Local, Bit>,
+            b_zero_exp: Signal<Local, Bit>,
             ea_eff: Signal<Local, Bits<$e>>,
             eb_eff: Signal<Local, Bits<$e>>,
             d_ab: Signal<Local, Bits<$e>>,
@@ -180,6 +183,8 @@ macro_rules! fp_adder {
                     b_nan: Default::default(),
                     a_inf: Default::default(),
                     b_inf: Default::default(),
+                    a_zero_exp: Default::default(),
+                    b_zero_exp: Default::default(),
                     ea_eff: Default::default(),
                     eb_eff: Default::default(),
                     d_ab: Default::default(),
@@ -273,25 +278,27 @@ macro_rules! fp_adder {
                 self.a_inf.next = self.a.val().get_bits::<$e>($f).all() & !self.a.val().get_bits::<$f>(0).any();
                 self.b_inf.next = self.b.val().get_bits::<$e>($f).all() & !self.b.val().get_bits::<$f>(0).any();
                 // Subnormals have exponent field 0 but scale like exponent 1, and no hidden bit.
-                self.ea_eff.next = self.a.val().get_bits::<$e>($f);
-                if !self.a.val().get_bits::<$e>($f).any() {
-                    self.ea_eff.next = bits::<$e>(1);
-                }
-                self.eb_eff.next = self.b.val().get_bits::<$e>($f);
-                if !self.b.val().get_bits::<$e>($f).any() {
-                    self.eb_eff.next = bits::<$e>(1);
-                }
+                // Only the lowest bit differs from the field (the others are 0 when it is 0),
+                // so only that bit waits for the zero test on its way into the subtraction.
+                self.a_zero_exp.next = !self.a.val().get_bits::<$e>($f).any();
+                self.b_zero_exp.next = !self.b.val().get_bits::<$e>($f).any();
+                self.ea_eff.next = self.a.val().get_bits::<$e>($f)
+                    | bit_cast::<$e, 1>(self.a_zero_exp.val().into());
+                self.eb_eff.next = self.b.val().get_bits::<$e>($f)
+                    | bit_cast::<$e, 1>(self.b_zero_exp.val().into());
                 // Both differences; only the larger operand's side is used (it is ≥ 0, so the
                 // other one's wrap-around does not matter).
-                // Each clamped to X (a longer shift leaves only sticky bits), in 7 bits.
+                // Each clamped to X (a longer shift leaves only sticky bits), in 7 bits. X is a
+                // power of two, so "at least X" is any bit from log2 X up: an OR after the
+                // subtraction, not a second carry chain (clamping X itself to X is no change).
                 self.d_ab.next = self.ea_eff.val() - self.eb_eff.val();
                 self.d_ba.next = self.eb_eff.val() - self.ea_eff.val();
                 self.s1_d_ab.d.next = self.d_ab.val().get_bits::<7>(0);
-                if self.d_ab.val() > self.ext_limit.val() {
+                if self.d_ab.val().get_bits::<$xh>($xlog).any() {
                     self.s1_d_ab.d.next = self.ext_limit.val().get_bits::<7>(0);
                 }
                 self.s1_d_ba.d.next = self.d_ba.val().get_bits::<7>(0);
-                if self.d_ba.val() > self.ext_limit.val() {
+                if self.d_ba.val().get_bits::<$xh>($xlog).any() {
                     self.s1_d_ba.d.next = self.ext_limit.val().get_bits::<7>(0);
                 }
                 self.s1_sig_a.d.next = bit_cast::<$m, $f>(self.a.val().get_bits::<$f>(0));
@@ -450,7 +457,7 @@ fp_adder!(
     /// binary64 adder: 53-bit significand extended to 64 bits.
     FpAdd64,
     width = 64, sign = 63, exp = 11, frac = 52,
-    sig = 53, ext = 64, sum = 65, window = 128,
+    sig = 53, ext = 64, log2_ext = 6, ext_high = 5, sum = 65, window = 128,
     inf = 0x7ff0_0000_0000_0000, nan = 0x7ff8_0000_0000_0000
 );
 
@@ -458,6 +465,6 @@ fp_adder!(
     /// binary32 adder: 24-bit significand extended to 32 bits.
     FpAdd32,
     width = 32, sign = 31, exp = 8, frac = 23,
-    sig = 24, ext = 32, sum = 33, window = 64,
+    sig = 24, ext = 32, log2_ext = 5, ext_high = 3, sum = 33, window = 64,
     inf = 0x7f80_0000, nan = 0x7fc0_0000
 );
