@@ -68,16 +68,49 @@ pub fn tools_bin() -> PathBuf {
         .join("bin")
 }
 
+/// How hard nextpnr's analytic placer (HeAP) weighs timing against wire length: its
+/// `--placer-heap-timingweight` and `--placer-heap-critexp`.
+///
+/// [`Placer::TIMING`] is what the flow uses: on one board64 netlist it gave 112.9 / 112.6 MHz
+/// on placer seeds 1 / 2 where nextpnr's defaults ([`Placer::NEXTPNR_DEFAULT`]) gave 103.2 /
+/// 101.2 (docs/timing.md, 2026-11-26 late). Every worst path of the board is three-quarters
+/// routing, so where the placer puts the cells of a critical path matters more than its
+/// logic; vendor flows weigh timing in placement the same way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Placer {
+    pub timing_weight: u32,
+    pub crit_exp: u32,
+}
+
+impl Placer {
+    /// nextpnr-ecp5 0.11's own: timing weight 10, criticality exponent 2.
+    pub const NEXTPNR_DEFAULT: Placer = Placer {
+        timing_weight: 10,
+        crit_exp: 2,
+    };
+    /// The flow's: timing weight 30, criticality exponent 4.
+    pub const TIMING: Placer = Placer {
+        timing_weight: 30,
+        crit_exp: 4,
+    };
+}
+
+impl Default for Placer {
+    fn default() -> Self {
+        Placer::TIMING
+    }
+}
+
 /// Synthesizes `design` for ECP5 and places and routes it at `target_mhz` with nextpnr's
-/// default seed (a failed timing target is reported, not an error). Minutes for a whole
-/// board, seconds for a small block.
+/// default seed and the flow's [`Placer`] (a failed timing target is reported, not an error).
+/// Minutes for a whole board, seconds for a small block.
 pub fn place_route_ecp5(
     dir: &Path,
     design: &Design,
     target_mhz: u32,
 ) -> Result<PnrReport, ToolError> {
     synth_ecp5(dir, design)?;
-    place_route_seed(dir, design.name, target_mhz, None)
+    place_route_seed(dir, design.name, target_mhz, None, Placer::default())
 }
 
 /// Yosys `synth_ecp5 -abc9`: writes `{name}.json` into `dir`, for [`place_route_seed`].
@@ -111,6 +144,7 @@ pub fn place_route_seed(
     name: &str,
     target_mhz: u32,
     seed: Option<u64>,
+    placer: Placer,
 ) -> Result<PnrReport, ToolError> {
     let tag = seed.map_or(String::new(), |s| format!(".seed{s}"));
     let report_file = format!("{name}{tag}.pnr.json");
@@ -120,6 +154,10 @@ pub fn place_route_seed(
         .arg(format!("{name}.json"))
         .args(["--out-of-context", "--timing-allow-fail", "--freq"])
         .arg(target_mhz.to_string())
+        .arg("--placer-heap-timingweight")
+        .arg(placer.timing_weight.to_string())
+        .arg("--placer-heap-critexp")
+        .arg(placer.crit_exp.to_string())
         .args(["--report", &report_file])
         .args(["-l", &format!("{name}{tag}.pnr.log")]);
     if let Some(s) = seed {

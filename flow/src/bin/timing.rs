@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 use clap::Parser;
 use collwire_flow::depth;
-use collwire_flow::pnr::{DEVICE, PnrReport, place_route_seed, synth_ecp5};
+use collwire_flow::pnr::{DEVICE, Placer, PnrReport, place_route_seed, synth_ecp5};
 use collwire_flow::toolflow::synth_xc7;
 use collwire_hdl::emit::{BusWidth, designs_for, is_board};
 
@@ -50,6 +50,14 @@ struct Args {
     /// nextpnr's own seed, once.
     #[arg(long)]
     seed: Vec<u64>,
+    /// The placer's timing weight (nextpnr `--placer-heap-timingweight`; nextpnr's own
+    /// default is 10, see `collwire_flow::pnr::Placer`).
+    #[arg(long, default_value_t = Placer::TIMING.timing_weight)]
+    timing_weight: u32,
+    /// The placer's criticality exponent (nextpnr `--placer-heap-critexp`; nextpnr's own
+    /// default is 2).
+    #[arg(long, default_value_t = Placer::TIMING.crit_exp)]
+    crit_exp: u32,
 }
 
 /// LUTs, flip-flops and 36 Kb block RAMs of a part.
@@ -80,8 +88,10 @@ fn main() -> anyhow::Result<()> {
         .filter(|d| !(args.blocks_only && is_board(d.name)))
         .collect();
     println!(
-        "post-route on {DEVICE}, aiming at {} MHz; resources from Yosys synth_xilinx for {}",
+        "post-route on {DEVICE}, aiming at {} MHz, placer timing weight {} / criticality exponent {}; resources from Yosys synth_xilinx for {}",
         args.target_mhz,
+        args.timing_weight,
+        args.crit_exp,
         width.part()
     );
     println!(
@@ -104,13 +114,18 @@ fn main() -> anyhow::Result<()> {
         } else {
             args.seed.iter().copied().map(Some).collect()
         };
+        let placer = Placer {
+            timing_weight: args.timing_weight,
+            crit_exp: args.crit_exp,
+        };
         let reports: Vec<(Option<u64>, PnrReport)> = std::thread::scope(|s| {
             let runs: Vec<_> = seeds
                 .iter()
                 .map(|&seed| {
                     let ecp5 = &ecp5;
                     s.spawn(move || {
-                        place_route_seed(ecp5, d.name, args.target_mhz, seed).map(|r| (seed, r))
+                        place_route_seed(ecp5, d.name, args.target_mhz, seed, placer)
+                            .map(|r| (seed, r))
                     })
                 })
                 .collect();
@@ -164,6 +179,8 @@ fn main() -> anyhow::Result<()> {
                 "design": d.name,
                 "width": args.width,
                 "seed": seed,
+                "placer_timing_weight": args.timing_weight,
+                "placer_crit_exp": args.crit_exp,
                 "ecp5_fmax_mhz": pnr.fmax_mhz,
                 "ecp5_comb": pnr.comb_used,
                 "ecp5_ff": pnr.ff_used,
