@@ -1184,9 +1184,6 @@ impl Logic for Cfe {
         }
         self.events.next = self.ev.val();
         // Children's inputs decided above, each assigned once.
-        // (`cur`'s input is final here, after the reset: the context table registers the
-        // running context's fields from it.)
-        self.contexts.cur_next.next = self.cur.d.val();
         self.conf.route_addr.next = self.route_addr.val();
         self.requests.write_enable.next =
             self.arriving.val() & self.verdict.q.val().store & self.verdict.q.val().is_req;

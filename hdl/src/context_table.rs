@@ -111,11 +111,6 @@ pub struct ContextTable {
     pub ctx_pc: Signal<Out, Bits<12>>,
     // The running context.
     pub cur: Signal<In, Bits<3>>,
-    /// `cur`'s next value (the engine's `cur` register's input). The running context's fields
-    /// below are registered from it and from the next values of the contexts' registers, so
-    /// they come from flip-flops yet equal the fields of context `cur` in every clock (no mux
-    /// from `cur` in front of the engine's decisions).
-    pub cur_next: Signal<In, Bits<3>>,
     pub pc: Signal<Out, Bits<12>>,
     pub end_pc: Signal<Out, Bits<12>>,
     pub present_mask: Signal<Out, Bits<8>>,
@@ -216,9 +211,8 @@ pub struct ContextTable {
     r_present: DFF<Bit>,
     hit_idx: Signal<Local, Bits<3>>,
     free_idx: Signal<Local, Bits<3>>,
-    /// Context `cur`'s key and done flag, registered from `cur_next` like `cur_pc`.
-    cur_key: DFF<Bits<48>>,
-    cur_done: DFF<Bit>,
+    cur_key: Signal<Local, Bits<48>>,
+    cur_done: Signal<Local, Bit>,
     /// A key goes into the history at `h_ptr` this cycle.
     file: Signal<Local, Bit>,
     file_key: Signal<Local, Bits<48>>,
@@ -234,19 +228,19 @@ pub struct ContextTable {
     l_sig_match: Signal<Local, Bit>,
     /// Drives `present`, assigned once at the end of `update`.
     l_present: Signal<Local, Bit>,
-    /// Drives `pc`: context `cur`'s, registered from `cur_next` (see there).
-    cur_pc: DFF<Bits<12>>,
+    /// Drives `pc`, assigned once at the end of `update`.
+    l_pc: Signal<Local, Bits<12>>,
     l_ctx_pc: Signal<Local, Bits<12>>,
-    /// Drives `end_pc`: context `cur`'s, registered from `cur_next` (see there).
-    cur_end_pc: DFF<Bits<12>>,
-    /// Drives `present_mask`: context `cur`'s, registered from `cur_next` (see there).
-    cur_present: DFF<Bits<8>>,
-    /// Drives `rph2`: context `cur`'s, registered from `cur_next` (see there).
-    cur_rph2: DFF<Bit>,
-    /// Drives `words`: context `cur`'s, registered from `cur_next` (see there).
-    cur_words: DFF<Bits<12>>,
-    /// Drives `bytes`: context `cur`'s, registered from `cur_next` (see there).
-    cur_bytes: DFF<Bits<16>>,
+    /// Drives `end_pc`, assigned once at the end of `update`.
+    l_end_pc: Signal<Local, Bits<12>>,
+    /// Drives `present_mask`, assigned once at the end of `update`.
+    l_present_mask: Signal<Local, Bits<8>>,
+    /// Drives `rph2`, assigned once at the end of `update`.
+    l_rph2: Signal<Local, Bit>,
+    /// Drives `words`, assigned once at the end of `update`.
+    l_words: Signal<Local, Bits<12>>,
+    /// Drives `bytes`, assigned once at the end of `update`.
+    l_bytes: Signal<Local, Bits<16>>,
     /// Drives `pick`, assigned once at the end of `update`.
     l_pick: Signal<Local, Bits<3>>,
     /// Drives `pick_found`, assigned once at the end of `update`.
@@ -290,20 +284,19 @@ impl Default for ContextTable {
             ctx_pc: Default::default(),
             l_ctx: Default::default(),
             cur: Default::default(),
-            cur_next: Default::default(),
             pc: Default::default(),
-            cur_pc: Default::default(),
+            l_pc: Default::default(),
             l_ctx_pc: Default::default(),
             end_pc: Default::default(),
-            cur_end_pc: Default::default(),
+            l_end_pc: Default::default(),
             present_mask: Default::default(),
-            cur_present: Default::default(),
+            l_present_mask: Default::default(),
             rph2: Default::default(),
-            cur_rph2: Default::default(),
+            l_rph2: Default::default(),
             words: Default::default(),
-            cur_words: Default::default(),
+            l_words: Default::default(),
             bytes: Default::default(),
-            cur_bytes: Default::default(),
+            l_bytes: Default::default(),
             pick: Default::default(),
             l_pick: Default::default(),
             pick_found: Default::default(),
@@ -401,15 +394,7 @@ impl Logic for ContextTable {
             d_head,
             d_count,
             r_evict,
-            r_done,
-            cur_pc,
-            cur_end_pc,
-            cur_present,
-            cur_rph2,
-            cur_words,
-            cur_bytes,
-            cur_key,
-            cur_done
+            r_done
         );
         for c in 0..8 {
             self.valid[c].clock.next = self.clock.val();
@@ -522,12 +507,30 @@ impl Logic for ContextTable {
         self.r_present.d.next = self.l_present.val();
 
         // ---- The running context, and the lowest context with news.
+        self.l_pc.next = bits::<12>(0);
+        self.l_end_pc.next = bits::<12>(0);
+        self.l_present_mask.next = bits::<8>(0);
+        self.l_rph2.next = false;
+        self.l_words.next = bits::<12>(0);
+        self.l_bytes.next = bits::<16>(0);
+        self.cur_key.next = bits::<48>(0);
+        self.cur_done.next = false;
         self.l_ctx_pc.next = bits::<12>(0);
         self.l_silent.next = false;
         for c in 0..8 {
             if self.r_ctx.q.val() == self.index[c].val() {
                 self.l_ctx_pc.next = self.c_pc[c].q.val();
                 self.l_silent.next = self.c_mute[c].q.val();
+            }
+            if self.cur.val() == self.index[c].val() {
+                self.l_pc.next = self.c_pc[c].q.val();
+                self.l_end_pc.next = self.c_end[c].q.val();
+                self.l_present_mask.next = self.c_present[c].q.val();
+                self.l_rph2.next = self.c_rph2[c].q.val();
+                self.l_words.next = self.c_words[c].q.val();
+                self.l_bytes.next = self.c_bytes[c].q.val();
+                self.cur_key.next = self.c_key[c].q.val();
+                self.cur_done.next = self.c_done[c].q.val();
             }
         }
         self.l_pick.next = bits::<3>(0);
@@ -575,7 +578,7 @@ impl Logic for ContextTable {
 
         // ---- Commands.
         self.file.next = false;
-        self.file_key.next = self.cur_key.q.val();
+        self.file_key.next = self.cur_key.val();
         for c in 0..8 {
             if (self.store.val() | self.heard.val()) & (self.r_ctx.q.val() == self.index[c].val()) {
                 // Progress, or a partner alive: not silent.
@@ -661,7 +664,7 @@ impl Logic for ContextTable {
             self.file.next = true;
             self.file_key.next = self.key.val();
         }
-        if self.retire.val() & !self.cur_done.q.val() {
+        if self.retire.val() & !self.cur_done.val() {
             self.file.next = true;
             // Queued behind the contexts that retired before it.
             for c in 0..8 {
@@ -705,22 +708,6 @@ impl Logic for ContextTable {
                 self.c_mute[c].d.next = false;
             }
         }
-        // ---- The running context's fields, retimed: the next clock's `cur` context's
-        // registers as they will be after this edge (every command and the reset above have
-        // set their next values), so in every clock they equal that context's registers.
-        // (After every assignment to the contexts' registers: this reads their inputs.)
-        for c in 0..8 {
-            if self.cur_next.val() == self.index[c].val() {
-                self.cur_pc.d.next = self.c_pc[c].d.val();
-                self.cur_end_pc.d.next = self.c_end[c].d.val();
-                self.cur_present.d.next = self.c_present[c].d.val();
-                self.cur_rph2.d.next = self.c_rph2[c].d.val();
-                self.cur_words.d.next = self.c_words[c].d.val();
-                self.cur_bytes.d.next = self.c_bytes[c].d.val();
-                self.cur_key.d.next = self.c_key[c].d.val();
-                self.cur_done.d.next = self.c_done[c].d.val();
-            }
-        }
         self.hit.next = self.r_hit.q.val();
         self.done.next = self.r_done.q.val();
         self.has_free.next = self.r_has_free.q.val();
@@ -731,12 +718,12 @@ impl Logic for ContextTable {
         self.silent.next = self.l_silent.val();
         self.sig_match.next = self.r_sig_match.q.val();
         self.present.next = self.r_present.q.val();
-        self.pc.next = self.cur_pc.q.val();
-        self.end_pc.next = self.cur_end_pc.q.val();
-        self.present_mask.next = self.cur_present.q.val();
-        self.rph2.next = self.cur_rph2.q.val();
-        self.words.next = self.cur_words.q.val();
-        self.bytes.next = self.cur_bytes.q.val();
+        self.pc.next = self.l_pc.val();
+        self.end_pc.next = self.l_end_pc.val();
+        self.present_mask.next = self.l_present_mask.val();
+        self.rph2.next = self.l_rph2.val();
+        self.words.next = self.l_words.val();
+        self.bytes.next = self.l_bytes.val();
         self.pick.next = self.l_pick.val();
         self.pick_found.next = self.l_pick_found.val();
         self.expired.next = self.r_expired.q.val();

@@ -161,9 +161,6 @@ fn table_matches_its_model_under_random_commands() {
     let mut silent_seen = 0;
     let mut reclaimed = 0;
     let (mut evicted, mut done_hits) = (0, 0);
-    // The running context, chosen a clock ahead: the table registers its fields from
-    // `cur_next`, which the engine drives with its `cur` register's input.
-    let mut next_cur = (rng.next_u64() % 8) as usize;
     for cycle in 0..40_000 {
         // Mostly a short limit (contexts expire all the time), sometimes none.
         let limit = if cycle % 10_000 < 8_000 { 3 } else { 0 };
@@ -212,7 +209,6 @@ fn table_matches_its_model_under_random_commands() {
         dut.set_sig(&sig_words(sig));
         dut.set_arr_reg(reg);
         dut.set_cur(cur as u64);
-        dut.set_cur_next(cur as u64);
         dut.set_age_limit(limit);
         dut.set_silence_limit(m.silence_limit);
         // The arrival is looked up for a clock with no command (the engine's Lookup state),
@@ -266,8 +262,6 @@ fn table_matches_its_model_under_random_commands() {
         done_hits += usize::from(want.done);
         silent_seen += usize::from(want.silent);
         seen[command as usize] += 1;
-        next_cur = (rng.next_u64() % 8) as usize;
-        dut.set_cur_next(next_cur as u64);
         dut.tick();
 
         let hit = m.hit_idx(key);
