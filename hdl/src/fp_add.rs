@@ -55,6 +55,20 @@ macro_rules! fp_adder {
         sig = $m:tt, ext = $x:tt, log2_ext = $xlog:tt, ext_high = $xh:tt, sum = $s:tt, window = $d2:tt,
         inf = $inf:tt, nan = $nan:tt
     ) => {
+        // The parameters that follow from others, checked where the template is used: a wrong
+        // pair would compile and clamp or normalise at the wrong bit.
+        const _: () = assert!(
+            $sgn + 1 == $w
+                && 1 + $e + $f == $w
+                && $m == $f + 1
+                && (1usize << $xlog) == $x
+                && $x >= $m
+                && $xh + $xlog == $e
+                && $s == $x + 1
+                && $d2 == 2 * $x,
+            "fp_adder!: inconsistent parameters"
+        );
+
         $(#[$doc])*
         #[derive(LogicBlock)]
         pub struct $name {
