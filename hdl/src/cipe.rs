@@ -12,8 +12,9 @@
 //! Two read ports (the pair opcode) come from two copies of the buffer RAM written together,
 //! the usual way to get a second read port out of block RAM.
 //!
-//! Pipeline: issue (RAM read) → operand (RAM data) → ALU, [`crate::cipe_alu::ALU_LATENCY`]
-//! clocks → write-back/out; [`CIPE_LATENCY`] clocks from a word in to its result out. The
+//! Pipeline: issue (RAM read) → read (the RAM's word registered: the buffers fill most of the
+//! part's block RAM, and the far ones are a long route from the ALU) → operand → ALU,
+//! [`crate::cipe_alu::ALU_LATENCY`] clocks → write-back/out; [`CIPE_LATENCY`] clocks from a word in to its result out. The
 //! pipeline never stalls: a word issues only when the output queue has room for everything in
 //! flight. The first word of an instruction waits while an earlier instruction still in the
 //! pipeline stores into a buffer it reads (read after write), so consecutive instructions on
@@ -34,11 +35,11 @@ use crate::cipe_alu::{ALU_LATENCY, CipeAlu};
 use crate::fifo::Fifo;
 
 /// Clocks from a word accepted on `s_axis` to its result on `m_axis` (queue empty, ready).
-pub const CIPE_LATENCY: usize = ALU_LATENCY + 2;
+pub const CIPE_LATENCY: usize = ALU_LATENCY + 3;
 /// Extra clocks the first read of a buffer waits after the last store into it issued: the
 /// store reaches the RAM ALU_LATENCY + 1 clocks after its issue, and the check is registered
 /// (one clock conservative).
-pub const STORE_TO_READ: usize = ALU_LATENCY + 2;
+pub const STORE_TO_READ: usize = ALU_LATENCY + 3;
 /// Words of room the output queue keeps for what is still in the pipeline when it reports
 /// almost full (a word issues only while it does not): every word between issue and the queue,
 /// plus the queue's own one-clock view of its fill level, with margin.
@@ -235,6 +236,9 @@ pub struct Cipe<
     op_buffer: Constant<Bits<4>>,
     op_pair: Constant<Bits<4>>,
     index: DFF<Bits<12>>,
+    /// `index` ≠ 0: the active instruction's first word has issued (a register, so the read-
+    /// after-write wait in front of `issue` is not a 12-bit zero test).
+    past_first: DFF<Bit>,
     opcode: Signal<Local, Bits<4>>,
     slot_a: Signal<Local, Bits<7>>,
     slot_b: Signal<Local, Bits<7>>,
@@ -266,6 +270,17 @@ pub struct Cipe<
     /// The input word came marked bad (`s_axis_tbad`: the last payload word of a frame bad at
     /// its tail); the mark goes with it to the result.
     p_bad: DFF<Bit>,
+    /// The read stage: the block RAMs' words registered where they come out (the buffers span
+    /// most of the part's block RAM, so the far ones are a long route from the ALU: a clock of
+    /// its own), the issue stage's registers beside them.
+    q_valid: DFF<Bit>,
+    q_in: DFF<Bits<W>>,
+    q_addr: DFF<Bits<AB>>,
+    q_instr: DFF<InstrWord>,
+    q_last: DFF<Bit>,
+    q_bad: DFF<Bit>,
+    q_a: DFF<Bits<W>>,
+    q_b: DFF<Bits<W>>,
     // Delay lines beside the ALU.
     d_valid: [DFF<Bit>; ALU_LATENCY],
     d_bypass: [DFF<Bits<W>>; ALU_LATENCY],
@@ -335,6 +350,7 @@ impl<
             op_buffer: Constant::new(bits::<4>(Opcode::Buffer as u64)),
             op_pair: Constant::new(bits::<4>(Opcode::Pair as u64)),
             index: Default::default(),
+            past_first: Default::default(),
             opcode: Default::default(),
             slot_a: Default::default(),
             slot_b: Default::default(),
@@ -360,6 +376,14 @@ impl<
             p_instr: Default::default(),
             p_last: Default::default(),
             p_bad: Default::default(),
+            q_valid: Default::default(),
+            q_in: Default::default(),
+            q_addr: Default::default(),
+            q_instr: Default::default(),
+            q_last: Default::default(),
+            q_bad: Default::default(),
+            q_a: Default::default(),
+            q_b: Default::default(),
             d_valid: std::array::from_fn(|_| Default::default()),
             d_bypass: std::array::from_fn(|_| Default::default()),
             d_addr: std::array::from_fn(|_| Default::default()),
@@ -407,8 +431,9 @@ impl<
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, active, instr, index, remaining, p_valid, p_in, p_addr, p_instr, p_last,
-            p_bad, hazard_cur, hazard_off, loaded
+            self, clock, active, instr, index, past_first, remaining, p_valid, p_in, p_addr, p_instr, p_last,
+            p_bad, q_valid, q_in, q_addr, q_instr, q_last, q_bad, q_a, q_b, hazard_cur, hazard_off,
+            loaded
         );
         clock!(self, clock, alu, out);
         self.buffer_a.read_clock.next = self.clock.val();
@@ -452,6 +477,19 @@ impl<
             if (self.off_reads_a.val() & (self.p_instr.q.val().slot_d == self.offered.val().slot_a))
                 | (self.off_reads_b.val()
                     & (self.p_instr.q.val().slot_d == self.offered.val().slot_b))
+            {
+                self.h_off.next = true;
+            }
+        }
+        if self.q_valid.q.val() & self.q_instr.q.val().store {
+            if (self.reads_a.val() & (self.q_instr.q.val().slot_d == self.slot_a.val()))
+                | (self.reads_b.val() & (self.q_instr.q.val().slot_d == self.slot_b.val()))
+            {
+                self.h_cur.next = true;
+            }
+            if (self.off_reads_a.val() & (self.q_instr.q.val().slot_d == self.offered.val().slot_a))
+                | (self.off_reads_b.val()
+                    & (self.q_instr.q.val().slot_d == self.offered.val().slot_b))
             {
                 self.h_off.next = true;
             }
@@ -502,9 +540,9 @@ impl<
         }
         self.hazard_cur.d.next = self.h_cur.val();
         self.hazard_off.d.next = self.h_off.val();
-        self.hazard.next = (self.index.q.val() == bits::<12>(0)) & self.hazard_cur.q.val();
+        self.hazard.next = !self.past_first.q.val() & self.hazard_cur.q.val();
         if self.loaded.q.val() {
-            self.hazard.next = (self.index.q.val() == bits::<12>(0)) & self.hazard_off.q.val();
+            self.hazard.next = !self.past_first.q.val() & self.hazard_off.q.val();
         }
         self.issue.next = self.active.q.val()
             & (self.s_axis.tvalid.val() | !self.needs_input.val())
@@ -525,6 +563,7 @@ impl<
             | bit_cast::<AB, WB>(self.index.q.val().get_bits::<WB>(0));
         if self.issue.val() {
             self.index.d.next = self.index.q.val() + bits::<12>(1);
+            self.past_first.d.next = true;
             self.remaining.d.next = self.remaining.q.val() - bits::<12>(1);
             if self.last_word.val() {
                 self.active.d.next = false;
@@ -539,6 +578,7 @@ impl<
             self.loaded.d.next = true;
             self.instr.d.next = self.offered.val();
             self.index.d.next = bits::<12>(0);
+            self.past_first.d.next = false;
             self.remaining.d.next = self.offered.val().count - bits::<12>(1);
             self.active.d.next = self.offered.val().count != bits::<12>(0);
         }
@@ -549,33 +589,43 @@ impl<
         self.p_last.d.next = self.last_word.val();
         self.p_bad.d.next = self.needs_input.val() & self.s_axis_tbad.val();
 
-        // ---- Operand: the stored words arrive; into the ALU (left = lower ranks).
-        self.operand_a.next = self.buffer_a.read_data.val();
-        self.operand_b.next = self.p_in.q.val();
-        if self.p_instr.q.val().opcode == self.op_pair.val() {
-            self.operand_b.next = self.buffer_b.read_data.val();
+        // ---- Read: the stored words arrive from the block RAMs and are registered.
+        self.q_valid.d.next = self.p_valid.q.val();
+        self.q_in.d.next = self.p_in.q.val();
+        self.q_addr.d.next = self.p_addr.q.val();
+        self.q_instr.d.next = self.p_instr.q.val();
+        self.q_last.d.next = self.p_last.q.val();
+        self.q_bad.d.next = self.p_bad.q.val();
+        self.q_a.d.next = self.buffer_a.read_data.val();
+        self.q_b.d.next = self.buffer_b.read_data.val();
+
+        // ---- Operand: into the ALU (left = lower ranks).
+        self.operand_a.next = self.q_a.q.val();
+        self.operand_b.next = self.q_in.q.val();
+        if self.q_instr.q.val().opcode == self.op_pair.val() {
+            self.operand_b.next = self.q_b.q.val();
         }
-        if self.p_instr.q.val().swap {
-            self.operand_a.next = self.p_in.q.val();
-            self.operand_b.next = self.buffer_a.read_data.val();
-            if self.p_instr.q.val().opcode == self.op_pair.val() {
-                self.operand_a.next = self.buffer_b.read_data.val();
+        if self.q_instr.q.val().swap {
+            self.operand_a.next = self.q_in.q.val();
+            self.operand_b.next = self.q_a.q.val();
+            if self.q_instr.q.val().opcode == self.op_pair.val() {
+                self.operand_a.next = self.q_b.q.val();
             }
         }
         self.alu.a.next = self.operand_a.val();
         self.alu.b.next = self.operand_b.val();
-        self.alu.datatype.next = self.p_instr.q.val().datatype;
-        self.alu.op.next = self.p_instr.q.val().op;
-        self.alu.valid_in.next = self.p_valid.q.val();
-        self.d_valid[0].d.next = self.p_valid.q.val();
-        self.d_bypass[0].d.next = self.p_in.q.val();
-        if self.p_instr.q.val().opcode == self.op_buffer.val() {
-            self.d_bypass[0].d.next = self.buffer_a.read_data.val();
+        self.alu.datatype.next = self.q_instr.q.val().datatype;
+        self.alu.op.next = self.q_instr.q.val().op;
+        self.alu.valid_in.next = self.q_valid.q.val();
+        self.d_valid[0].d.next = self.q_valid.q.val();
+        self.d_bypass[0].d.next = self.q_in.q.val();
+        if self.q_instr.q.val().opcode == self.op_buffer.val() {
+            self.d_bypass[0].d.next = self.q_a.q.val();
         }
-        self.d_addr[0].d.next = self.p_addr.q.val();
-        self.d_instr[0].d.next = self.p_instr.q.val().into();
-        self.d_last[0].d.next = self.p_last.q.val();
-        self.d_bad[0].d.next = self.p_bad.q.val();
+        self.d_addr[0].d.next = self.q_addr.q.val();
+        self.d_instr[0].d.next = self.q_instr.q.val().into();
+        self.d_last[0].d.next = self.q_last.q.val();
+        self.d_bad[0].d.next = self.q_bad.q.val();
         for i in 1..ALU_LATENCY {
             self.d_valid[i].d.next = self.d_valid[i - 1].q.val();
             self.d_bypass[i].d.next = self.d_bypass[i - 1].q.val();
@@ -630,7 +680,7 @@ impl<
             }
         }
         self.m_axis_soon.next = self.l_soon.val();
-        self.in_flight.next = self.p_valid.q.val();
+        self.in_flight.next = self.p_valid.q.val() | self.q_valid.q.val();
         for i in 0..ALU_LATENCY {
             if self.d_valid[i].q.val() {
                 self.in_flight.next = true;
@@ -644,8 +694,10 @@ impl<
             self.active.d.next = false;
             self.instr.d.next = bits::<64>(0).into();
             self.index.d.next = bits::<12>(0);
+            self.past_first.d.next = false;
             self.remaining.d.next = bits::<12>(0);
             self.p_valid.d.next = false;
+            self.q_valid.d.next = false;
             self.loaded.d.next = false;
             self.hazard_cur.d.next = false;
             self.hazard_off.d.next = false;
