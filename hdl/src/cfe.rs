@@ -245,6 +245,16 @@ pub struct Cfe {
     arrival_cmd: Signal<Local, SplitCommand>,
     // The context being run, and which local rank a Respond step answers.
     cur: DFF<Bits<3>>,
+    /// `cur`'s two-ranks-per-host flag, registered for the step's decode (not `cur` → the
+    /// table's 8:1 mux → the decode, one of the board's worst paths): the table's value for
+    /// `cur` a clock late, loaded from the arrival when `Arrive` makes the arrival's context
+    /// `cur` (a hit context's parameters are the arrival's: `Judge` refuses a mismatch).
+    /// Every other way into `Decide` or `Read` leaves `cur` unchanged for two clocks before.
+    cur_rph2: DFF<Bit>,
+    /// The register the arrival fills (`arrival.arr_reg`), registered in `Lookup` (the
+    /// arrival's fields are held from there to the next `Idle`) and used from `Judge` on, so
+    /// the step's decode and the request RAM's address do not start at the fields' decode.
+    arr_reg_r: DFF<Bits<3>>,
     sub: DFF<Bit>,
     /// A done context's answer is being sent again (`cur`'s last micro-op, step `sub`): no
     /// advance or retire after it.
@@ -393,6 +403,8 @@ impl Cfe {
             st_fused: Default::default(),
             arrival_cmd: Default::default(),
             cur: Default::default(),
+            cur_rph2: Default::default(),
+            arr_reg_r: Default::default(),
             sub: Default::default(),
             resending: Default::default(),
             ep_match: Default::default(),
@@ -459,6 +471,8 @@ impl Logic for Cfe {
             arr_unsup,
             fusing,
             cur,
+            cur_rph2,
+            arr_reg_r,
             sub,
             resending,
             ep_match,
@@ -570,14 +584,14 @@ impl Logic for Cfe {
         self.step.uop.next = self.uop_r.q.val();
         self.step.cur.next = self.cur.q.val();
         self.step.present.next = self.contexts.present_mask.val();
-        self.step.rph2.next = self.contexts.rph2.val();
+        self.step.rph2.next = self.cur_rph2.q.val();
         self.step.words.next = self.contexts.words.val();
         self.step.sub.next = self.sub.q.val();
         self.step.collective.next = self.composer.collective.val();
         self.step.rank.next = self.composer.rank.val();
         self.step.root.next = self.composer.root.val();
         self.step.arrival.next = self.fusing.q.val();
-        self.step.arr_reg.next = self.arrival.arr_reg.val();
+        self.step.arr_reg.next = self.arr_reg_r.q.val();
         self.fused_step.next = self.fusing.q.val() & self.step.fuses.val();
         // The step's CIPE pass as decoded (the reduce op, datatype and word count filled in
         // where it is issued).
@@ -638,7 +652,7 @@ impl Logic for Cfe {
             self.ent_pend.d.next = true;
         }
         self.requests.write_address.next = (bit_cast::<4, 3>(self.contexts.ctx.val()) << 1)
-            | bit_cast::<4, 3>(self.arrival.arr_reg.val() & bits::<3>(1));
+            | bit_cast::<4, 3>(self.arr_reg_r.q.val() & bits::<3>(1));
         self.requests.write_data.next = self.arr_fields.q.val();
         self.requests.read_address.next = bit_cast::<4, 3>(self.cur.q.val()) << 1;
         // Rank `sub`'s request, as `sub` will be in `Read`: in `Decide` (which clears `sub`)
@@ -664,7 +678,7 @@ impl Logic for Cfe {
                 | (self.state.q.val() == CfeState::Tail))
         {
             self.requests.read_address.next = (bit_cast::<4, 3>(self.contexts.ctx.val()) << 1)
-                | bit_cast::<4, 3>(self.arrival.arr_reg.val() & bits::<3>(1));
+                | bit_cast::<4, 3>(self.arr_reg_r.q.val() & bits::<3>(1));
         }
         self.ep_match.d.next = (self.requests.read_data.val().src_mac
             == self.arr_fields.q.val().src_mac)
@@ -703,6 +717,10 @@ impl Logic for Cfe {
         self.tail_undo.next =
             (self.state.q.val() == CfeState::Tail) & self.tail_in.q.val() & self.tail_bad.q.val();
 
+        self.cur_rph2.d.next = self.contexts.rph2.val();
+        if self.state.q.val() == CfeState::Lookup {
+            self.arr_reg_r.d.next = self.arrival.arr_reg.val();
+        }
         match self.state.q.val() {
             CfeState::Idle => {
                 // The arrival registers follow the router's offload port on every idle clock
@@ -778,6 +796,7 @@ impl Logic for Cfe {
                     self.cmd.d.next = self.arrival_cmd.val();
                     self.fusing.d.next = true;
                     self.cur.d.next = self.contexts.ctx.val();
+                    self.cur_rph2.d.next = self.arrival.rph2.val();
                     self.state.d.next = CfeState::Decide;
                 }
             }
@@ -846,7 +865,7 @@ impl Logic for Cfe {
                                 // of this rank, runs again (`Fetch` … `Send`, then `Idle`).
                                 self.ev.next.resent = true;
                                 self.cur.d.next = self.contexts.ctx.val();
-                                self.sub.d.next = self.arrival.arr_reg.val().get_bit(0);
+                                self.sub.d.next = self.arr_reg_r.q.val().get_bit(0);
                                 self.resending.d.next = true;
                                 self.state.d.next = CfeState::Fetch;
                             } else {
@@ -919,7 +938,7 @@ impl Logic for Cfe {
                 self.ins.d.next.datatype = self.arrival.datatype.val();
                 self.ins.d.next.opcode = self.op_input.val();
                 self.ins.d.next.slot_d = (bit_cast::<7, 3>(self.cur.q.val()) << 3)
-                    | bit_cast::<7, 3>(self.arrival.arr_reg.val());
+                    | bit_cast::<7, 3>(self.arr_reg_r.q.val());
                 self.ins.d.next.store = true;
                 self.ins.d.next.count = self.arrival.words.val();
                 // The pass that would take the arrival, from this clock's decode (also loaded
