@@ -325,6 +325,15 @@ pub struct Cfe {
     ev: Signal<Local, StatEvents>,
     /// The fields an answer is built from: the arrival's (errors, acks) or a stored request's.
     answer_src: Signal<Local, FrameFields>,
+    /// The segment's collective and root and the answered rank, as the step's decode reads
+    /// them: the waiting arrival's while there is one (`fusing`: its collective and root are
+    /// the segment's, `Judge` refuses a mismatch, and no step that depends on the rank takes
+    /// an arrival), else the stored request's. Selected by a flip-flop, not by the state's
+    /// decode that selects `answer_src` (state → that select → the decode → the next state
+    /// was board64's worst path).
+    dec_coll: Signal<Local, Bits<4>>,
+    dec_rank: Signal<Local, Bits<16>>,
+    dec_root: Signal<Local, Bits<16>>,
     /// The program RAM's read address (`conf.uop_addr`, assigned once).
     uop_addr: Signal<Local, Bits<12>>,
     route_addr: Signal<Local, Bits<6>>,
@@ -448,6 +457,9 @@ impl Cfe {
             t_reclaim: Default::default(),
             ev: Default::default(),
             answer_src: Default::default(),
+            dec_coll: Default::default(),
+            dec_rank: Default::default(),
+            dec_root: Default::default(),
             uop_addr: Default::default(),
             route_addr: Default::default(),
         }
@@ -587,9 +599,17 @@ impl Logic for Cfe {
         self.step.rph2.next = self.cur_rph2.q.val();
         self.step.words.next = self.contexts.words.val();
         self.step.sub.next = self.sub.q.val();
-        self.step.collective.next = self.composer.collective.val();
-        self.step.rank.next = self.composer.rank.val();
-        self.step.root.next = self.composer.root.val();
+        self.dec_coll.next = self.requests.read_data.val().collective;
+        self.dec_rank.next = self.requests.read_data.val().rank;
+        self.dec_root.next = self.requests.read_data.val().root;
+        if self.fusing.q.val() {
+            self.dec_coll.next = self.arr_fields.q.val().collective;
+            self.dec_rank.next = self.arr_fields.q.val().rank;
+            self.dec_root.next = self.arr_fields.q.val().root;
+        }
+        self.step.collective.next = self.dec_coll.val();
+        self.step.rank.next = self.dec_rank.val();
+        self.step.root.next = self.dec_root.val();
         self.step.arrival.next = self.fusing.q.val();
         self.step.arr_reg.next = self.arr_reg_r.q.val();
         self.fused_step.next = self.fusing.q.val() & self.step.fuses.val();
