@@ -251,6 +251,13 @@ pub struct Cfe {
     /// `cur` (a hit context's parameters are the arrival's: `Judge` refuses a mismatch).
     /// Every other way into `Decide` or `Read` leaves `cur` unchanged for two clocks before.
     cur_rph2: DFF<Bit>,
+    /// `cur`'s present mask and words, registered for the decode the same way (in `Arrive`
+    /// what the arrival's `store` makes of its context's mask, and the arrival's words: a
+    /// stored arrival's are its segment's). The mask changes under a stable `cur` only by a
+    /// `produce` (from `Issue` or `Tail`, then `Send`/`Tail` → `Fetch` → `Load` → `Decide`)
+    /// or an `unstore` (then `Idle`), so the decode reads it only where it is current.
+    cur_present: DFF<Bits<8>>,
+    cur_words: DFF<Bits<12>>,
     /// The register the arrival fills (`arrival.arr_reg`), registered in `Lookup` (the
     /// arrival's fields are held from there to the next `Idle`) and used from `Judge` on, so
     /// the step's decode and the request RAM's address do not start at the fields' decode.
@@ -413,6 +420,8 @@ impl Cfe {
             arrival_cmd: Default::default(),
             cur: Default::default(),
             cur_rph2: Default::default(),
+            cur_present: Default::default(),
+            cur_words: Default::default(),
             arr_reg_r: Default::default(),
             sub: Default::default(),
             resending: Default::default(),
@@ -484,6 +493,8 @@ impl Logic for Cfe {
             fusing,
             cur,
             cur_rph2,
+            cur_present,
+            cur_words,
             arr_reg_r,
             sub,
             resending,
@@ -595,9 +606,9 @@ impl Logic for Cfe {
             self.resending.q.val() & !self.nack_resend.q.val() & !self.probing.q.val();
         self.step.uop.next = self.uop_r.q.val();
         self.step.cur.next = self.cur.q.val();
-        self.step.present.next = self.contexts.present_mask.val();
+        self.step.present.next = self.cur_present.q.val();
         self.step.rph2.next = self.cur_rph2.q.val();
-        self.step.words.next = self.contexts.words.val();
+        self.step.words.next = self.cur_words.q.val();
         self.step.sub.next = self.sub.q.val();
         self.dec_coll.next = self.requests.read_data.val().collective;
         self.dec_rank.next = self.requests.read_data.val().rank;
@@ -738,6 +749,8 @@ impl Logic for Cfe {
             (self.state.q.val() == CfeState::Tail) & self.tail_in.q.val() & self.tail_bad.q.val();
 
         self.cur_rph2.d.next = self.contexts.rph2.val();
+        self.cur_present.d.next = self.contexts.present_mask.val();
+        self.cur_words.d.next = self.contexts.words.val();
         if self.state.q.val() == CfeState::Lookup {
             self.arr_reg_r.d.next = self.arrival.arr_reg.val();
         }
@@ -817,6 +830,13 @@ impl Logic for Cfe {
                     self.fusing.d.next = true;
                     self.cur.d.next = self.contexts.ctx.val();
                     self.cur_rph2.d.next = self.arrival.rph2.val();
+                    self.cur_words.d.next = self.arrival.words.val();
+                    self.cur_present.d.next =
+                        bits::<8>(1) << bit_cast::<8, 3>(self.arr_reg_r.q.val());
+                    if !self.verdict.q.val().alloc {
+                        self.cur_present.d.next = self.contexts.ctx_present.val()
+                            | (bits::<8>(1) << bit_cast::<8, 3>(self.arr_reg_r.q.val()));
+                    }
                     self.state.d.next = CfeState::Decide;
                 }
             }

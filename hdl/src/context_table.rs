@@ -109,6 +109,8 @@ pub struct ContextTable {
     /// `ctx`'s program counter (with `hit`, the micro-op the arrival's segment runs next: the
     /// engine reads it from the program RAM while it judges the arrival).
     pub ctx_pc: Signal<Out, Bits<12>>,
+    /// `ctx`'s present mask (the engine computes what a `store` makes of it).
+    pub ctx_present: Signal<Out, Bits<8>>,
     // The running context.
     pub cur: Signal<In, Bits<3>>,
     pub pc: Signal<Out, Bits<12>>,
@@ -231,6 +233,8 @@ pub struct ContextTable {
     /// Drives `pc`, assigned once at the end of `update`.
     l_pc: Signal<Local, Bits<12>>,
     l_ctx_pc: Signal<Local, Bits<12>>,
+    /// Drives `ctx_present`, assigned once at the end of `update`.
+    l_ctx_present: Signal<Local, Bits<8>>,
     /// Drives `end_pc`, assigned once at the end of `update`.
     l_end_pc: Signal<Local, Bits<12>>,
     /// Drives `present_mask`, assigned once at the end of `update`.
@@ -282,11 +286,13 @@ impl Default for ContextTable {
             l_present: Default::default(),
             ctx: Default::default(),
             ctx_pc: Default::default(),
+            ctx_present: Default::default(),
             l_ctx: Default::default(),
             cur: Default::default(),
             pc: Default::default(),
             l_pc: Default::default(),
             l_ctx_pc: Default::default(),
+            l_ctx_present: Default::default(),
             end_pc: Default::default(),
             l_end_pc: Default::default(),
             present_mask: Default::default(),
@@ -516,10 +522,12 @@ impl Logic for ContextTable {
         self.cur_key.next = bits::<48>(0);
         self.cur_done.next = false;
         self.l_ctx_pc.next = bits::<12>(0);
+        self.l_ctx_present.next = bits::<8>(0);
         self.l_silent.next = false;
         for c in 0..8 {
             if self.r_ctx.q.val() == self.index[c].val() {
                 self.l_ctx_pc.next = self.c_pc[c].q.val();
+                self.l_ctx_present.next = self.c_present[c].q.val();
                 self.l_silent.next = self.c_mute[c].q.val();
             }
             if self.cur.val() == self.index[c].val() {
@@ -715,6 +723,7 @@ impl Logic for ContextTable {
         self.hist_late.next = self.history.seen.val();
         self.ctx.next = self.r_ctx.q.val();
         self.ctx_pc.next = self.l_ctx_pc.val();
+        self.ctx_present.next = self.l_ctx_present.val();
         self.silent.next = self.l_silent.val();
         self.sig_match.next = self.r_sig_match.q.val();
         self.present.next = self.r_present.q.val();

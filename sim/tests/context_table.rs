@@ -62,6 +62,8 @@ struct Lookup {
     pick: Option<u64>,
     expired: Option<u64>,
     silent: bool,
+    /// `ctx`'s present mask.
+    ctx_present: u64,
 }
 
 impl Model {
@@ -96,6 +98,11 @@ impl Model {
                 .or(free)
                 .or(self.done_queue.front().copied())
                 .unwrap_or(0)],
+            ctx_present: self.c[hit
+                .or(free)
+                .or(self.done_queue.front().copied())
+                .unwrap_or(0)]
+            .present,
         }
     }
     /// The clock edge's ageing and expiry registers; `refreshed` contexts go back to 0.
@@ -143,6 +150,7 @@ fn observe(dut: &ContextTable) -> Lookup {
         pick: (dut.pick_found() == 1).then(|| dut.pick()),
         expired: (dut.expired() == 1).then(|| dut.expired_ctx()),
         silent: dut.silent() == 1,
+        ctx_present: dut.ctx_present(),
     }
 }
 
