@@ -431,9 +431,9 @@ impl<
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, active, instr, index, past_first, remaining, p_valid, p_in, p_addr, p_instr, p_last,
-            p_bad, q_valid, q_in, q_addr, q_instr, q_last, q_bad, q_a, q_b, hazard_cur, hazard_off,
-            loaded
+            self, clock, active, instr, index, past_first, remaining, p_valid, p_in, p_addr,
+            p_instr, p_last, p_bad, q_valid, q_in, q_addr, q_instr, q_last, q_bad, q_a, q_b,
+            hazard_cur, hazard_off, loaded
         );
         clock!(self, clock, alu, out);
         self.buffer_a.read_clock.next = self.clock.val();
