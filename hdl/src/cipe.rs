@@ -14,8 +14,8 @@
 //!
 //! Pipeline: issue (RAM read) → read (the RAM's word registered: the buffers fill most of the
 //! part's block RAM, and the far ones are a long route from the ALU) → operand → ALU,
-//! [`crate::cipe_alu::ALU_LATENCY`] clocks → write-back/out; [`CIPE_LATENCY`] clocks from a word in to its result out. The
-//! pipeline never stalls: a word issues only when the output queue has room for everything in
+//! [`crate::cipe_alu::ALU_LATENCY`] clocks → write-back/out; [`CIPE_LATENCY`] clocks from a
+//! word in to its result out. The pipeline never stalls: a word issues only when the output queue has room for everything in
 //! flight. The first word of an instruction waits while an earlier instruction still in the
 //! pipeline stores into a buffer it reads (read after write), so consecutive instructions on
 //! unrelated buffers stream with no gap; on the same buffer they wait at most
@@ -37,7 +37,7 @@ use crate::fifo::Fifo;
 /// Clocks from a word accepted on `s_axis` to its result on `m_axis` (queue empty, ready).
 pub const CIPE_LATENCY: usize = ALU_LATENCY + 3;
 /// Extra clocks the first read of a buffer waits after the last store into it issued: the
-/// store reaches the RAM ALU_LATENCY + 1 clocks after its issue, and the check is registered
+/// store reaches the RAM ALU_LATENCY + 2 clocks after its issue, and the check is registered
 /// (one clock conservative).
 pub const STORE_TO_READ: usize = ALU_LATENCY + 3;
 /// Words of room the output queue keeps for what is still in the pipeline when it reports
