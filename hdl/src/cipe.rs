@@ -14,11 +14,11 @@
 //!
 //! Pipeline: issue (RAM read) → read (the RAM's word registered: the buffers fill most of the
 //! part's block RAM, and the far ones are a long route from the ALU) → operand → ALU,
-//! [`crate::cipe_alu::ALU_LATENCY`] clocks → write-back/out; [`CIPE_LATENCY`] clocks from a
-//! word in to its result out. The pipeline never stalls: a word issues only when the output
-//! queue has room for everything in flight. The first word of an instruction waits while an earlier instruction still in the
-//! pipeline stores into a buffer it reads (read after write), so consecutive instructions on
-//! unrelated buffers stream with no gap; on the same buffer they wait at most
+//! [`crate::cipe_alu::ALU_LATENCY`] clocks → write-back/out; [`CIPE_LATENCY`] clocks from a word in
+//! to its result out. The pipeline never stalls: a word issues only when the output queue has room
+//! for everything in flight. The first word of an instruction waits while an earlier instruction
+//! still in the pipeline stores into a buffer it reads (read after write), so consecutive
+//! instructions on unrelated buffers stream with no gap; on the same buffer they wait at most
 //! [`STORE_TO_READ`] clocks.
 //!
 //! The instruction word (docs/cipe.md) is built by [`Instruction::encode`].
