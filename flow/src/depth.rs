@@ -39,6 +39,7 @@ pub const BUDGET: &[(&str, usize)] = &[
     ("collwire_statistics", 9),
     ("collwire_time_base", 13),
     ("collwire_reg_fifo4", 5),
+    ("collwire_frame_fifo", 4),
     ("collwire_bypass_fifo", 5),
     ("collwire_cfe", 15),
     ("collwire_cipe_alu64", 19),

@@ -43,6 +43,9 @@ pub struct AxisFifo<
     /// `almost_full` is high while this many beats or more are stored or being written.
     pub almost_level: Signal<In, Bits<DL1>>,
     pub almost_full: Signal<Out, Bit>,
+    /// From a register, conservative: a beat can be written this clock ([`FrameFifo`]'s
+    /// `room`); `s_axis_tready` is exact but starts at the pointers.
+    pub room: Signal<Out, Bit>,
     beats: FrameFifo<Bits<BB>, DL, DL1>,
     bad_at: Constant<Bits<16>>,
     W: Constant<Bits<16>>,
@@ -72,6 +75,7 @@ impl<
             early: Default::default(),
             almost_level: Default::default(),
             almost_full: Default::default(),
+            room: Default::default(),
             beats: Default::default(),
             bad_at: Constant::new(bits::<16>(TUSER_BAD_AT as u64)),
             W: Constant::new(bits::<16>(W as u64)),
@@ -103,6 +107,7 @@ impl<
         self.beats.early.next = self.early.val();
         self.beats.almost_level.next = self.almost_level.val();
         self.almost_full.next = self.beats.almost_full.val();
+        self.room.next = self.beats.room.val();
         self.beats.data_in.next = bit_cast::<BB, W>(self.s_axis.tdata.val())
             | (bit_cast::<BB, K>(self.s_axis.tkeep.val()) << self.W.val())
             | (bit_cast::<BB, 1>(self.s_axis.tlast.val().into()) << self.LAST.val())

@@ -19,6 +19,7 @@ use crate::context_table::ContextTable;
 use crate::entry_composer::EntryComposer;
 use crate::fp_add::{FpAdd32, FpAdd64};
 use crate::frame_builder::{FrameBuilder64, FrameBuilder256};
+use crate::frame_fifo::FrameFifo;
 use crate::frame_router::{FrameRouter64, FrameRouter256};
 use crate::header_builder::HeaderBuilder;
 use crate::header_capture::{HeaderCapture64, HeaderCapture256};
@@ -153,6 +154,9 @@ pub fn designs_for(width: BusWidth) -> Vec<Design> {
         design(TimeBase::default(), "collwire_time_base"),
         // The router's side-band FIFO (its class of each frame), one byte wide.
         design(RegFifo4::<Bits<8>>::default(), "collwire_reg_fifo4"),
+        // The board's one FIFO (the router's buffers and every output queue stand on it),
+        // one byte wide, eight words.
+        design(FrameFifo::<Bits<8>, 3, 4>::default(), "collwire_frame_fifo"),
         // The verdict and entry queues' FIFO (a write into an empty one is the head a clock
         // later), one byte wide, eight words.
         design(
@@ -214,7 +218,7 @@ pub fn is_board(name: &str) -> bool {
 /// Designs that are also built into a larger design (`fp_add` in `cipe_alu` in `cipe`;
 /// `header_capture` and `offload_classifier` in `frame_router`; `cfe_config`,
 /// `context_table` (with `key_history`), `arrival_verdict`, `uop_decode`, `entry_composer` and
-/// `time_base` in `cfe`, `reg_fifo4` in `frame_router`, `bypass_fifo` in `frame_router` and
+/// `time_base` in `cfe`, `reg_fifo4` and `frame_fifo` in `frame_router`, `bypass_fifo` in `frame_router` and
 /// `frame_builder`, with
 /// `header_fields` and `header_builder` inside them). Synthesizing the
 /// larger one covers them, flattened, so the synthesis check can skip them; the bench still
@@ -235,6 +239,7 @@ pub fn is_part_of_another(name: &str) -> bool {
         "entry_composer",
         "time_base",
         "reg_fifo",
+        "frame_fifo",
         "bypass_fifo",
     ]
     .iter()

@@ -44,6 +44,10 @@ pub struct FrameFifo<D: Synth, const N: usize, const NP1: usize> {
     pub full: Signal<Out, Bit>,
     pub almost_level: Signal<In, Bits<NP1>>,
     pub almost_full: Signal<Out, Bit>,
+    /// From a register, conservative: a word can be written this clock (a clock ago at most
+    /// 2^N - 2 words were stored or being written, and a clock adds at most one). A writer
+    /// that gates on it, not on `full`, has no path from the pointers' compare.
+    pub room: Signal<Out, Bit>,
     ram: RAM<D, N>,
     read_address: DFF<Bits<NP1>>,
     /// `read_address + 1`, kept beside it (as in [`crate::fifo::Fifo`]).
@@ -62,6 +66,8 @@ pub struct FrameFifo<D: Synth, const N: usize, const NP1: usize> {
     next_committed_plus1: Signal<Local, Bits<NP1>>,
     not_empty: DFF<Bit>,
     almost_full_r: DFF<Bit>,
+    /// 2^N - 1 words or more were stored or being written a clock ago: `room` is low.
+    crowded_r: DFF<Bit>,
     /// The RAM was read at the address written in the same clock: `data_out` is the word
     /// written then (`fwd_data`), not the RAM's.
     fwd_hit: DFF<Bit>,
@@ -78,6 +84,7 @@ pub struct FrameFifo<D: Synth, const N: usize, const NP1: usize> {
     next_write_plus1: Signal<Local, Bits<NP1>>,
     address_mask: Constant<Bits<NP1>>,
     size: Constant<Bits<NP1>>,
+    crowded_level: Constant<Bits<NP1>>,
 }
 
 impl<D: Synth, const N: usize, const NP1: usize> Default for FrameFifo<D, N, NP1> {
@@ -99,6 +106,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for FrameFifo<D, N, NP1
             full: Default::default(),
             almost_level: Default::default(),
             almost_full: Default::default(),
+            room: Default::default(),
             ram: Default::default(),
             read_address: Default::default(),
             read_address_plus1: DFFWithInit::new(1u64.to_bits()),
@@ -110,6 +118,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for FrameFifo<D, N, NP1
             next_committed_plus1: Default::default(),
             not_empty: Default::default(),
             almost_full_r: Default::default(),
+            crowded_r: Default::default(),
             fwd_hit: Default::default(),
             fwd_data: Default::default(),
             seen_stay: Default::default(),
@@ -123,6 +132,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for FrameFifo<D, N, NP1
             next_write_plus1: Default::default(),
             address_mask: Constant::new(((1u64 << N) - 1).to_bits()),
             size: Constant::new((1u64 << N).to_bits()),
+            crowded_level: Constant::new(((1u64 << N) - 1).to_bits()),
         }
     }
 }
@@ -138,6 +148,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
             committed,
             not_empty,
             almost_full_r,
+            crowded_r,
             fwd_hit,
             fwd_data
         );
@@ -160,6 +171,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
         self.empty.next = !self.not_empty.q.val();
         self.full.next = self.is_full.val();
         self.almost_full.next = self.almost_full_r.q.val();
+        self.room.next = !self.crowded_r.q.val();
         self.ram.read_address.next =
             bit_cast::<N, NP1>(self.next_read.val() & self.address_mask.val());
         // A read of the address written this clock gets the RAM's old word: the written one
@@ -213,6 +225,8 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
         // `read` to the flag, which only has to be conservative.
         self.almost_full_r.d.next =
             (self.write_address.q.val() - self.read_address.q.val()) >= self.almost_level.val();
+        self.crowded_r.d.next =
+            (self.write_address.q.val() - self.read_address.q.val()) >= self.crowded_level.val();
         if self.reset.val() {
             self.read_address.d.next = bits::<NP1>(0);
             self.next_read_plus1.next = bits::<NP1>(1);
@@ -222,6 +236,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
             self.next_committed_plus1.next = bits::<NP1>(1);
             self.not_empty.d.next = false;
             self.almost_full_r.d.next = false;
+            self.crowded_r.d.next = false;
             self.fwd_hit.d.next = false;
         }
         // Blocks of their own (they start at 1): their inputs are assigned once.

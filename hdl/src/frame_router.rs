@@ -736,7 +736,10 @@ impl<
         self.offload.s_axis.tkeep.next = self.ingress.m_axis.tkeep.val();
         self.offload.s_axis.tlast.next = self.ingress.m_axis.tlast.val();
         self.offload.s_axis.tuser.next = self.o_user.val();
-        self.offload.s_axis.tvalid.next = self.o_valid.val();
+        // The buffer always has room for an admitted frame (`offload_level`); its registered
+        // `room`, not its `tready`, gates the write, so no path runs from its pointers through
+        // `r_take` (board64's worst at 114.4 MHz ran from its read pointer to `transit_ok`).
+        self.offload.s_axis.tvalid.next = self.o_valid.val() & self.offload.room.val();
         self.offload.almost_level.next = self.offload_level.val();
         self.offload.cut_through.next = true;
         // The engine sees a beat the clock after it was stored (the 64-bit engine hop waits
@@ -775,7 +778,7 @@ impl<
         if self.r_class.val() == self.c_pass.val() {
             self.r_take.next = self.r_valid.val() & self.m_axis.tready.val();
         } else if self.r_class.val() == self.c_offload.val() {
-            self.r_take.next = self.o_valid.val() & self.offload.s_axis.tready.val();
+            self.r_take.next = self.o_valid.val() & self.offload.room.val();
         } else if self.r_class.val() == self.c_transit.val() {
             self.r_take.next = self.t_valid.val() & self.m_transit_axis.tready.val();
         }
