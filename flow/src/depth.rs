@@ -15,7 +15,10 @@
 //! [`BUDGET`] holds every block's allowed depth. It starts at the depth each block had when the
 //! guard was added (2026-11-23, commit after 6992b17), well above the targets, and is lowered
 //! as blocks are re-pipelined: a change that deepens a block fails `tests/synth.rs`
-//! ([`check`]).
+//! ([`check`]). That test synthesizes only the blocks that are not built into a larger one
+//! (`emit::is_part_of_another`): a part's own budget is shown by the timing report but not
+//! enforced (its paths are checked inside the larger block). `uop_decode`'s stood at 7 while
+//! the report showed 10; it was set to the measured 10 on 2026-11-27.
 
 /// Levels a path may have at 125 MHz (ZedBoard, 8 ns).
 pub const TARGET_125MHZ: usize = 12;
@@ -33,15 +36,15 @@ pub const BUDGET: &[(&str, usize)] = &[
     ("collwire_cfe_config", 2),
     ("collwire_context_table", 18),
     ("collwire_key_history", 12),
-    ("collwire_uop_decode", 7),
-    ("collwire_arrival_verdict", 15),
+    ("collwire_uop_decode", 10),
+    ("collwire_arrival_verdict", 8),
     ("collwire_entry_composer", 13),
     ("collwire_statistics", 9),
     ("collwire_time_base", 13),
     ("collwire_reg_fifo4", 5),
     ("collwire_frame_fifo", 4),
     ("collwire_bypass_fifo", 5),
-    ("collwire_cfe", 15),
+    ("collwire_cfe", 13),
     ("collwire_cipe_alu64", 19),
     ("collwire_header_capture64", 12),
     ("collwire_axis_arbiter64", 10),

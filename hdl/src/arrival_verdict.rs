@@ -1,6 +1,14 @@
 //! The CFE's arrival classification: what to do with the offload frame the engine latched,
 //! from its decoded fields ([`FrameFields`]), the context table's lookup and the program
-//! directory. Combinational; the CFE's state machine acts on the verdict in its `Arrive` state.
+//! directory, in two stages: what the frame's fields alone tell (its type, register, board,
+//! parameters) is decoded and registered on the clock the fields first appear (the CFE's
+//! `Lookup`, while the table looks the key up); the clock after (`Judge`) combines those flags
+//! with the table's and the directory's answers. The verdict is so valid a clock after the
+//! fields, and only while they are held; the CFE registers it in `Judge` and acts on it in
+//! `Arrive`. (Decoding the fields and combining the answers in one clock was board64's worst
+//! path at 110.2 MHz: the fields' register through the type and register decode, the
+//! directory's address and the precedence chain into the verdict register.) The lookup's
+//! outputs (`key`, `sig`, `arr_reg`, `dir_addr`, `words`, ...) stay combinational.
 //!
 //! In order of precedence:
 //!
@@ -50,7 +58,11 @@ fn code8(code: u8) -> Constant<Bits<8>> {
 
 #[derive(LogicBlock)]
 pub struct ArrivalVerdict {
-    /// The frame's decoded fields, its payload bytes, and the router's verdict.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous: the first stage's flags cleared.
+    pub reset: Signal<In, Bit>,
+    /// The frame's decoded fields, its payload bytes, and the router's verdict: held for two
+    /// clocks, the verdict is valid on the second.
     pub fields: Signal<In, FrameFields>,
     pub payload_len: Signal<In, Bits<16>>,
     pub unsupported: Signal<In, Bit>,
@@ -81,6 +93,7 @@ pub struct ArrivalVerdict {
     pub rph2: Signal<Out, Bit>,
     pub datatype: Signal<Out, Bits<4>>,
     pub reduce_op: Signal<Out, Bits<4>>,
+    /// A request (registered, valid with the verdict).
     pub is_req: Signal<Out, Bit>,
     // The verdict.
     pub cancel: Signal<Out, Bit>,
@@ -126,6 +139,7 @@ pub struct ArrivalVerdict {
     err_mismatch: Constant<Bits<8>>,
     err_stale: Constant<Bits<8>>,
     coll_scan: Constant<Bits<4>>,
+    is_request: Signal<Local, Bit>,
     is_board: Signal<Local, Bit>,
     is_nack: Signal<Local, Bit>,
     is_pending: Signal<Local, Bit>,
@@ -167,6 +181,28 @@ pub struct ArrivalVerdict {
     l_nack: Signal<Local, Bit>,
     l_pend: Signal<Local, Bit>,
     l_heard: Signal<Local, Bit>,
+    // The first stage: the fields' flags, registered.
+    /// The router marked the frame unsupported.
+    p_unsup: DFF<Bit>,
+    /// An abort from a local rank of this board.
+    p_cancel: DFF<Bit>,
+    /// Not a request, board frame or board control frame, or one of the latter for another
+    /// board; or a board control frame whose register is out of range.
+    p_drop: DFF<Bit>,
+    p_nack: DFF<Bit>,
+    p_pending: DFF<Bit>,
+    p_req: DFF<Bit>,
+    /// A retransmitted request (`attempt` > 0) of a local rank of this board.
+    p_retry: DFF<Bit>,
+    /// Ranks per host 0 or above the limit, or the payload above it.
+    p_bad_params: DFF<Bit>,
+    p_reg_ok: DFF<Bit>,
+    /// 1 ≤ boards ≤ MAX_BOARDS (the directory's `installed` comes with the table's answer).
+    p_boards_ok: DFF<Bit>,
+    /// The frame reaches the history row whatever the table says (a request, or a board frame
+    /// for this board), or unless the segment has a context here (a nack for this board).
+    p_late_any: DFF<Bit>,
+    p_late_no_hit: DFF<Bit>,
 }
 
 impl ArrivalVerdict {
@@ -175,6 +211,20 @@ impl ArrivalVerdict {
         assert!(word_bytes.is_power_of_two());
         let c8 = |v: u64| Constant::new(bits::<8>(v));
         ArrivalVerdict {
+            clock: Default::default(),
+            reset: Default::default(),
+            p_unsup: Default::default(),
+            p_cancel: Default::default(),
+            p_drop: Default::default(),
+            p_nack: Default::default(),
+            p_pending: Default::default(),
+            p_req: Default::default(),
+            p_retry: Default::default(),
+            p_bad_params: Default::default(),
+            p_reg_ok: Default::default(),
+            p_boards_ok: Default::default(),
+            p_late_any: Default::default(),
+            p_late_no_hit: Default::default(),
             fields: Default::default(),
             payload_len: Default::default(),
             unsupported: Default::default(),
@@ -242,6 +292,7 @@ impl ArrivalVerdict {
             err_mismatch: code8(ErrorCode::Mismatch.code()),
             err_stale: code8(ErrorCode::Stale.code()),
             coll_scan: code4(Collective::Scan.code()),
+            is_request: Default::default(),
             is_board: Default::default(),
             is_nack: Default::default(),
             is_pending: Default::default(),
@@ -264,7 +315,23 @@ impl ArrivalVerdict {
 impl Logic for ArrivalVerdict {
     #[hdl_gen]
     fn update(&mut self) {
-        self.is_req.next = self.fields.val().msg_type == self.msg_request.val();
+        dff_setup!(
+            self,
+            clock,
+            p_unsup,
+            p_cancel,
+            p_drop,
+            p_nack,
+            p_pending,
+            p_req,
+            p_retry,
+            p_bad_params,
+            p_reg_ok,
+            p_boards_ok,
+            p_late_any,
+            p_late_no_hit
+        );
+        self.is_request.next = self.fields.val().msg_type == self.msg_request.val();
         self.is_board.next = (self.fields.val().msg_type == self.msg_partial.val())
             | (self.fields.val().msg_type == self.msg_result.val());
         self.is_abort.next = self.fields.val().msg_type == self.msg_abort.val();
@@ -321,19 +388,55 @@ impl Logic for ArrivalVerdict {
             self.dir_index.next = self.dir_index.val() | bits::<9>(64);
         }
         self.dir_addr.next = self.dir_index.val();
+        // ---- First stage: the fields' flags, registered on every clock.
+        self.p_unsup.d.next = self.unsupported.val();
+        self.p_cancel.d.next = self.is_abort.val() & self.reg_ok.val();
+        // Not a request, board frame or board control frame, or one for another board (the
+        // router forwards those); or a board control frame naming no board register.
+        self.p_drop.d.next = !(self.is_request.val() | self.is_board.val() | self.is_ctl.val())
+            | ((self.is_board.val() | self.is_ctl.val())
+                & (self.fields.val().dst_host != self.my_board.val()))
+            | (self.is_ctl.val() & !self.reg_ok.val());
+        self.p_nack.d.next = self.is_nack.val();
+        self.p_pending.d.next = self.is_pending.val();
+        self.p_req.d.next = self.is_request.val();
+        self.p_retry.d.next =
+            self.is_request.val() & self.reg_ok.val() & (self.fields.val().attempt != bits::<8>(0));
+        self.p_bad_params.d.next = (self.fields.val().ranks_per_host == bits::<8>(0))
+            | (self.fields.val().ranks_per_host > self.max_rph.val())
+            | (self.payload_len.val() > self.max_payload.val());
+        self.p_reg_ok.d.next = self.reg_ok.val();
         // 1 ≤ boards ≤ MAX_BOARDS, compared without subtracting first.
-        self.dir_ok.next = self.dir_word.val().installed
-            & (self.boards.val() != bits::<16>(0))
-            & (self.boards.val() <= self.max_boards.val());
-
-        self.late_applies.next = !self.unsupported.val()
+        self.p_boards_ok.d.next =
+            (self.boards.val() != bits::<16>(0)) & (self.boards.val() <= self.max_boards.val());
+        self.p_late_any.d.next = !self.unsupported.val()
             & !(self.is_abort.val() & self.reg_ok.val())
-            & (self.is_req.val()
-                | (self.is_board.val() & (self.fields.val().dst_host == self.my_board.val()))
-                | (self.is_nack.val()
-                    & (self.fields.val().dst_host == self.my_board.val())
-                    & self.reg_ok.val()
-                    & !self.hit.val()));
+            & (self.is_request.val()
+                | (self.is_board.val() & (self.fields.val().dst_host == self.my_board.val())));
+        self.p_late_no_hit.d.next = !self.unsupported.val()
+            & self.is_nack.val()
+            & (self.fields.val().dst_host == self.my_board.val())
+            & self.reg_ok.val();
+        if self.reset.val() {
+            self.p_unsup.d.next = false;
+            self.p_cancel.d.next = false;
+            self.p_drop.d.next = false;
+            self.p_nack.d.next = false;
+            self.p_pending.d.next = false;
+            self.p_req.d.next = false;
+            self.p_retry.d.next = false;
+            self.p_bad_params.d.next = false;
+            self.p_reg_ok.d.next = false;
+            self.p_boards_ok.d.next = false;
+            self.p_late_any.d.next = false;
+            self.p_late_no_hit.d.next = false;
+        }
+
+        // ---- Second stage: the flags with the table's and the directory's answers.
+        self.is_req.next = self.p_req.q.val();
+        self.dir_ok.next = self.dir_word.val().installed & self.p_boards_ok.q.val();
+        self.late_applies.next =
+            self.p_late_any.q.val() | (self.p_late_no_hit.q.val() & !self.hit.val());
         self.l_cancel.next = false;
         self.l_drop.next = false;
         self.l_dup.next = false;
@@ -347,20 +450,13 @@ impl Logic for ArrivalVerdict {
         self.l_heard.next = false;
         self.fault.next = bits::<8>(0);
         self.answer_code.next = bits::<8>(0);
-        if self.unsupported.val() {
+        if self.p_unsup.q.val() {
             self.fault.next = self.err_unsupported.val();
-        } else if self.is_abort.val() & self.reg_ok.val() {
+        } else if self.p_cancel.q.val() {
             self.l_cancel.next = true;
-        } else if !(self.is_req.val() | self.is_board.val() | self.is_ctl.val())
-            | ((self.is_board.val() | self.is_ctl.val())
-                & (self.fields.val().dst_host != self.my_board.val()))
-        {
-            // Not a request, board frame or board control frame, or one for another board
-            // (the router forwards those).
+        } else if self.p_drop.q.val() {
             self.l_drop.next = true;
-        } else if self.is_ctl.val() & !self.reg_ok.val() {
-            self.l_drop.next = true;
-        } else if self.is_nack.val() {
+        } else if self.p_nack.q.val() {
             // Another board lacks a frame of this segment: sent again if this board has the
             // segment's context (open or done) and sent it (the engine reads the program to
             // know). No parameters to check: a nack carries no elements, and the frame it
@@ -373,22 +469,18 @@ impl Logic for ArrivalVerdict {
             } else {
                 self.l_pend.next = true;
             }
-        } else if self.is_pending.val() {
+        } else if self.p_pending.q.val() {
             self.l_heard.next = self.hit.val() & !self.done.val();
             self.l_drop.next = !(self.hit.val() & !self.done.val());
         } else if self.hit.val() & self.done.val() {
             // The segment completed here and its result is retained: a rank's retransmission
             // means its answer was lost, and it is sent again. Anything else is late, as in
             // the history.
-            if self.is_req.val()
-                & self.reg_ok.val()
-                & self.sig_match.val()
-                & (self.fields.val().attempt != bits::<8>(0))
-            {
+            if self.p_retry.q.val() & self.sig_match.val() {
                 self.l_resend.next = true;
             } else {
                 self.l_dup.next = true;
-                if self.is_req.val() {
+                if self.p_req.q.val() {
                     self.answer_code.next = self.err_stale.val();
                 }
             }
@@ -396,27 +488,24 @@ impl Logic for ArrivalVerdict {
             // A retransmission whose answer was lost, or a rank arriving after its peers
             // aborted: the result cannot be sent again.
             self.l_dup.next = true;
-            if self.is_req.val() {
+            if self.p_req.q.val() {
                 self.answer_code.next = self.err_stale.val();
             }
-        } else if (self.fields.val().ranks_per_host == bits::<8>(0))
-            | (self.fields.val().ranks_per_host > self.max_rph.val())
-            | (self.payload_len.val() > self.max_payload.val())
-        {
+        } else if self.p_bad_params.q.val() {
             self.fault.next = self.err_unsupported.val();
-        } else if !self.reg_ok.val() {
+        } else if !self.p_reg_ok.q.val() {
             self.fault.next = self.err_bad_topology.val();
         } else if self.hit.val() {
             if !self.sig_match.val() {
                 self.fault.next = self.err_mismatch.val();
-            } else if self.present.val() & self.silent.val() & self.is_req.val() {
+            } else if self.present.val() & self.silent.val() & self.p_req.q.val() {
                 // The segment's nacks went unanswered: a partner dead or cut off.
                 self.fault.next = self.err_timeout.val();
             } else if self.present.val() {
                 // A retransmission: the board has this contribution and waits for the others;
                 // a request is acknowledged, so its rank knows the board is alive.
                 self.l_dup.next = true;
-                self.l_ack.next = self.is_req.val();
+                self.l_ack.next = self.p_req.q.val();
             } else {
                 self.l_store.next = true;
             }
@@ -440,7 +529,7 @@ impl Logic for ArrivalVerdict {
             self.l_pend.next = false;
             self.fault.next = bits::<8>(0);
             self.answer_code.next = bits::<8>(0);
-            if self.is_req.val() {
+            if self.p_req.q.val() {
                 self.answer_code.next = self.err_stale.val();
             }
         }
@@ -449,7 +538,7 @@ impl Logic for ArrivalVerdict {
             self.answer_code.next = self.fault.val();
         }
         self.code.next = self.answer_code.val();
-        self.answer_error.next = (self.answer_code.val() != bits::<8>(0)) & self.is_req.val();
+        self.answer_error.next = (self.answer_code.val() != bits::<8>(0)) & self.p_req.q.val();
         self.cancel.next = self.l_cancel.val();
         self.drop.next = self.l_drop.val();
         self.dup.next = self.l_dup.val();

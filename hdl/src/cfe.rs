@@ -31,7 +31,8 @@
 //!
 //! ## One state machine
 //!
-//! `Idle` → `Lookup` (directory read, context-table lookup) → `Judge` (the
+//! `Idle` → `Lookup` (directory read, context-table lookup, the arrival's fields decoded into
+//! registered flags) → `Judge` (the
 //! verdict: store, allocate a context, duplicate, error; registered; the segment's next
 //! micro-op read from the program RAM) → `Arrive` (act on it; a stored arrival goes on to
 //! `Decide`) → `Emit` (splitter command, CIPE input instruction) → `Tail` → (`Emit`: an error
@@ -198,6 +199,14 @@ pub struct Cfe {
     composer: EntryComposer,
     /// Request fields of local rank `l` of context `c` at `2c + l`.
     requests: RAM<FrameFields, 4>,
+    /// Beside each stored request, what the step's decode needs of it, compared when it was
+    /// stored (from `arr_flags`): bit 0 its collective is a reduce, bit 1 its rank is the
+    /// root. (The decode compared the request's 16-bit rank and root itself: the RAM → that
+    /// compare → the decode → the next state was the CFE's deepest path.)
+    req_flags: RAM<Bits<2>, 4>,
+    /// The request RAMs' addresses (both RAMs, assigned once).
+    req_raddr: Signal<Local, Bits<4>>,
+    req_waddr: Signal<Local, Bits<4>>,
     state: DFF<CfeState>,
     blocked: DFF<Bit>,
     /// The arrival's command went out; what it did is undone or committed in `Tail`.
@@ -262,10 +271,17 @@ pub struct Cfe {
     /// arrival's fields are held from there to the next `Idle`) and used from `Judge` on, so
     /// the step's decode and the request RAM's address do not start at the fields' decode.
     arr_reg_r: DFF<Bits<3>>,
+    /// The arrival's `req_flags` (a reduce; its rank is the root), registered in `Lookup` as
+    /// `arr_reg_r` is.
+    arr_flags: DFF<Bits<2>>,
     sub: DFF<Bit>,
     /// A done context's answer is being sent again (`cur`'s last micro-op, step `sub`): no
     /// advance or retire after it.
     resending: DFF<Bit>,
+    /// `resending`, not a nack's resend, not the look after an ack: a retained answer is sent
+    /// again (the step's `again`). Registered from those three's next values, so the decode
+    /// starts at one flip-flop.
+    again: DFF<Bit>,
     /// The stored request of the arrival's local rank (read while a `resend` verdict waits
     /// for its tail) came from the arrival's endpoint: source MAC, IPv4 address, UDP port.
     ep_match: DFF<Bit>,
@@ -332,15 +348,14 @@ pub struct Cfe {
     ev: Signal<Local, StatEvents>,
     /// The fields an answer is built from: the arrival's (errors, acks) or a stored request's.
     answer_src: Signal<Local, FrameFields>,
-    /// The segment's collective and root and the answered rank, as the step's decode reads
-    /// them: the waiting arrival's while there is one (`fusing`: its collective and root are
-    /// the segment's, `Judge` refuses a mismatch, and no step that depends on the rank takes
-    /// an arrival), else the stored request's. Selected by a flip-flop, not by the state's
-    /// decode that selects `answer_src` (state → that select → the decode → the next state
-    /// was board64's worst path).
-    dec_coll: Signal<Local, Bits<4>>,
-    dec_rank: Signal<Local, Bits<16>>,
-    dec_root: Signal<Local, Bits<16>>,
+    /// Whether the segment is a reduce and the answered rank its root (`req_flags`' bits), as
+    /// the step's decode reads them: the waiting arrival's while there is one (`fusing`: its
+    /// collective and root are the segment's, `Judge` refuses a mismatch, and no step that
+    /// depends on the rank takes an arrival), else the stored request's. Selected by a
+    /// flip-flop, not by the state's decode that selects `answer_src` (state → that select →
+    /// the decode → the next state was board64's worst path).
+    dec_flags: Signal<Local, Bits<2>>,
+    coll_reduce: Constant<Bits<4>>,
     /// The program RAM's read address (`conf.uop_addr`, assigned once).
     uop_addr: Signal<Local, Bits<12>>,
     route_addr: Signal<Local, Bits<6>>,
@@ -393,6 +408,14 @@ impl Cfe {
             uop_r: Default::default(),
             composer: Default::default(),
             requests: Default::default(),
+            req_flags: Default::default(),
+            req_raddr: Default::default(),
+            req_waddr: Default::default(),
+            arr_flags: Default::default(),
+            dec_flags: Default::default(),
+            coll_reduce: Constant::new(bits::<4>(u64::from(
+                collwire_proto::Collective::Reduce.code(),
+            ))),
             state: Default::default(),
             blocked: Default::default(),
             await_tail: Default::default(),
@@ -425,6 +448,7 @@ impl Cfe {
             arr_reg_r: Default::default(),
             sub: Default::default(),
             resending: Default::default(),
+            again: Default::default(),
             ep_match: Default::default(),
             err_stale: Constant::new(bits::<8>(u64::from(
                 collwire_proto::ErrorCode::Stale.code(),
@@ -466,9 +490,6 @@ impl Cfe {
             t_reclaim: Default::default(),
             ev: Default::default(),
             answer_src: Default::default(),
-            dec_coll: Default::default(),
-            dec_rank: Default::default(),
-            dec_root: Default::default(),
             uop_addr: Default::default(),
             route_addr: Default::default(),
         }
@@ -496,8 +517,10 @@ impl Logic for Cfe {
             cur_present,
             cur_words,
             arr_reg_r,
+            arr_flags,
             sub,
             resending,
+            again,
             ep_match,
             cmd,
             cmd_pend,
@@ -535,11 +558,17 @@ impl Logic for Cfe {
         self.contexts.clock.next = self.clock.val();
         self.requests.read_clock.next = self.clock.val();
         self.requests.write_clock.next = self.clock.val();
+        self.req_flags.read_clock.next = self.clock.val();
+        self.req_flags.write_clock.next = self.clock.val();
         self.conf.cfg_we.next = self.cfg_we.val();
         self.conf.cfg_addr.next = self.cfg_addr.val();
         self.conf.cfg_data.next = self.cfg_data.val();
 
         // ---- The arrival: looked up in the context table, the directory and the routes.
+        self.arrival.clock.next = self.clock.val();
+        self.arrival.reset.next = self.reset.val();
+        // Held from `Lookup` (loaded in `Idle`): the verdict's first stage registers their
+        // flags there, and its second gives the verdict in `Judge`.
         self.arrival.fields.next = self.arr_fields.q.val();
         self.arrival.payload_len.next = self.arr_len.q.val();
         self.arrival.unsupported.next = self.arr_unsup.q.val();
@@ -602,25 +631,19 @@ impl Logic for Cfe {
         }
         self.step.resend.next = self.nack_resend.q.val();
         // A retained answer sent again (not a nack's resend, not the look after an ack).
-        self.step.again.next =
-            self.resending.q.val() & !self.nack_resend.q.val() & !self.probing.q.val();
+        self.step.again.next = self.again.q.val();
         self.step.uop.next = self.uop_r.q.val();
         self.step.cur.next = self.cur.q.val();
         self.step.present.next = self.cur_present.q.val();
         self.step.rph2.next = self.cur_rph2.q.val();
         self.step.words.next = self.cur_words.q.val();
         self.step.sub.next = self.sub.q.val();
-        self.dec_coll.next = self.requests.read_data.val().collective;
-        self.dec_rank.next = self.requests.read_data.val().rank;
-        self.dec_root.next = self.requests.read_data.val().root;
+        self.dec_flags.next = self.req_flags.read_data.val();
         if self.fusing.q.val() {
-            self.dec_coll.next = self.arr_fields.q.val().collective;
-            self.dec_rank.next = self.arr_fields.q.val().rank;
-            self.dec_root.next = self.arr_fields.q.val().root;
+            self.dec_flags.next = self.arr_flags.q.val();
         }
-        self.step.collective.next = self.dec_coll.val();
-        self.step.rank.next = self.dec_rank.val();
-        self.step.root.next = self.dec_root.val();
+        self.step.reduce.next = self.dec_flags.val().get_bit(0);
+        self.step.rank_is_root.next = self.dec_flags.val().get_bit(1);
         self.step.arrival.next = self.fusing.q.val();
         self.step.arr_reg.next = self.arr_reg_r.q.val();
         self.fused_step.next = self.fusing.q.val() & self.step.fuses.val();
@@ -682,17 +705,17 @@ impl Logic for Cfe {
             self.ent.d.next = self.composer.entry.val();
             self.ent_pend.d.next = true;
         }
-        self.requests.write_address.next = (bit_cast::<4, 3>(self.contexts.ctx.val()) << 1)
+        self.req_waddr.next = (bit_cast::<4, 3>(self.contexts.ctx.val()) << 1)
             | bit_cast::<4, 3>(self.arr_reg_r.q.val() & bits::<3>(1));
         self.requests.write_data.next = self.arr_fields.q.val();
-        self.requests.read_address.next = bit_cast::<4, 3>(self.cur.q.val()) << 1;
+        self.req_raddr.next = bit_cast::<4, 3>(self.cur.q.val()) << 1;
         // Rank `sub`'s request, as `sub` will be in `Read`: in `Decide` (which clears `sub`)
         // rank 0's, in `Send` and `Tail` already the next step's (`Send` or `Tail` → `Read` is
         // the only way to a second step, `sub` = 1). So it is read by the time `Read` registers the step's
         // decode (which depends on the request's collective, rank and root). The composer
         // took this step's request when it started, in `Issue`.
         if self.step.answers.val() {
-            self.requests.read_address.next = (bit_cast::<4, 3>(self.cur.q.val()) << 1)
+            self.req_raddr.next = (bit_cast::<4, 3>(self.cur.q.val()) << 1)
                 | bit_cast::<4, 1>(
                     ((self.sub.q.val()
                         & ((self.state.q.val() != CfeState::Decide) | self.resending.q.val()))
@@ -708,7 +731,7 @@ impl Logic for Cfe {
                 | (self.state.q.val() == CfeState::Emit)
                 | (self.state.q.val() == CfeState::Tail))
         {
-            self.requests.read_address.next = (bit_cast::<4, 3>(self.contexts.ctx.val()) << 1)
+            self.req_raddr.next = (bit_cast::<4, 3>(self.contexts.ctx.val()) << 1)
                 | bit_cast::<4, 3>(self.arr_reg_r.q.val() & bits::<3>(1));
         }
         self.ep_match.d.next = (self.requests.read_data.val().src_mac
@@ -753,6 +776,11 @@ impl Logic for Cfe {
         self.cur_words.d.next = self.contexts.words.val();
         if self.state.q.val() == CfeState::Lookup {
             self.arr_reg_r.d.next = self.arrival.arr_reg.val();
+            self.arr_flags.d.next = bit_cast::<2, 1>(
+                (self.arr_fields.q.val().collective == self.coll_reduce.val()).into(),
+            ) | (bit_cast::<2, 1>(
+                (self.arr_fields.q.val().rank == self.arr_fields.q.val().root).into(),
+            ) << 1);
         }
         match self.state.q.val() {
             CfeState::Idle => {
@@ -1242,10 +1270,20 @@ impl Logic for Cfe {
             self.scan_fill.d.next = bits::<2>(0);
         }
         self.events.next = self.ev.val();
+        // After every assignment to the three (reset included).
+        self.again.d.next =
+            self.resending.d.val() & !self.nack_resend.d.val() & !self.probing.d.val();
         // Children's inputs decided above, each assigned once.
         self.conf.route_addr.next = self.route_addr.val();
         self.requests.write_enable.next =
             self.arriving.val() & self.verdict.q.val().store & self.verdict.q.val().is_req;
+        self.req_flags.write_enable.next =
+            self.arriving.val() & self.verdict.q.val().store & self.verdict.q.val().is_req;
+        self.requests.read_address.next = self.req_raddr.val();
+        self.requests.write_address.next = self.req_waddr.val();
+        self.req_flags.read_address.next = self.req_raddr.val();
+        self.req_flags.write_address.next = self.req_waddr.val();
+        self.req_flags.write_data.next = self.arr_flags.q.val();
         self.contexts.reset.next = self.reset.val();
         self.contexts.store.next = self.arriving.val() & self.verdict.q.val().store;
         self.contexts.alloc.next = self.arriving.val() & self.verdict.q.val().alloc;

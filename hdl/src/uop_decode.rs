@@ -94,10 +94,10 @@ pub struct UopDecode {
     pub words: Signal<In, Bits<12>>,
     /// Which local rank a Respond/RespondPrefix step answers (0, then 1 with two per host).
     pub sub: Signal<In, Bit>,
-    // The stored request's collective, rank and root.
-    pub collective: Signal<In, Bits<4>>,
-    pub rank: Signal<In, Bits<16>>,
-    pub root: Signal<In, Bits<16>>,
+    /// The stored request's collective is a reduce.
+    pub reduce: Signal<In, Bit>,
+    /// The stored request's rank is the root.
+    pub rank_is_root: Signal<In, Bit>,
     /// An arrival for register `arr_reg` of the running context waits to be combined as it
     /// streams in (docs/cfe.md, "Combining on arrival"): the pass, if it `fuses`, takes it.
     pub arrival: Signal<In, Bit>,
@@ -149,7 +149,6 @@ pub struct UopDecode {
     kind_respond: Constant<Bits<2>>,
     kind_respond_prefix: Constant<Bits<2>>,
     reg_h: Constant<Bits<4>>,
-    coll_reduce: Constant<Bits<4>>,
     op_buffer: Constant<Bits<4>>,
     op_pair: Constant<Bits<4>>,
     op_input: Constant<Bits<4>>,
@@ -230,9 +229,8 @@ impl Default for UopDecode {
             rph2: Default::default(),
             words: Default::default(),
             sub: Default::default(),
-            collective: Default::default(),
-            rank: Default::default(),
-            root: Default::default(),
+            reduce: Default::default(),
+            rank_is_root: Default::default(),
             word: Default::default(),
             ready: Default::default(),
             l_ready: Default::default(),
@@ -265,7 +263,6 @@ impl Default for UopDecode {
             kind_respond: kind(uop_code::RESPOND),
             kind_respond_prefix: kind(uop_code::RESPOND_PREFIX),
             reg_h: code(u32::from(H)),
-            coll_reduce: code(u32::from(collwire_proto::Collective::Reduce.code())),
             op_buffer: code(Opcode::Buffer as u32),
             op_pair: code(Opcode::Pair as u32),
             w: Default::default(),
@@ -348,8 +345,8 @@ impl Logic for UopDecode {
         self.l_data.next = self.words_nz.val();
         // A reduce answers with data only to the root.
         if ((self.w.val().kind == self.kind_respond.val()) | self.answer_pass.val())
-            & (self.collective.val() == self.coll_reduce.val())
-            & (self.rank.val() != self.root.val())
+            & self.reduce.val()
+            & !self.rank_is_root.val()
         {
             self.l_data.next = false;
         }
@@ -395,19 +392,16 @@ impl Logic for UopDecode {
             self.w.val().fuse_b & self.w.val().combine & (self.rb.val() == self.arr_reg.val());
         // A pass that answers takes an arrival only in an allreduce: whether a reduce's rank 0
         // gets data depends on its stored request, which the engine reads only after the fused
-        // pass's instruction has gone (the engine gives `collective` from the arrival then).
+        // pass's instruction has gone (the engine gives `reduce` from the arrival then).
         // So does a `Respond` whose register arrives (`fuse_a`): its first step stores the
         // arrival where it arrived and answers rank 0 with it as it streams in.
         self.l_fuses.next = (self.w.val().kind == self.kind_pass.val())
             & self.l_ready.val()
             & (self.via_a.val() | self.via_b.val())
-            & !(self.answer_pass.val()
-                & (self.as_answer.val() | (self.collective.val() == self.coll_reduce.val())));
+            & !(self.answer_pass.val() & (self.as_answer.val() | self.reduce.val()));
         if self.w.val().kind == self.kind_respond.val() {
-            self.l_fuses.next = self.l_ready.val()
-                & self.via_a.val()
-                & !self.sub.val()
-                & (self.collective.val() != self.coll_reduce.val());
+            self.l_fuses.next =
+                self.l_ready.val() & self.via_a.val() & !self.sub.val() & !self.reduce.val();
         }
         self.l_swap.next = false;
         if self.arrival.val() & self.l_fuses.val() {

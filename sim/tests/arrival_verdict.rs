@@ -3,8 +3,9 @@
 //! codes and limits: on random classified frames (every message type, ranks per host 1–4,
 //! requests of this board and others, board frames for this board and others, tags in and out
 //! of range) with random context-table answers and program-directory entries, every verdict
-//! bit, the error code, and the table/directory/CIPE requests (key, register, directory
-//! address, words, destination board) equal the model's.
+//! bit and the error code (a clock after the fields, with the answers then), and the
+//! table/directory/CIPE requests (key, register, directory address, words, destination board)
+//! equal the model's.
 
 use collwire_hdl::cfe::cfg;
 use collwire_hdl::cfe_config::{Kind, directory_index};
@@ -221,10 +222,14 @@ fn every_verdict_follows_the_precedence_table() {
         };
         let mut e = endpoints(&mut rng);
         e.dst_ip[3] = dst_host;
+        // The first stage registers what the fields tell; the table's and the directory's
+        // answers come a clock later, with the fields held.
         dut.set_fields_bytes(&frame_fields(&e, &f).to_le_bytes());
         dut.set_payload_len(payload as u64);
         dut.set_unsupported(u64::from(unsupported));
         dut.set_my_board(u64::from(me));
+        dut.eval();
+        dut.tick();
         dut.set_dir_word(if t.installed {
             u64::from(cfg::directory_word(1, 2))
         } else {

@@ -10,7 +10,7 @@
 use collwire_control::program::{Fuse, Send, Uop};
 use collwire_hdl::cipe::Opcode;
 use collwire_hdl::uop_decode::H;
-use collwire_proto::{Collective, MessageType};
+use collwire_proto::MessageType;
 use collwire_sim::fpu_check::SplitMix;
 use collwire_sim::models::UopDecode;
 
@@ -364,14 +364,8 @@ fn every_step_does_what_its_micro_op_means() {
         dut.set_rph2(u64::from(c.rph2));
         dut.set_words(c.words);
         dut.set_sub(u64::from(c.sub));
-        let coll = if c.reduce {
-            Collective::Reduce
-        } else {
-            Collective::Allreduce
-        };
-        dut.set_collective(u64::from(coll.code()));
-        dut.set_rank(3);
-        dut.set_root(if c.rank_is_root { 3 } else { 1 });
+        dut.set_reduce(u64::from(c.reduce));
+        dut.set_rank_is_root(u64::from(c.rank_is_root));
         dut.eval();
         assert_eq!(dut.word(), u64::from(word), "the word passes through");
         let want = expected(u, &c);
