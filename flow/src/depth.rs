@@ -18,7 +18,10 @@
 //! ([`check`]). That test synthesizes only the blocks that are not built into a larger one
 //! (`emit::is_part_of_another`): a part's own budget is shown by the timing report but not
 //! enforced (its paths are checked inside the larger block). `uop_decode`'s stood at 7 while
-//! the report showed 10; it was set to the measured 10 on 2026-11-27.
+//! the report showed 10; it was set to the measured 10 on 2026-11-27. `output_queues256`'s
+//! went 10 → 11 the same day with no change to its logic: `frame_fifo`'s new `room` port,
+//! unused there, changed the netlist's names, and ABC mapped the same cone (a queue's read
+//! pointer → `full` → `push` → `not_empty`) a level deeper.
 
 /// Levels a path may have at 125 MHz (ZedBoard, 8 ns).
 pub const TARGET_125MHZ: usize = 12;
@@ -59,7 +62,7 @@ pub const BUDGET: &[(&str, usize)] = &[
     ("collwire_axis_arbiter256", 10),
     ("collwire_axis_register256", 1),
     ("collwire_frame_router256", 16),
-    ("collwire_output_queues256", 10),
+    ("collwire_output_queues256", 11),
     ("collwire_cipe256", 20),
     ("collwire_frame_builder256", 9),
     ("collwire_offload_splitter256", 5),
