@@ -4,7 +4,7 @@
 //! then the answered request and the fields it chose for the frame ([`ComposedFields`]); the header
 //! builder registers the placed header; `entry` is valid with `entry_valid`
 //! [`COMPOSE_LATENCY`] clocks after `start`, and the CFE latches it then. The fields the state
-//! machine itself needs (`collective`, `rank`, ...) leave combinationally from `request`.
+//! machine itself needs (`datatype`, `reduce_op`) leave combinationally from `request`.
 //!
 //! Frames, in order of precedence:
 //!
@@ -83,11 +83,8 @@ pub struct EntryComposer {
     /// An entry is being composed.
     pub busy: Signal<Out, Bit>,
     // Fields of the answered frame the engine also needs.
-    pub collective: Signal<Out, Bits<4>>,
     pub datatype: Signal<Out, Bits<4>>,
     pub reduce_op: Signal<Out, Bits<4>>,
-    pub rank: Signal<Out, Bits<16>>,
-    pub root: Signal<Out, Bits<16>>,
     host_ports: Constant<Bits<8>>,
     error_bytes: Constant<Bits<16>>,
     msg_ack: Constant<Bits<4>>,
@@ -155,11 +152,8 @@ impl Default for EntryComposer {
             entry: Default::default(),
             entry_valid: Default::default(),
             busy: Default::default(),
-            collective: Default::default(),
             datatype: Default::default(),
             reduce_op: Default::default(),
-            rank: Default::default(),
-            root: Default::default(),
             host_ports: Constant::new(bits::<8>(1 << crate::axis::HOST_PORT)),
             error_bytes: Constant::new(bits::<16>(ERROR_PAYLOAD_LEN as u64)),
             msg_ack: msg(MessageType::Ack),
@@ -244,11 +238,8 @@ impl Logic for EntryComposer {
         self.s0_my_board.d.next = self.my_board.val();
         self.s0_ip_prefix.d.next = self.ip_prefix.val();
         self.builder.clock.next = self.clock.val();
-        self.collective.next = self.request.val().collective;
         self.datatype.next = self.request.val().datatype;
         self.reduce_op.next = self.request.val().reduce_op;
-        self.rank.next = self.request.val().rank;
-        self.root.next = self.request.val().root;
         // Fields every frame copies from the answered header.
         self.builder.op_id.next = self.s1_request.q.val().op_id;
         self.builder.collective.next = self.s1_request.q.val().collective;

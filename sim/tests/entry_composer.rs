@@ -102,8 +102,8 @@ fn every_frame_kind_is_the_frame_the_protocol_prescribes() {
         dut.set_ip_prefix(prefix);
         // The fields the engine reads leave combinationally.
         dut.eval();
-        assert_eq!(dut.rank(), u64::from(req.rank));
-        assert_eq!(dut.root(), u64::from(req.root));
+        assert_eq!(dut.datatype(), u64::from(req.datatype));
+        assert_eq!(dut.reduce_op(), u64::from(req.op));
         // Started, then COMPOSE_LATENCY clocks until the entry is valid; what the inputs do
         // after `start` does not matter (the engine moves on).
         dut.set_start(1);
