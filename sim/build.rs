@@ -356,7 +356,7 @@ fn main() {
         }
         // The model's C++ is compiled at -O3: Verilator's makefile builds the per-cycle code
         // (`OPT_FAST`) at -Os by default, which halves the simulator's speed on this design
-        // (bench_cluster --only speed); -O3 is 5-6 % faster than -O2 on 8 64-bit boards, and
+        // (bench_cluster --only speed); -O3 is 3-7 % faster than -O2 on 8 64-bit boards, and
         // -march=native was 4 % slower (2026-11-27). The flags are part of the cache key.
         let args: Vec<String> = [
             "--cc",
