@@ -209,6 +209,8 @@ pub struct Cfe {
     req_waddr: Signal<Local, Bits<4>>,
     state: DFF<CfeState>,
     blocked: DFF<Bit>,
+    /// `Idle` found an expired context: it reclaims it the next clock.
+    reclaiming: DFF<Bit>,
     /// The arrival's command went out; what it did is undone or committed in `Tail`.
     await_tail: DFF<Bit>,
     /// The arrival's tail has come (from the splitter), and whether it was bad.
@@ -271,6 +273,8 @@ pub struct Cfe {
     /// arrival's fields are held from there to the next `Idle`) and used from `Judge` on, so
     /// the step's decode and the request RAM's address do not start at the fields' decode.
     arr_reg_r: DFF<Bits<3>>,
+    /// The key of the frame at the router's offload port (its side-band fields).
+    frame_key: Signal<Local, Bits<48>>,
     /// The arrival's `req_flags` (a reduce; its rank is the root), registered in `Lookup` as
     /// `arr_reg_r` is.
     arr_flags: DFF<Bits<2>>,
@@ -418,6 +422,7 @@ impl Cfe {
             ))),
             state: Default::default(),
             blocked: Default::default(),
+            reclaiming: Default::default(),
             await_tail: Default::default(),
             tail_in: Default::default(),
             tail_bad: Default::default(),
@@ -446,6 +451,7 @@ impl Cfe {
             cur_present: Default::default(),
             cur_words: Default::default(),
             arr_reg_r: Default::default(),
+            frame_key: Default::default(),
             sub: Default::default(),
             resending: Default::default(),
             again: Default::default(),
@@ -504,6 +510,7 @@ impl Logic for Cfe {
             clock,
             state,
             blocked,
+            reclaiming,
             await_tail,
             tail_in,
             tail_bad,
@@ -588,9 +595,17 @@ impl Logic for Cfe {
         // `Judge` judges the clock after: the long history reads it two clocks ahead. (The
         // same fields as `arrival_verdict`'s key, from the router's side-band instead of the
         // registered arrival.)
-        self.contexts.peek_key.next = (bit_cast::<48, 16>(self.frame_fields.val().comm_id) << 32)
+        self.frame_key.next = (bit_cast::<48, 16>(self.frame_fields.val().comm_id) << 32)
             | (bit_cast::<48, 16>(self.frame_fields.val().op_id) << 16)
             | bit_cast::<48, 16>(self.frame_fields.val().seg_index);
+        self.contexts.peek_key.next = self.frame_key.val();
+        // The key looked up the next clock, which the table compares with its keys a clock
+        // ahead: the frame's at the input in `Idle` (which loads the arrival from there), the
+        // held arrival's otherwise.
+        self.contexts.next_key.next = self.arrival.key.val();
+        if self.state.q.val() == CfeState::Idle {
+            self.contexts.next_key.next = self.frame_key.val();
+        }
         self.contexts.sig.next = self.arrival.sig.val();
         self.contexts.arr_reg.next = self.arrival.arr_reg.val();
         self.conf.dir_addr.next = self.arrival.dir_addr.val();
@@ -782,6 +797,7 @@ impl Logic for Cfe {
                 (self.arr_fields.q.val().rank == self.arr_fields.q.val().root).into(),
             ) << 1);
         }
+        self.reclaiming.d.next = false;
         match self.state.q.val() {
             CfeState::Idle => {
                 // The arrival registers follow the router's offload port on every idle clock
@@ -795,17 +811,25 @@ impl Logic for Cfe {
                 self.keep_uop.d.next = false;
                 self.nack_resend.d.next = false;
                 self.ans_board.d.next = false;
-                if self.frame_valid.val() & self.m_cmd_tready.val() & !self.blocked.q.val() {
+                if self.reclaiming.q.val() {
+                    // A segment without progress for the configured time, found the clock
+                    // before: freed as if its ranks had aborted (the table still holds it
+                    // `expired`: no command since); a frame waiting for a context may try
+                    // again. Nothing else this clock: an arrival taken now would be looked up
+                    // before the table counts the filed key.
+                    self.t_reclaim.next = true;
+                    self.blocked.d.next = false;
+                    self.ev.next.reclaimed = self.contexts.expired.val();
+                } else if self.frame_valid.val() & self.m_cmd_tready.val() & !self.blocked.q.val() {
                     self.state.d.next = CfeState::Lookup;
                 } else if self.contexts.pick_found.val() {
                     self.cur.d.next = self.contexts.pick.val();
                     self.state.d.next = CfeState::Fetch;
                 } else if self.contexts.expired.val() {
-                    // A segment without progress for the configured time: freed as if its
-                    // ranks had aborted; a frame waiting for a context may try again.
-                    self.t_reclaim.next = true;
-                    self.blocked.d.next = false;
-                    self.ev.next.reclaimed = true;
+                    // Reclaimed the next clock (from a flip-flop: the choice between an
+                    // arrival, a picked context and an expired one is too deep to sit in
+                    // front of the table's writes).
+                    self.reclaiming.d.next = true;
                 }
             }
             CfeState::Lookup => {
@@ -1245,6 +1269,7 @@ impl Logic for Cfe {
         if self.reset.val() {
             self.state.d.next = CfeState::Idle;
             self.blocked.d.next = false;
+            self.reclaiming.d.next = false;
             self.await_tail.d.next = false;
             self.tail_in.d.next = false;
             self.tail_bad.d.next = false;

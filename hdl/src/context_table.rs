@@ -11,8 +11,16 @@
 //!
 //! The arrival's lookup is registered: `key`, `sig` and `arr_reg` are compared with every
 //! context and the eight recent keys, and the verdict (`hit`, `late`, `sig_match`, `present`,
-//! `has_free`, `ctx`) comes out of flip-flops a clock later. The long history's answer
-//! (`hist_late`) comes a clock after that, combinationally from its registered block-RAM
+//! `has_free`, `ctx`) comes out of flip-flops a clock later. The 48-bit key compares are a
+//! clock ahead of that: every clock, `next_key` (the key looked up the next clock) is compared
+//! with every context's key and every recent key, and the sixteen answers are registered; the
+//! lookup ANDs them with the entries' valid flags of its own clock. A context opened on the
+//! clock of the compare (`store` with `alloc`) is compared with the key it is opened with, so
+//! a lookup sees it the next clock as before; a key filed in the recent history is seen a
+//! clock later than that (no lookup the engine acts on follows a filing that closely: it files
+//! in `Tail`, `Retire` and `Idle`, and looks up an arrival taken in `Idle` a clock after
+//! taking it, not on a clock it files). The long history's answer
+//! (`hist_late`) comes a clock after the lookup's, combinationally from its registered block-RAM
 //! words (`peek_key` asked for it two clocks before). The engine holds the arrival for a
 //! clock with no command (its `Lookup` state), judges it the next (`Judge`) and acts on it the
 //! clock after (`Arrive`); `store`, `alloc` and `cancel` use that registered verdict.
@@ -82,6 +90,9 @@ pub struct ContextTable {
     pub reset: Signal<In, Bit>,
     // The arrival looked up.
     pub key: Signal<In, Bits<48>>,
+    /// The key looked up the next clock (`key` then): the key compares are registered a clock
+    /// ahead of the lookup (module doc).
+    pub next_key: Signal<In, Bits<48>>,
     /// The key looked up two clocks later (the long history reads its block RAM and
     /// registers the words before it compares: [`KeyHistory`]).
     pub peek_key: Signal<In, Bits<48>>,
@@ -94,7 +105,7 @@ pub struct ContextTable {
     /// A context can be allocated: a free one, else the oldest done one.
     pub has_free: Signal<Out, Bit>,
     /// The last clock's `key` is among the eight most recent keys filed (completed, aborted,
-    /// reclaimed).
+    /// reclaimed) up to the clock before it.
     pub late: Signal<Out, Bit>,
     /// `key` is in the long history ([`KeyHistory`]), when `peek_key` announced it two clocks
     /// ahead (combinational: the engine judges with it a clock after `late`).
@@ -201,6 +212,12 @@ pub struct ContextTable {
     h_valid: [DFF<Bit>; 8],
     h_key: [DFF<Bits<48>>; 8],
     h_ptr: DFF<Bits<3>>,
+    /// `next_key` equals context `c`'s key / recent key `c` (registered: the lookup's key
+    /// compares, a clock ahead of it).
+    k_eq: [DFF<Bit>; 8],
+    h_eq: [DFF<Bit>; 8],
+    /// `next_key` is `key` (a context opened now is opened with the next clock's key).
+    same_key: Signal<Local, Bit>,
     /// Every key filed, kept longer: 1,024 keys in block RAM.
     history: KeyHistory,
     /// The arrival's lookup, registered.
@@ -259,6 +276,7 @@ impl Default for ContextTable {
             clock: Default::default(),
             reset: Default::default(),
             key: Default::default(),
+            next_key: Default::default(),
             peek_key: Default::default(),
             sig: Default::default(),
             arr_reg: Default::default(),
@@ -361,6 +379,9 @@ impl Default for ContextTable {
             h_valid: Default::default(),
             h_key: Default::default(),
             h_ptr: Default::default(),
+            k_eq: Default::default(),
+            h_eq: Default::default(),
+            same_key: Default::default(),
             history: Default::default(),
             r_hit: Default::default(),
             r_hit_idx: Default::default(),
@@ -419,6 +440,10 @@ impl Logic for ContextTable {
             self.c_bytes[c].clock.next = self.clock.val();
             self.h_valid[c].clock.next = self.clock.val();
             self.h_key[c].clock.next = self.clock.val();
+            self.k_eq[c].clock.next = self.clock.val();
+            self.h_eq[c].clock.next = self.clock.val();
+            self.k_eq[c].d.next = self.c_key[c].q.val() == self.next_key.val();
+            self.h_eq[c].d.next = self.h_key[c].q.val() == self.next_key.val();
             self.c_age[c].clock.next = self.clock.val();
             self.c_silence[c].clock.next = self.clock.val();
             self.c_mute[c].clock.next = self.clock.val();
@@ -460,7 +485,7 @@ impl Logic for ContextTable {
             // At most one open context holds a key (a context opens only on a miss): the
             // matches are ORed, not priority-encoded, and the hit context's bits are read
             // with its match rather than through its index.
-            if self.valid[c].q.val() & (self.c_key[c].q.val() == self.key.val()) {
+            if self.valid[c].q.val() & self.k_eq[c].q.val() {
                 self.l_hit.next = true;
                 self.hit_idx.next = self.hit_idx.val() | self.index[c].val();
                 if self.c_done[c].q.val() {
@@ -480,7 +505,7 @@ impl Logic for ContextTable {
                 self.any_free.next = true;
                 self.free_idx.next = self.index[c].val();
             }
-            if self.h_valid[c].q.val() & (self.h_key[c].q.val() == self.key.val()) {
+            if self.h_valid[c].q.val() & self.h_eq[c].q.val() {
                 self.l_late.next = true;
             }
         }
@@ -585,6 +610,7 @@ impl Logic for ContextTable {
         self.r_exp_key.d.next = self.exp_key.val();
 
         // ---- Commands.
+        self.same_key.next = self.key.val() == self.next_key.val();
         self.file.next = false;
         self.file_key.next = self.cur_key.val();
         for c in 0..8 {
@@ -598,6 +624,7 @@ impl Logic for ContextTable {
                 self.c_present[c].d.next = self.c_present[c].q.val()
                     | (bits::<8>(1) << bit_cast::<8, 3>(self.arr_reg.val()));
                 if self.alloc.val() {
+                    self.k_eq[c].d.next = self.same_key.val();
                     self.valid[c].d.next = true;
                     self.c_done[c].d.next = false;
                     self.c_key[c].d.next = self.key.val();
