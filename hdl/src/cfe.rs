@@ -273,8 +273,6 @@ pub struct Cfe {
     /// arrival's fields are held from there to the next `Idle`) and used from `Judge` on, so
     /// the step's decode and the request RAM's address do not start at the fields' decode.
     arr_reg_r: DFF<Bits<3>>,
-    /// The key of the frame at the router's offload port (its side-band fields).
-    frame_key: Signal<Local, Bits<48>>,
     /// The arrival's `req_flags` (a reduce; its rank is the root), registered in `Lookup` as
     /// `arr_reg_r` is.
     arr_flags: DFF<Bits<2>>,
@@ -451,7 +449,6 @@ impl Cfe {
             cur_present: Default::default(),
             cur_words: Default::default(),
             arr_reg_r: Default::default(),
-            frame_key: Default::default(),
             sub: Default::default(),
             resending: Default::default(),
             again: Default::default(),
@@ -592,20 +589,15 @@ impl Logic for Cfe {
         self.arrival.silent.next = self.contexts.silent.val();
         self.contexts.key.next = self.arrival.key.val();
         // The key of the frame at the input, which `Idle` takes into `Lookup` next clock and
-        // `Judge` judges the clock after: the long history reads it two clocks ahead. (The
-        // same fields as `arrival_verdict`'s key, from the router's side-band instead of the
-        // registered arrival.)
-        self.frame_key.next = (bit_cast::<48, 16>(self.frame_fields.val().comm_id) << 32)
+        // `Judge` judges the clock after: the table compares it with its keys a clock ahead
+        // of the lookup, the long history reads it two clocks ahead. (The same fields as
+        // `arrival_verdict`'s key, from the router's side-band instead of the registered
+        // arrival.) So `Idle` writes and files no key on the clock it takes an arrival.
+        self.contexts.peek_key.next = (bit_cast::<48, 16>(self.frame_fields.val().comm_id) << 32)
             | (bit_cast::<48, 16>(self.frame_fields.val().op_id) << 16)
             | bit_cast::<48, 16>(self.frame_fields.val().seg_index);
-        self.contexts.peek_key.next = self.frame_key.val();
-        // The key looked up the next clock, which the table compares with its keys a clock
-        // ahead: the frame's at the input in `Idle` (which loads the arrival from there), the
-        // held arrival's otherwise.
-        self.contexts.next_key.next = self.arrival.key.val();
-        if self.state.q.val() == CfeState::Idle {
-            self.contexts.next_key.next = self.frame_key.val();
-        }
+        // Looked up once, in `Lookup`: the answers hold until the next arrival's.
+        self.contexts.lookup.next = self.state.q.val() == CfeState::Lookup;
         self.contexts.sig.next = self.arrival.sig.val();
         self.contexts.arr_reg.next = self.arrival.arr_reg.val();
         self.conf.dir_addr.next = self.arrival.dir_addr.val();

@@ -9,17 +9,17 @@
 //! complete; behind them, every key filed goes into the long history ([`KeyHistory`], 1,024
 //! keys in block RAM), so a replay of a segment finished long ago is recognised too.
 //!
-//! The arrival's lookup is registered: `key`, `sig` and `arr_reg` are compared with every
-//! context and the eight recent keys, and the verdict (`hit`, `late`, `sig_match`, `present`,
-//! `has_free`, `ctx`) comes out of flip-flops a clock later. The 48-bit key compares are a
-//! clock ahead of that: every clock, `next_key` (the key looked up the next clock) is compared
-//! with every context's key and every recent key, and the sixteen answers are registered; the
-//! lookup ANDs them with the entries' valid flags of its own clock. A context opened on the
-//! clock of the compare (`store` with `alloc`) is compared with the key it is opened with, so
-//! a lookup sees it the next clock as before; a key filed in the recent history is seen a
-//! clock later than that (no lookup the engine acts on follows a filing that closely: it files
-//! in `Tail`, `Retire` and `Idle`, and looks up an arrival taken in `Idle` a clock after
-//! taking it, not on a clock it files). The long history's answer
+//! The arrival's lookup is registered: on a clock with `lookup` high, `key`, `sig` and
+//! `arr_reg` are compared with every context and the eight recent keys, and the verdict
+//! (`hit`, `done`, `late`, `sig_match`, `present`, `has_free`, `ctx`) comes out of flip-flops
+//! from the next clock until the next lookup, unchanged by the commands in between (the
+//! engine acts on the arrival with it, from `Judge` to the arrival's `Tail`). The 48-bit key
+//! compares are a clock ahead of that: every clock, `peek_key` (the key looked up the next
+//! clock) is compared with every context's key and every recent key, and the sixteen answers
+//! are registered; the lookup ANDs them with the entries' valid flags of its own clock. So on
+//! the clock before a lookup no command may write or file a key (`store` with `alloc`,
+//! `cancel`, `retire`, `reclaim`): the engine's `Idle`, which takes the arrival then, issues
+//! only `reclaim`, and never on that clock. The long history's answer
 //! (`hist_late`) comes a clock after the lookup's, combinationally from its registered block-RAM
 //! words (`peek_key` asked for it two clocks before). The engine holds the arrival for a
 //! clock with no command (its `Lookup` state), judges it the next (`Judge`) and acts on it the
@@ -90,22 +90,23 @@ pub struct ContextTable {
     pub reset: Signal<In, Bit>,
     // The arrival looked up.
     pub key: Signal<In, Bits<48>>,
-    /// The key looked up the next clock (`key` then): the key compares are registered a clock
-    /// ahead of the lookup (module doc).
-    pub next_key: Signal<In, Bits<48>>,
-    /// The key looked up two clocks later (the long history reads its block RAM and
-    /// registers the words before it compares: [`KeyHistory`]).
+    /// Look `key` up this clock (its answers out from the next clock until the next lookup).
+    pub lookup: Signal<In, Bit>,
+    /// The key looked up the next clock (`key` then), its answers out two clocks later: the
+    /// key compares are registered a clock ahead of the lookup (module doc), and the long
+    /// history reads its block RAM and registers the words before it compares
+    /// ([`KeyHistory`]).
     pub peek_key: Signal<In, Bits<48>>,
     pub sig: Signal<In, Bits<88>>,
     pub arr_reg: Signal<In, Bits<3>>,
-    /// A context holds `key` (this and the next six: the lookup of the last clock's arrival).
+    /// A context holds `key` (this and the next six: the last lookup's answers).
     pub hit: Signal<Out, Bit>,
     /// The hit context is done (its segment completed, its result retained).
     pub done: Signal<Out, Bit>,
     /// A context can be allocated: a free one, else the oldest done one.
     pub has_free: Signal<Out, Bit>,
-    /// The last clock's `key` is among the eight most recent keys filed (completed, aborted,
-    /// reclaimed) up to the clock before it.
+    /// The looked-up key is among the eight most recent keys filed (completed, aborted,
+    /// reclaimed).
     pub late: Signal<Out, Bit>,
     /// `key` is in the long history ([`KeyHistory`]), when `peek_key` announced it two clocks
     /// ahead (combinational: the engine judges with it a clock after `late`).
@@ -212,12 +213,10 @@ pub struct ContextTable {
     h_valid: [DFF<Bit>; 8],
     h_key: [DFF<Bits<48>>; 8],
     h_ptr: DFF<Bits<3>>,
-    /// `next_key` equals context `c`'s key / recent key `c` (registered: the lookup's key
+    /// `peek_key` equals context `c`'s key / recent key `c` (registered: the lookup's key
     /// compares, a clock ahead of it).
     k_eq: [DFF<Bit>; 8],
     h_eq: [DFF<Bit>; 8],
-    /// `next_key` is `key` (a context opened now is opened with the next clock's key).
-    same_key: Signal<Local, Bit>,
     /// Every key filed, kept longer: 1,024 keys in block RAM.
     history: KeyHistory,
     /// The arrival's lookup, registered.
@@ -276,7 +275,7 @@ impl Default for ContextTable {
             clock: Default::default(),
             reset: Default::default(),
             key: Default::default(),
-            next_key: Default::default(),
+            lookup: Default::default(),
             peek_key: Default::default(),
             sig: Default::default(),
             arr_reg: Default::default(),
@@ -381,7 +380,6 @@ impl Default for ContextTable {
             h_ptr: Default::default(),
             k_eq: Default::default(),
             h_eq: Default::default(),
-            same_key: Default::default(),
             history: Default::default(),
             r_hit: Default::default(),
             r_hit_idx: Default::default(),
@@ -442,8 +440,8 @@ impl Logic for ContextTable {
             self.h_key[c].clock.next = self.clock.val();
             self.k_eq[c].clock.next = self.clock.val();
             self.h_eq[c].clock.next = self.clock.val();
-            self.k_eq[c].d.next = self.c_key[c].q.val() == self.next_key.val();
-            self.h_eq[c].d.next = self.h_key[c].q.val() == self.next_key.val();
+            self.k_eq[c].d.next = self.c_key[c].q.val() == self.peek_key.val();
+            self.h_eq[c].d.next = self.h_key[c].q.val() == self.peek_key.val();
             self.c_age[c].clock.next = self.clock.val();
             self.c_silence[c].clock.next = self.clock.val();
             self.c_mute[c].clock.next = self.clock.val();
@@ -527,15 +525,17 @@ impl Logic for ContextTable {
             self.l_ctx.next = self.hit_idx.val();
         }
 
-        self.r_hit.d.next = self.l_hit.val();
-        self.r_done.d.next = self.l_done.val();
-        self.r_evict.d.next = !self.any_free.val();
-        self.r_hit_idx.d.next = self.hit_idx.val();
-        self.r_has_free.d.next = self.l_has_free.val();
-        self.r_late.d.next = self.l_late.val();
-        self.r_ctx.d.next = self.l_ctx.val();
-        self.r_sig_match.d.next = self.l_sig_match.val();
-        self.r_present.d.next = self.l_present.val();
+        if self.lookup.val() {
+            self.r_hit.d.next = self.l_hit.val();
+            self.r_done.d.next = self.l_done.val();
+            self.r_evict.d.next = !self.any_free.val();
+            self.r_hit_idx.d.next = self.hit_idx.val();
+            self.r_has_free.d.next = self.l_has_free.val();
+            self.r_late.d.next = self.l_late.val();
+            self.r_ctx.d.next = self.l_ctx.val();
+            self.r_sig_match.d.next = self.l_sig_match.val();
+            self.r_present.d.next = self.l_present.val();
+        }
 
         // ---- The running context, and the lowest context with news.
         self.l_pc.next = bits::<12>(0);
@@ -610,7 +610,6 @@ impl Logic for ContextTable {
         self.r_exp_key.d.next = self.exp_key.val();
 
         // ---- Commands.
-        self.same_key.next = self.key.val() == self.next_key.val();
         self.file.next = false;
         self.file_key.next = self.cur_key.val();
         for c in 0..8 {
@@ -624,7 +623,6 @@ impl Logic for ContextTable {
                 self.c_present[c].d.next = self.c_present[c].q.val()
                     | (bits::<8>(1) << bit_cast::<8, 3>(self.arr_reg.val()));
                 if self.alloc.val() {
-                    self.k_eq[c].d.next = self.same_key.val();
                     self.valid[c].d.next = true;
                     self.c_done[c].d.next = false;
                     self.c_key[c].d.next = self.key.val();
