@@ -25,7 +25,9 @@
 //! verdict was split in two (7b864f8) and 14 after `entry_composer` lost three unread
 //! outputs (ca1015b), again with no change to its logic: its budget is 14 (it was 15). A
 //! budget set to the level just measured can so fail on an unrelated change; the failure then
-//! names the block, and `timing` shows its path.
+//! names the block, and `timing` shows its path. `context_table` went 18 → 13 later that day
+//! (its key compares registered a clock ahead of the lookup: 12), one level above what it
+//! measures, for that noise.
 
 /// Levels a path may have at 125 MHz (ZedBoard, 8 ns).
 pub const TARGET_125MHZ: usize = 12;
@@ -41,7 +43,7 @@ pub const BUDGET: &[(&str, usize)] = &[
     ("collwire_header_builder", 13),
     ("collwire_header_fields", 0),
     ("collwire_cfe_config", 2),
-    ("collwire_context_table", 18),
+    ("collwire_context_table", 13),
     ("collwire_key_history", 12),
     ("collwire_uop_decode", 10),
     ("collwire_arrival_verdict", 8),

@@ -257,7 +257,8 @@ pub struct Cipe<
     hazard_off: DFF<Bit>,
     loaded: DFF<Bit>,
     issue: Signal<Local, Bit>,
-    last_word: Signal<Local, Bit>,
+    /// The word at `index` is the active instruction's last (registered: `remaining` is 0).
+    last_word: DFF<Bit>,
     /// Words of the active instruction after the one at `index`.
     remaining: DFF<Bits<12>>,
     addr_d: Signal<Local, Bits<AB>>,
@@ -433,7 +434,7 @@ impl<
         dff_setup!(
             self, clock, active, instr, index, past_first, remaining, p_valid, p_in, p_addr,
             p_instr, p_last, p_bad, q_valid, q_in, q_addr, q_instr, q_last, q_bad, q_a, q_b,
-            hazard_cur, hazard_off, loaded
+            hazard_cur, hazard_off, loaded, last_word
         );
         clock!(self, clock, alu, out);
         self.buffer_a.read_clock.next = self.clock.val();
@@ -552,9 +553,9 @@ impl<
             & self.needs_input.val()
             & !self.out.almost_full.val()
             & !self.hazard.val();
-        // `remaining` counts down beside `index` (words after this one), so the last word is a
-        // zero test on a register, not an add and a compare in front of `issue`.
-        self.last_word.next = self.remaining.q.val() == bits::<12>(0);
+        // `remaining` counts down beside `index` (words after this one), and whether it is 0
+        // is registered beside it: the last word is a flip-flop in front of `issue`, not a
+        // 12-bit zero test.
         self.buffer_a.read_address.next = (bit_cast::<AB, 7>(self.slot_a.val()) << self.WB.val())
             | bit_cast::<AB, WB>(self.index.q.val().get_bits::<WB>(0));
         self.buffer_b.read_address.next = (bit_cast::<AB, 7>(self.slot_b.val()) << self.WB.val())
@@ -565,28 +566,31 @@ impl<
             self.index.d.next = self.index.q.val() + bits::<12>(1);
             self.past_first.d.next = true;
             self.remaining.d.next = self.remaining.q.val() - bits::<12>(1);
-            if self.last_word.val() {
+            self.last_word.d.next = self.remaining.q.val() == bits::<12>(1);
+            if self.last_word.q.val() {
                 self.active.d.next = false;
             }
         }
         // A new instruction when idle or as the last word of the current one issues.
-        self.s_instr.tready.next = !self.active.q.val() | (self.issue.val() & self.last_word.val());
+        self.s_instr.tready.next =
+            !self.active.q.val() | (self.issue.val() & self.last_word.q.val());
         self.loaded.d.next = false;
         if self.s_instr.tvalid.val()
-            & (!self.active.q.val() | (self.issue.val() & self.last_word.val()))
+            & (!self.active.q.val() | (self.issue.val() & self.last_word.q.val()))
         {
             self.loaded.d.next = true;
             self.instr.d.next = self.offered.val();
             self.index.d.next = bits::<12>(0);
             self.past_first.d.next = false;
             self.remaining.d.next = self.offered.val().count - bits::<12>(1);
+            self.last_word.d.next = self.offered.val().count == bits::<12>(1);
             self.active.d.next = self.offered.val().count != bits::<12>(0);
         }
         self.p_valid.d.next = self.issue.val();
         self.p_in.d.next = self.s_axis.tdata.val();
         self.p_addr.d.next = self.addr_d.val();
         self.p_instr.d.next = self.instr.q.val();
-        self.p_last.d.next = self.last_word.val();
+        self.p_last.d.next = self.last_word.q.val();
         self.p_bad.d.next = self.needs_input.val() & self.s_axis_tbad.val();
 
         // ---- Read: the stored words arrive from the block RAMs and are registered.
@@ -696,6 +700,7 @@ impl<
             self.index.d.next = bits::<12>(0);
             self.past_first.d.next = false;
             self.remaining.d.next = bits::<12>(0);
+            self.last_word.d.next = true;
             self.p_valid.d.next = false;
             self.q_valid.d.next = false;
             self.loaded.d.next = false;
