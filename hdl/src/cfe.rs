@@ -1042,9 +1042,7 @@ impl Logic for Cfe {
                     self.scan_addr.d.next = self.contexts.end_pc.val()
                         + bit_cast::<12, 1>(self.step.missing.val().get_bit(2).into());
                     self.state.d.next = CfeState::Idle;
-                    if (self.contexts.pc.val() != self.contexts.end_pc.val())
-                        & !self.step.ready.val()
-                    {
+                    if !self.contexts.at_end.val() & !self.step.ready.val() {
                         self.keep_uop.d.next = true;
                         self.resending.d.next = true;
                         self.state.d.next = CfeState::Probe;
@@ -1053,7 +1051,7 @@ impl Logic for Cfe {
                     // The pass takes the arrival; or a step with nothing to send (a local
                     // prefix of one rank) runs and the next is looked at; or the arrival is
                     // stored, to be read by a later pass.
-                    if (self.contexts.pc.val() != self.contexts.end_pc.val())
+                    if !self.contexts.at_end.val()
                         & (self.step.fuses.val()
                             | (self.step.ready.val()
                                 & !self.step.has_instr.val()
@@ -1076,7 +1074,7 @@ impl Logic for Cfe {
                         self.ins_pend.d.next = self.arrival.words.val() != bits::<12>(0);
                         self.state.d.next = CfeState::Emit;
                     }
-                } else if self.contexts.pc.val() == self.contexts.end_pc.val() {
+                } else if self.contexts.at_end.val() {
                     self.state.d.next = CfeState::Retire;
                 } else if self.step.ready.val() {
                     self.state.d.next = CfeState::Read;

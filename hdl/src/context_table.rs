@@ -127,6 +127,11 @@ pub struct ContextTable {
     pub cur: Signal<In, Bits<3>>,
     pub pc: Signal<Out, Bits<12>>,
     pub end_pc: Signal<Out, Bits<12>>,
+    /// `pc` is `end_pc` (the program is done), from a flip-flop per context: a clock late
+    /// after an `advance` or `retire` of `cur` (the engine reads it in `Decide`, at least two
+    /// clocks after either), on time after an `alloc` (compared from the values it opens
+    /// the context with).
+    pub at_end: Signal<Out, Bit>,
     pub present_mask: Signal<Out, Bits<8>>,
     pub rph2: Signal<Out, Bit>,
     pub words: Signal<Out, Bits<12>>,
@@ -253,6 +258,10 @@ pub struct ContextTable {
     l_ctx_present: Signal<Local, Bits<8>>,
     /// Drives `end_pc`, assigned once at the end of `update`.
     l_end_pc: Signal<Local, Bits<12>>,
+    /// Drives `at_end`, assigned once at the end of `update`.
+    l_at_end: Signal<Local, Bit>,
+    /// Context `c`'s program counter is at its end (registered).
+    c_at_end: [DFF<Bit>; 8],
     /// Drives `present_mask`, assigned once at the end of `update`.
     l_present_mask: Signal<Local, Bits<8>>,
     /// Drives `rph2`, assigned once at the end of `update`.
@@ -312,6 +321,9 @@ impl Default for ContextTable {
             l_ctx_present: Default::default(),
             end_pc: Default::default(),
             l_end_pc: Default::default(),
+            at_end: Default::default(),
+            l_at_end: Default::default(),
+            c_at_end: Default::default(),
             present_mask: Default::default(),
             l_present_mask: Default::default(),
             rph2: Default::default(),
@@ -455,6 +467,8 @@ impl Logic for ContextTable {
             self.c_sig[c].d.next = self.c_sig[c].q.val();
             self.c_pc[c].d.next = self.c_pc[c].q.val();
             self.c_end[c].d.next = self.c_end[c].q.val();
+            self.c_at_end[c].clock.next = self.clock.val();
+            self.c_at_end[c].d.next = self.c_pc[c].q.val() == self.c_end[c].q.val();
             self.c_present[c].d.next = self.c_present[c].q.val();
             self.c_rph2[c].d.next = self.c_rph2[c].q.val();
             self.c_words[c].d.next = self.c_words[c].q.val();
@@ -540,6 +554,7 @@ impl Logic for ContextTable {
         // ---- The running context, and the lowest context with news.
         self.l_pc.next = bits::<12>(0);
         self.l_end_pc.next = bits::<12>(0);
+        self.l_at_end.next = false;
         self.l_present_mask.next = bits::<8>(0);
         self.l_rph2.next = false;
         self.l_words.next = bits::<12>(0);
@@ -558,6 +573,7 @@ impl Logic for ContextTable {
             if self.cur.val() == self.index[c].val() {
                 self.l_pc.next = self.c_pc[c].q.val();
                 self.l_end_pc.next = self.c_end[c].q.val();
+                self.l_at_end.next = self.c_at_end[c].q.val();
                 self.l_present_mask.next = self.c_present[c].q.val();
                 self.l_rph2.next = self.c_rph2[c].q.val();
                 self.l_words.next = self.c_words[c].q.val();
@@ -629,6 +645,7 @@ impl Logic for ContextTable {
                     self.c_sig[c].d.next = self.sig.val();
                     self.c_pc[c].d.next = self.alloc_pc.val();
                     self.c_end[c].d.next = self.alloc_end.val();
+                    self.c_at_end[c].d.next = self.alloc_pc.val() == self.alloc_end.val();
                     self.c_present[c].d.next = bits::<8>(1) << bit_cast::<8, 3>(self.arr_reg.val());
                     self.c_rph2[c].d.next = self.alloc_rph2.val();
                     self.c_words[c].d.next = self.alloc_words.val();
@@ -754,6 +771,7 @@ impl Logic for ContextTable {
         self.present.next = self.r_present.q.val();
         self.pc.next = self.l_pc.val();
         self.end_pc.next = self.l_end_pc.val();
+        self.at_end.next = self.l_at_end.val();
         self.present_mask.next = self.l_present_mask.val();
         self.rph2.next = self.l_rph2.val();
         self.words.next = self.l_words.val();

@@ -59,6 +59,8 @@ struct Lookup {
     present: bool,
     ctx: u64,
     cur: (u64, u64, u64, bool, u64, u64),
+    /// `cur`'s program counter is at its end.
+    at_end: bool,
     pick: Option<u64>,
     expired: Option<u64>,
     silent: bool,
@@ -90,6 +92,7 @@ impl Model {
                 .or(self.done_queue.front().copied())
                 .unwrap_or(0) as u64,
             cur: (k.pc, k.end, k.present, k.rph2, k.words, k.bytes),
+            at_end: k.pc == k.end,
             pick: (0..8)
                 .find(|&i| self.c[i].valid && self.c[i].dirty)
                 .map(|i| i as u64),
@@ -147,6 +150,7 @@ fn observe(dut: &ContextTable) -> Lookup {
             dut.words(),
             dut.bytes(),
         ),
+        at_end: dut.at_end() == 1,
         pick: (dut.pick_found() == 1).then(|| dut.pick()),
         expired: (dut.expired() == 1).then(|| dut.expired_ctx()),
         silent: dut.silent() == 1,
@@ -168,7 +172,7 @@ fn table_matches_its_model_under_random_commands() {
     let mut seen = [0usize; 15];
     let mut silent_seen = 0;
     let mut reclaimed = 0;
-    let (mut evicted, mut done_hits) = (0, 0);
+    let (mut evicted, mut done_hits, mut at_end_seen, mut opened_cur) = (0, 0, 0, 0);
     // The key looked up in the coming iteration; whether the last command wrote or filed a key.
     let mut key = keys[0];
     let mut wrote_key = false;
@@ -206,9 +210,10 @@ fn table_matches_its_model_under_random_commands() {
             _ => true,
         };
         let command = if legal { command } else { 0 };
-        let (pc, end, rph2, words, bytes, preg) = (
-            rng.next_u64() & 0xfff,
-            rng.next_u64() & 0xfff,
+        // A program of 0 to 3 micro-ops: `advance` and `retire` reach its end and pass it.
+        let pc = rng.next_u64() & 0xfff;
+        let (end, rph2, words, bytes, preg) = (
+            (pc + rng.next_u64() % 4) & 0xfff,
             rng.next_u64() & 1 == 1,
             rng.next_u64() & 0xfff,
             rng.next_u64() & 0xffff,
@@ -289,6 +294,7 @@ fn table_matches_its_model_under_random_commands() {
         let want = m.lookup(key, sig, reg, cur);
         assert_eq!(observe(&dut), want, "cycle {cycle}, command {command}");
         done_hits += usize::from(want.done);
+        at_end_seen += usize::from(want.at_end);
         silent_seen += usize::from(want.silent);
         seen[command as usize] += 1;
         dut.tick();
@@ -403,12 +409,25 @@ fn table_matches_its_model_under_random_commands() {
             }
             _ => {}
         }
+        // `at_end` is a flip-flop per context: right after the command's clock it is on time
+        // except after an `advance` or `retire` (the engine never reads it then), also for a
+        // context just opened (compared from the values it is opened with).
+        if !matches!(command, 6 | 7) {
+            assert_eq!(
+                dut.at_end() == 1,
+                m.c[cur].pc == m.c[cur].end,
+                "cycle {cycle}, command {command}: at_end after the command"
+            );
+            opened_cur += usize::from(command == 2 && ctx == cur);
+        }
         key = next;
     }
     assert!(
         direct > 10_000,
         "lookups straight after a command: {direct}"
     );
+    assert!(at_end_seen > 1_000, "programs at their end: {at_end_seen}");
+    assert!(opened_cur > 100, "contexts opened as cur: {opened_cur}");
     assert!(
         seen.iter().all(|&n| n > 0),
         "every command was exercised: {seen:?}"
