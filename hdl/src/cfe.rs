@@ -207,6 +207,8 @@ pub struct Cfe {
     /// The request RAMs' addresses (both RAMs, assigned once).
     req_raddr: Signal<Local, Bits<4>>,
     req_waddr: Signal<Local, Bits<4>>,
+    /// A stored request is written (into `requests` and `req_flags` alike).
+    req_we: Signal<Local, Bit>,
     state: DFF<CfeState>,
     blocked: DFF<Bit>,
     /// `Idle` found an expired context: it reclaims it the next clock.
@@ -413,6 +415,7 @@ impl Cfe {
             req_flags: Default::default(),
             req_raddr: Default::default(),
             req_waddr: Default::default(),
+            req_we: Default::default(),
             arr_flags: Default::default(),
             dec_flags: Default::default(),
             coll_reduce: Constant::new(bits::<4>(u64::from(
@@ -1290,10 +1293,10 @@ impl Logic for Cfe {
             self.resending.d.val() & !self.nack_resend.d.val() & !self.probing.d.val();
         // Children's inputs decided above, each assigned once.
         self.conf.route_addr.next = self.route_addr.val();
-        self.requests.write_enable.next =
+        self.req_we.next =
             self.arriving.val() & self.verdict.q.val().store & self.verdict.q.val().is_req;
-        self.req_flags.write_enable.next =
-            self.arriving.val() & self.verdict.q.val().store & self.verdict.q.val().is_req;
+        self.requests.write_enable.next = self.req_we.val();
+        self.req_flags.write_enable.next = self.req_we.val();
         self.requests.read_address.next = self.req_raddr.val();
         self.requests.write_address.next = self.req_waddr.val();
         self.req_flags.read_address.next = self.req_raddr.val();
