@@ -13,6 +13,7 @@
 //! * [`frames`]: test frames: valid and mutated offload frames, plain NIC traffic.
 //! * [`icarus`]: a board's pins recorded cycle by cycle and replayed in Icarus Verilog, every
 //!   output compared with Verilator's.
+//! * [`hop`]: per-hop latency (engine, transit, pass-through) on a 3-board ring, in cycles.
 //! * [`fpu_check`]: streams operands through the Verilated adders and compares every result bit
 //!   for bit with the protocol's reduction semantics.
 
@@ -25,6 +26,7 @@ pub mod cluster;
 pub mod collective;
 pub mod fpu_check;
 pub mod frames;
+pub mod hop;
 pub mod hosts;
 pub mod icarus;
 pub mod links;
