@@ -20,8 +20,9 @@
 //! the clock before a lookup no command may write or file a key (`store` with `alloc`,
 //! `cancel`, `retire`, `reclaim`): the engine's `Idle`, which takes the arrival then, issues
 //! only `reclaim`, and never on that clock. The long history's answer
-//! (`hist_late`) comes a clock after the lookup's, combinationally from its registered block-RAM
-//! words (`peek_key` asked for it two clocks before). The engine holds the arrival for a
+//! (`hist_late`) comes a clock after the lookup's, an AND of compares registered the clock
+//! before (`peek_key` asked for it two clocks before; `key` must be the arrival's from the
+//! lookup's clock on). The engine holds the arrival for a
 //! clock with no command (its `Lookup` state), judges it the next (`Judge`) and acts on it the
 //! clock after (`Arrive`); `store`, `alloc` and `cancel` use that registered verdict.
 //! (Compares across eight contexts and eight history keys, then the verdict, then the write

@@ -9,13 +9,16 @@
 //! 1,024 single-segment operations are all remembered; keys of many communicators share the
 //! room.
 //!
-//! Block RAM reads are synchronous, and the words read are registered in fabric before they
-//! are compared (a block RAM's clock-to-output and the route from it to the compare were
-//! board64's worst path), so a lookup is asked two clocks ahead: `peek` is the key looked up
-//! two clocks later (the engine drives it from the arrival waiting at its input: it takes it
-//! the next clock into `lookup` and judges it the clock after); `seen` is `key`'s answer,
-//! combinational from the registered words read for `peek` two clocks ago, and low unless
-//! that `peek` was `key`. It stays right while `peek` stays on `key`.
+//! Block RAM reads are synchronous, so a lookup is asked two clocks ahead: `peek` is the key
+//! looked up two clocks later (the engine drives it from the arrival waiting at its input: it
+//! takes it the next clock into `lookup` and judges it the clock after). The clock after
+//! `peek`, each way's word is compared with it two bits at a time (one LUT behind the block
+//! RAM's output: the RAM's clock-to-output and the route from it to a whole 49-bit compare
+//! were board64's worst path) and the 25 answers registered, and `peek_q == key` registered
+//! too; the clock after that, `seen` ANDs them: `key`'s answer, low unless `key` was the
+//! `peek` of two clocks ago and already `key` a clock ago. (A whole compare there, of the
+//! registered words with the engine's `key`, was the CFE's worst path.) It stays right while
+//! `peek` and `key` stay on the key.
 //!
 //! Filing takes three clocks: the key is registered (the engine's state decides to file, and
 //! the set's address should start at a flip-flop), the set's pointer is read, then the key
@@ -62,12 +65,18 @@ pub struct KeyHistory {
     ways: [RAM<Bits<49>, SET_BITS>; 2],
     /// Per set: the way the next key goes to.
     ptr: RAM<Bits<1>, SET_BITS>,
-    /// `peek` one and two clocks ago, to tell whether the words registered are `key`'s.
+    /// `peek` a clock ago: the key whose set's words the RAMs give now.
     peek_q: DFF<Bits<48>>,
-    peek_q2: DFF<Bits<48>>,
-    /// The words read for `peek_q`, registered.
-    word_q: [DFF<Bits<49>>; 2],
-    /// The RAMs were swept when `peek_q` (`ok_q`), `peek_q2` (`ok_q2`) was read.
+    /// Per way, the word read for `peek_q` equal to it (valid bit set), two bits at a time:
+    /// bit `i` of the 25 compares bits `2i` and `2i + 1`.
+    eq_q: [DFF<Bits<25>>; 2],
+    /// `peek_q == key` (the key looked up now was the one read for), registered.
+    same_q: DFF<Bit>,
+    /// The word a way holds for `peek_q` if `peek_q` is in it: the valid bit over the key.
+    want: Signal<Local, Bits<50>>,
+    /// Each way's word read, padded to 50 bits.
+    word: [Signal<Local, Bits<50>>; 2],
+    /// The RAMs were swept when the `peek` of a clock ago (`ok_q`), of two clocks ago (`ok_q2`) was read.
     ok_q: DFF<Bit>,
     ok_q2: DFF<Bit>,
     /// Low from power-on and from reset until the sweep is done.
@@ -109,8 +118,10 @@ impl Default for KeyHistory {
             ways: Default::default(),
             ptr: Default::default(),
             peek_q: Default::default(),
-            peek_q2: Default::default(),
-            word_q: Default::default(),
+            eq_q: Default::default(),
+            same_q: Default::default(),
+            want: Default::default(),
+            word: Default::default(),
             ok_q: Default::default(),
             ok_q2: Default::default(),
             swept: Default::default(),
@@ -137,7 +148,7 @@ impl Logic for KeyHistory {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, peek_q, peek_q2, ok_q, ok_q2, swept, sweep_set, i_valid, i_key, f_valid,
+            self, clock, peek_q, same_q, ok_q, ok_q2, swept, sweep_set, i_valid, i_key, f_valid,
             f_key, f_set, l_valid, l_set, l_ptr
         );
         // Set of a key: communicator, operation and segment XORed, the low SET_BITS bits.
@@ -148,28 +159,42 @@ impl Logic for KeyHistory {
             self.i_key.q.val() ^ (self.i_key.q.val() >> 16) ^ (self.i_key.q.val() >> 32),
         );
         self.peek_q.d.next = self.peek.val();
-        self.peek_q2.d.next = self.peek_q.q.val();
         // Words read after the sweep only (a set read in the sweep's last clock is not yet
         // cleared).
         self.ok_q.d.next = self.swept.q.val();
         self.ok_q2.d.next = self.ok_q.q.val();
 
-        // Lookup: every way of `peek`'s set is read, the words registered the next clock, and
-        // compared with `key` the clock after.
+        // Lookup: every way of `peek`'s set is read; the next clock each word is compared
+        // with `peek_q` two bits at a time and the answers registered; the clock after, a way
+        // holds the key if all 25 are equal. (`want` is 50 bits, the 49 and a zero pad, so
+        // that every pair is whole.)
+        self.want.next = bit_cast::<50, 48>(self.peek_q.q.val()) | bits::<50>(1 << 48);
         self.l_seen.next = false;
         for w in 0..2 {
             self.ways[w].read_clock.next = self.clock.val();
             self.ways[w].write_clock.next = self.clock.val();
             self.ways[w].read_address.next = self.peek_set.val();
-            self.word_q[w].clock.next = self.clock.val();
-            self.word_q[w].d.next = self.ways[w].read_data.val();
-            if self.word_q[w].q.val() == (bit_cast::<49, 48>(self.key.val()) | bits::<49>(1 << 48))
-            {
+            self.eq_q[w].clock.next = self.clock.val();
+            self.eq_q[w].d.next = bits::<25>(0);
+            if self.eq_q[w].q.val().all() {
                 self.l_seen.next = true;
             }
         }
-        self.seen.next =
-            self.l_seen.val() & self.ok_q2.q.val() & (self.peek_q2.q.val() == self.key.val());
+        // (Outside the loop: `bit_cast` of an indexed signal does not translate in one.)
+        self.word[0].next = bit_cast::<50, 49>(self.ways[0].read_data.val());
+        self.word[1].next = bit_cast::<50, 49>(self.ways[1].read_data.val());
+        for i in 0..25 {
+            self.eq_q[0].d.next = self.eq_q[0].d.val().replace_bit(
+                i,
+                self.word[0].val().get_bits::<2>(2 * i) == self.want.val().get_bits::<2>(2 * i),
+            );
+            self.eq_q[1].d.next = self.eq_q[1].d.val().replace_bit(
+                i,
+                self.word[1].val().get_bits::<2>(2 * i) == self.want.val().get_bits::<2>(2 * i),
+            );
+        }
+        self.same_q.d.next = self.peek_q.q.val() == self.key.val();
+        self.seen.next = self.l_seen.val() & self.ok_q2.q.val() & self.same_q.q.val();
 
         // Filing, first clock: the key registered. Second: read the set's pointer.
         self.i_valid.d.next = self.file.val();
