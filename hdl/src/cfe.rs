@@ -279,6 +279,13 @@ pub struct Cfe {
     /// `arr_reg_r` is.
     arr_flags: DFF<Bits<2>>,
     sub: DFF<Bit>,
+    /// The program goes on to its next micro-op: the `advance` is issued in `Fetch` (from
+    /// this flip-flop, not from `Send`'s or `Tail`'s wait, which starts at the step's decode
+    /// and the composer), and `Fetch` reads the micro-op at `pc_next`. High for one clock.
+    advancing: DFF<Bit>,
+    /// `cur`'s program counter + 1, registered every clock (`cur` and its counter hold from
+    /// `Send` or `Tail` into `Fetch`).
+    pc_next: DFF<Bits<12>>,
     /// A done context's answer is being sent again (`cur`'s last micro-op, step `sub`): no
     /// advance or retire after it.
     resending: DFF<Bit>,
@@ -454,6 +461,8 @@ impl Cfe {
             arr_reg_r: Default::default(),
             sub: Default::default(),
             resending: Default::default(),
+            advancing: Default::default(),
+            pc_next: Default::default(),
             again: Default::default(),
             ep_match: Default::default(),
             err_stale: Constant::new(bits::<8>(u64::from(
@@ -511,6 +520,8 @@ impl Logic for Cfe {
             state,
             blocked,
             reclaiming,
+            advancing,
+            pc_next,
             await_tail,
             tail_in,
             tail_bad,
@@ -624,6 +635,11 @@ impl Logic for Cfe {
         // A nack: the program read backwards (`Scan`), or the input map's word (`Probe`).
         if (self.state.q.val() == CfeState::Scan) | (self.state.q.val() == CfeState::Probe) {
             self.uop_addr.next = self.scan_addr.q.val();
+        }
+        // An advance is issued in `Fetch`, the clock the micro-op after it is read.
+        self.pc_next.d.next = self.contexts.pc.val() + bits::<12>(1);
+        if (self.state.q.val() == CfeState::Fetch) & self.advancing.q.val() {
+            self.uop_addr.next = self.pc_next.q.val();
         }
         self.conf.uop_addr.next = self.uop_addr.val();
         // The pass a nack asks for is in `uop_r` when `Scan` finds it: kept while it runs.
@@ -793,6 +809,7 @@ impl Logic for Cfe {
             ) << 1);
         }
         self.reclaiming.d.next = false;
+        self.advancing.d.next = false;
         match self.state.q.val() {
             CfeState::Idle => {
                 // The arrival registers follow the router's offload port on every idle clock
@@ -924,7 +941,7 @@ impl Logic for Cfe {
                             // and the program goes on.
                             self.t_produce.next = self.st_produce.q.val();
                             if self.step.last_sub.val() {
-                                self.t_advance.next = true;
+                                self.advancing.d.next = true;
                                 self.state.d.next = CfeState::Fetch;
                             } else {
                                 self.sub.d.next = true;
@@ -1003,6 +1020,8 @@ impl Logic for Cfe {
                 }
             }
             CfeState::Fetch => {
+                // The advance decided in `Send` or `Tail`.
+                self.t_advance.next = self.advancing.q.val();
                 self.state.d.next = CfeState::Load;
             }
             CfeState::Load => {
@@ -1184,7 +1203,7 @@ impl Logic for Cfe {
                         // The pass took the arrival: on once its tail is known.
                         self.state.d.next = CfeState::Tail;
                     } else if self.step.last_sub.val() {
-                        self.t_advance.next = true;
+                        self.advancing.d.next = true;
                         self.state.d.next = CfeState::Fetch;
                     } else {
                         self.sub.d.next = true;
@@ -1263,6 +1282,7 @@ impl Logic for Cfe {
             self.state.d.next = CfeState::Idle;
             self.blocked.d.next = false;
             self.reclaiming.d.next = false;
+            self.advancing.d.next = false;
             self.await_tail.d.next = false;
             self.tail_in.d.next = false;
             self.tail_bad.d.next = false;

@@ -130,8 +130,8 @@ pub struct ContextTable {
     pub end_pc: Signal<Out, Bits<12>>,
     /// `pc` is `end_pc` (the program is done), from a flip-flop per context: a clock late
     /// after an `advance` or `retire` of `cur` (the engine reads it in `Decide`, at least two
-    /// clocks after either), on time after an `alloc` (compared from the values it opens
-    /// the context with).
+    /// clocks after either: an advance is issued in `Fetch`, `Load` comes between), on time
+    /// after an `alloc` (compared from the values it opens the context with).
     pub at_end: Signal<Out, Bit>,
     pub present_mask: Signal<Out, Bits<8>>,
     pub rph2: Signal<Out, Bit>,
