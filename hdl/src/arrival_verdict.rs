@@ -75,7 +75,7 @@ pub struct ArrivalVerdict {
     pub done: Signal<In, Bit>,
     pub late: Signal<In, Bit>,
     /// The long history holds the key. It answers a clock after `late` (its block-RAM words
-    /// are registered before they are compared), so it is applied at the end, as the `late`
+    /// are compared in pieces and registered first), so it is applied at the end, as the `late`
     /// row for a frame that reaches that row (`late_applies`), not in front of the chain.
     pub hist_late: Signal<In, Bit>,
     pub sig_match: Signal<In, Bit>,
