@@ -121,13 +121,7 @@ pub fn measure(width: usize, payload: usize, link_latency: u64) -> Hop {
         .flat_map(|e| (e as f64).to_le_bytes())
         .collect();
     let (ends, frame) = partial(2, 3, &data);
-    // Each measurement starts on a cluster at rest, so no earlier frame shares the path.
-    c.run_until(10_000, |c| c.at_rest()).expect("rest");
-    let outs = c.first_out[1][1].len();
-    c.inject(1, 2, &frame);
-    c.run_until(10_000, |c| c.first_out[1][1].len() > outs)
-        .expect("transit");
-    let transit = c.first_out[1][1][outs] - *c.first_in_log[1][2].last().unwrap();
+    let transit = through_board_1(&mut c, &frame, 1, "transit");
     // Pass-through: a plain UDP frame (not the offload port) from port 2 to the host, padded
     // to Ethernet's minimum as a NIC sends it (a shorter one is a runt, dropped).
     let mut plain = build_frame(
@@ -139,12 +133,7 @@ pub fn measure(width: usize, payload: usize, link_latency: u64) -> Hop {
     )
     .unwrap();
     plain.resize(plain.len().max(collwire_proto::limits::MIN_FRAME), 0);
-    c.run_until(10_000, |c| c.at_rest()).expect("rest");
-    let host_outs = c.first_out[1][0].len();
-    c.inject(1, 2, &plain);
-    c.run_until(10_000, |c| c.first_out[1][0].len() > host_outs)
-        .expect("pass-through");
-    let pass = c.first_out[1][0][host_outs] - *c.first_in_log[1][2].last().unwrap();
+    let pass = through_board_1(&mut c, &plain, 0, "pass-through");
     let (clock_mhz, _) = line_rate(width);
     let ns = |cycles: u64| cycles as f64 * 1000.0 / clock_mhz;
     Hop {
@@ -159,6 +148,17 @@ pub fn measure(width: usize, payload: usize, link_latency: u64) -> Hop {
         transit_hop_ns: ns(transit),
         pass_through_hop_ns: ns(pass),
     }
+}
+
+/// `frame` injected at board 1's port 2 on a cluster at rest (so no earlier frame shares the
+/// path): cycles from its first word in to the first word of the next frame out of port `out`.
+fn through_board_1(c: &mut Cluster, frame: &[u8], out: usize, what: &str) -> u64 {
+    c.run_until(10_000, |c| c.at_rest()).expect("rest");
+    let outs = c.first_out[1][out].len();
+    c.inject(1, 2, frame);
+    c.run_until(10_000, |c| c.first_out[1][out].len() > outs)
+        .expect(what);
+    c.first_out[1][out][outs] - *c.first_in_log[1][2].last().unwrap()
 }
 
 /// A ring-allreduce partial of f64 `data` from board 0 to board `to` of `boards`: its addresses
