@@ -23,6 +23,16 @@ pub const DST_HOST_BYTE: usize = ETH_HEADER_LEN + 19;
 pub const IP_TOTAL_LEN_BYTE: usize = ETH_HEADER_LEN + 2;
 /// The frame byte holding the offload header's version (high nibble) and message type (low).
 pub const VERSION_TYPE_BYTE: usize = HEADER_FRAME_OFFSET + field::VERSION_TYPE;
+/// The frame byte where the EtherType (big-endian, 2 bytes) starts.
+pub const ETHERTYPE_BYTE: usize = 12;
+/// The frame byte holding the IPv4 version and header length.
+pub const IP_VERSION_IHL_BYTE: usize = ETH_HEADER_LEN;
+/// The frame byte where the IPv4 flags and fragment offset (big-endian, 2 bytes) start.
+pub const IP_FLAGS_FRAG_BYTE: usize = ETH_HEADER_LEN + 6;
+/// The frame byte holding the IPv4 protocol.
+pub const IP_PROTOCOL_BYTE: usize = ETH_HEADER_LEN + 9;
+/// The frame byte where the UDP destination port (big-endian, 2 bytes) starts.
+pub const DST_PORT_BYTE: usize = ETH_HEADER_LEN + IPV4_HEADER_LEN + 2;
 
 /// Bit position of frame byte `byte`, as a Verilog constant.
 fn at(byte: usize) -> Constant<Bits<10>> {
@@ -296,12 +306,12 @@ impl Default for HeaderFields {
             at_dst_ip: at(ip + 16),
             at_dst_host: at(DST_HOST_BYTE),
             at_src_port: at(udp),
-            at_dst_port: at(udp + 2),
-            at_ethertype: at(12),
-            at_ip_version_ihl: at(ip),
+            at_dst_port: at(DST_PORT_BYTE),
+            at_ethertype: at(ETHERTYPE_BYTE),
+            at_ip_version_ihl: at(IP_VERSION_IHL_BYTE),
             at_ip_total_len: at(IP_TOTAL_LEN_BYTE),
-            at_ip_flags_frag: at(ip + 6),
-            at_ip_protocol: at(ip + 9),
+            at_ip_flags_frag: at(IP_FLAGS_FRAG_BYTE),
+            at_ip_protocol: at(IP_PROTOCOL_BYTE),
             at_udp_len: at(udp + 4),
             at_magic: at_offload(field::MAGIC),
             at_version_type: at(VERSION_TYPE_BYTE),
