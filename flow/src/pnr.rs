@@ -114,6 +114,18 @@ pub fn place_route_ecp5(
 }
 
 /// Yosys `synth_ecp5 -abc9`: writes `{name}.json` into `dir`, for [`place_route_seed`].
+///
+/// Every memory is marked `no_rw_check` first. The Verilog's block RAMs read and write on one
+/// clock with read-first semantics (a word read in the clock it is written reads the old
+/// word). On the targets, 7-series block RAM with a common clock and the write port in
+/// `READ_FIRST` mode gives exactly that (UG473, "Conflict avoidance": the other port "can
+/// reliably read data from the same location ... DATA_OUT ... reflects the previously stored
+/// data"). The ECP5's DP16KD leaves such a read undefined, so without the attribute Yosys builds
+/// the old word in logic beside every RAM: a compare of the read address with the write address
+/// into a flip-flop and a mux on the read data (on the CFE alone 298 LUT4 and 195 flip-flops,
+/// and board64's worst path on both seeds at a7bede0, the program RAM's read address →
+/// that compare). The proxy is there to time the 7-series design, so it leaves that logic out;
+/// the ECP5 netlist is not one to run on an ECP5.
 pub fn synth_ecp5(dir: &Path, design: &Design) -> Result<(), ToolError> {
     std::fs::create_dir_all(dir).expect("work directory");
     let name = design.name;
@@ -128,6 +140,7 @@ pub fn synth_ecp5(dir: &Path, design: &Design) -> Result<(), ToolError> {
                 "-p",
                 &format!(
                     "read_verilog {name}.v; hierarchy -top {name}; \
+                 setattr -set no_rw_check 1 m:*; \
                  synth_ecp5 -abc9 -top {name} -json {name}.json"
                 ),
             ]),

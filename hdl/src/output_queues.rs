@@ -2,7 +2,8 @@
 //! `tuser[15:8]` destination mask at once (multicast: the collective engine sends one result to
 //! the host and to its partners in the same pass).
 //!
-//! * A full queue back-pressures the input (`s_axis_tready` low) — nothing is dropped silently.
+//! * A full queue (2^DL − 1 beats: its registered `room` flag) back-pressures the input
+//!   (`s_axis_tready` low) — nothing is dropped silently.
 //!   A frame whose destination mask is empty has nowhere to go: it is dropped and counted
 //!   (`queue_drops`, [`crate::statistics`]).
 //! * **Cut-through**: a port starts sending a frame a clock after its first beat came in (the
@@ -61,7 +62,11 @@ pub struct OutputQueues<
     pub source_checks_room: Signal<In, Bit>,
     /// Bit `i`: queue `i` takes a beat now (the merge checks each source's own destinations
     /// against these and offers the granted beat only with room, so `s_axis_tready` is true
-    /// for every beat it offers).
+    /// for every beat it offers). From each queue's registered, conservative `room` (at most
+    /// 2^DL − 2 beats a clock ago), not from its pointers' compare: the merge's grant and the
+    /// queue's write enable then start at a flip-flop (the pointers → full → `dst_ready` →
+    /// grant → write enable chain was board64's worst on both seeds at a7bede0 with the
+    /// proxy's `no_rw_check`, 8.9–9.3 ns). A queue so holds at most 2^DL − 1 beats.
     /// The bits above the last queue are set: a destination bit with no queue is ignored, as
     /// the queues' own room check does.
     pub dst_ready: Signal<Out, Bits<8>>,
@@ -162,7 +167,7 @@ impl<
         self.room.next = true;
         self.all_room.next = true;
         for i in 0..N {
-            if self.mask.val().get_bit(i) & !self.queues[i].s_axis.tready.val() {
+            if self.mask.val().get_bit(i) & !self.queues[i].room.val() {
                 self.room.next = false;
             }
             if self.mask.val().get_bit(i) & self.queues[i].almost_full.val() {
@@ -189,7 +194,7 @@ impl<
         self.events.next = self.ev.val();
         self.ready_bits.next = self.no_queue.val();
         for i in 0..N {
-            if self.queues[i].s_axis.tready.val() {
+            if self.queues[i].room.val() {
                 self.ready_bits.next = self.ready_bits.val() | self.queue_bit[i].val();
             }
         }
