@@ -166,12 +166,11 @@ pub struct FrameRouter<
     classifier: OffloadClassifier,
     /// The candidate rule on the header as it stands once the deciding beat arrives.
     rule: OffloadCandidate,
-    /// The rule's checks on the captured header, registered every clock: on the deciding
-    /// clock they hold the answers for every field in the beats before the one before the
-    /// deciding beat (`early`), which then come from flip-flops instead of from the captured
-    /// header through the compares (that path, through the class into `tag_start`, was
-    /// board64's worst on seed 1 at 9eac2c1: 8.44 ns).
-    rule_pre: OffloadCandidate,
+    /// The rule's checks on the captured header (the classifier's, which reads it as it is),
+    /// registered every clock: on the deciding clock they hold the answers for every field in
+    /// the beats before the one before the deciding beat (`early`), which then come from
+    /// flip-flops instead of from the captured header through the compares (that path, through
+    /// the class into `tag_start`, was board64's worst on seed 1 at 9eac2c1: 8.44 ns).
     pre_q: DFF<Bits<CHECKS>>,
     /// The checks whose bytes all lie in beats `0 ..= decide − 2`.
     early: Constant<Bits<CHECKS>>,
@@ -383,7 +382,6 @@ impl<
             capture: Default::default(),
             classifier: Default::default(),
             rule: Default::default(),
-            rule_pre: Default::default(),
             pre_q: Default::default(),
             early: Constant::new(bits::<CHECKS>(early)),
             all_checks: Constant::new(bits::<CHECKS>((1 << CHECKS) - 1)),
@@ -578,8 +576,7 @@ impl<
         self.live.next =
             (self.capture.header.val() & self.live_mask.val()) | self.live_beat.word.val();
         self.rule.header.next = self.live.val();
-        self.rule_pre.header.next = self.capture.header.val();
-        self.pre_q.d.next = self.rule_pre.checks.val();
+        self.pre_q.d.next = self.classifier.checks.val();
         self.cand.next = ((self.pre_q.q.val() & self.early.val())
             | (self.rule.checks.val() & !self.early.val()))
             == self.all_checks.val();
