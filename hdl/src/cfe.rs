@@ -258,6 +258,12 @@ pub struct Cfe {
     arrival_cmd: Signal<Local, SplitCommand>,
     // The context being run, and which local rank a Respond step answers.
     cur: DFF<Bits<3>>,
+    /// Where `cur` came from on the last clock edge: 0 it held, 1 `pick` (`Idle`), 2 the
+    /// arrival's context. It chooses the table's flip-flop that holds `cur`'s program counter
+    /// now (`pc_r`, `pick_pc`, `ctx_pc`), so the program RAM's address comes from flip-flops
+    /// and a select, not from `cur` through the table's 8:1 select (board64's worst path at
+    /// 116.4 MHz).
+    cur_src: DFF<Bits<2>>,
     /// `cur`'s two-ranks-per-host flag, registered for the step's decode (not `cur` → the
     /// table's 8:1 mux → the decode, one of the board's worst paths): the table's value for
     /// `cur` a clock late, loaded from the arrival when `Arrive` makes the arrival's context
@@ -455,6 +461,7 @@ impl Cfe {
             st_fused: Default::default(),
             arrival_cmd: Default::default(),
             cur: Default::default(),
+            cur_src: Default::default(),
             cur_rph2: Default::default(),
             cur_present: Default::default(),
             cur_words: Default::default(),
@@ -522,6 +529,7 @@ impl Logic for Cfe {
             reclaiming,
             advancing,
             pc_next,
+            cur_src,
             await_tail,
             tail_in,
             tail_bad,
@@ -619,7 +627,13 @@ impl Logic for Cfe {
 
         // ---- The running context and its micro-op (valid from Decide on).
         self.contexts.cur.next = self.cur.q.val();
-        self.uop_addr.next = self.contexts.pc.val();
+        self.cur_src.d.next = bits::<2>(0);
+        self.uop_addr.next = self.contexts.pc_r.val();
+        if self.cur_src.q.val() == bits::<2>(1) {
+            self.uop_addr.next = self.contexts.pick_pc.val();
+        } else if self.cur_src.q.val() == bits::<2>(2) {
+            self.uop_addr.next = self.contexts.ctx_pc.val();
+        }
         // While an arrival is judged and acted on, the program RAM reads the micro-op its
         // segment runs next: the hit context's program counter, else the program's first (a
         // new context's). A stored arrival then goes from `Arrive` straight to `Decide`: the
@@ -836,6 +850,7 @@ impl Logic for Cfe {
                     self.state.d.next = CfeState::Lookup;
                 } else if self.contexts.pick_found.val() {
                     self.cur.d.next = self.contexts.pick.val();
+                    self.cur_src.d.next = bits::<2>(1);
                     self.state.d.next = CfeState::Fetch;
                 } else if self.contexts.expired.val() {
                     // Reclaimed the next clock (from a flip-flop: the choice between an
@@ -893,6 +908,7 @@ impl Logic for Cfe {
                     self.cmd.d.next = self.arrival_cmd.val();
                     self.fusing.d.next = true;
                     self.cur.d.next = self.contexts.ctx.val();
+                    self.cur_src.d.next = bits::<2>(2);
                     self.cur_rph2.d.next = self.arrival.rph2.val();
                     self.cur_words.d.next = self.arrival.words.val();
                     self.cur_present.d.next =
@@ -969,6 +985,7 @@ impl Logic for Cfe {
                                 // of this rank, runs again (`Fetch` … `Send`, then `Idle`).
                                 self.ev.next.resent = true;
                                 self.cur.d.next = self.contexts.ctx.val();
+                                self.cur_src.d.next = bits::<2>(2);
                                 self.sub.d.next = self.arr_reg_r.q.val().get_bit(0);
                                 self.resending.d.next = true;
                                 self.state.d.next = CfeState::Fetch;
@@ -996,6 +1013,7 @@ impl Logic for Cfe {
                             // from another board lost on the way is nacked).
                             self.probing.d.next = true;
                             self.cur.d.next = self.contexts.ctx.val();
+                            self.cur_src.d.next = bits::<2>(2);
                         }
                         if self.verdict.q.val().pend {
                             // A nack for a segment not started here (a late rank): this
@@ -1011,6 +1029,7 @@ impl Logic for Cfe {
                             // program is read backwards from its counter for the pass that
                             // sent it.
                             self.cur.d.next = self.contexts.ctx.val();
+                            self.cur_src.d.next = bits::<2>(2);
                             self.scan_addr.d.next = self.contexts.ctx_pc.val();
                             self.scan_pc.d.next = self.contexts.ctx_pc.val();
                             self.scan_fill.d.next = bits::<2>(0);
@@ -1300,6 +1319,7 @@ impl Logic for Cfe {
             self.fuse_go.d.next = false;
             self.f_sel.d.next = false;
             self.cur.d.next = bits::<3>(0);
+            self.cur_src.d.next = bits::<2>(0);
             self.sub.d.next = false;
             self.resending.d.next = false;
             self.probing.d.next = false;

@@ -120,13 +120,20 @@ pub struct ContextTable {
     /// one that retired first.
     pub ctx: Signal<Out, Bits<3>>,
     /// `ctx`'s program counter (with `hit`, the micro-op the arrival's segment runs next: the
-    /// engine reads it from the program RAM while it judges the arrival).
+    /// engine reads it from the program RAM while it judges the arrival). From a flip-flop
+    /// that follows `ctx` and the commands a clock ahead (the same value as a read through
+    /// `ctx`, without the 8:1 select in front of the program RAM's address).
     pub ctx_pc: Signal<Out, Bits<12>>,
     /// `ctx`'s present mask (the engine computes what a `store` makes of it).
     pub ctx_present: Signal<Out, Bits<8>>,
     // The running context.
     pub cur: Signal<In, Bits<3>>,
     pub pc: Signal<Out, Bits<12>>,
+    /// The program counter of the context that was `cur` a clock ago, as it is now (the
+    /// commands of that clock applied; context 0's after a reset, which makes the engine's
+    /// `cur` 0): `pc` whenever `cur` held over the last clock edge. From a flip-flop: the
+    /// engine addresses its program RAM with it.
+    pub pc_r: Signal<Out, Bits<12>>,
     pub end_pc: Signal<Out, Bits<12>>,
     /// `pc` is `end_pc` (the program is done), from a flip-flop per context: a clock late
     /// after an `advance` or `retire` of `cur` (the engine reads it in `Decide`, at least two
@@ -140,6 +147,9 @@ pub struct ContextTable {
     /// The lowest context with news, if `pick_found`.
     pub pick: Signal<Out, Bits<3>>,
     pub pick_found: Signal<Out, Bit>,
+    /// The program counter of the context that was `pick` a clock ago, as it is now (from a
+    /// flip-flop, as `pc_r`).
+    pub pick_pc: Signal<Out, Bits<12>>,
     // Commands.
     pub store: Signal<In, Bit>,
     pub alloc: Signal<In, Bit>,
@@ -211,6 +221,15 @@ pub struct ContextTable {
     c_key: [DFF<Bits<48>>; 8],
     c_sig: [DFF<Bits<88>>; 8],
     c_pc: [DFF<Bits<12>>; 8],
+    /// Each context's program counter after this clock's commands (`c_pc`'s input).
+    nx_pc: [Signal<Local, Bits<12>>; 8],
+    /// `pc_r`, `pick_pc`, `ctx_pc`: the counters of `cur`, `pick` and the next clock's `ctx`
+    /// after this clock's commands, registered.
+    r_pc: DFF<Bits<12>>,
+    r_pick_pc: DFF<Bits<12>>,
+    r_ctx_pc: DFF<Bits<12>>,
+    /// `r_ctx`'s input.
+    ctx_next: Signal<Local, Bits<3>>,
     c_end: [DFF<Bits<12>>; 8],
     c_present: [DFF<Bits<8>>; 8],
     c_rph2: [DFF<Bit>; 8],
@@ -254,7 +273,6 @@ pub struct ContextTable {
     l_present: Signal<Local, Bit>,
     /// Drives `pc`, assigned once at the end of `update`.
     l_pc: Signal<Local, Bits<12>>,
-    l_ctx_pc: Signal<Local, Bits<12>>,
     /// Drives `ctx_present`, assigned once at the end of `update`.
     l_ctx_present: Signal<Local, Bits<8>>,
     /// Drives `end_pc`, assigned once at the end of `update`.
@@ -318,7 +336,6 @@ impl Default for ContextTable {
             cur: Default::default(),
             pc: Default::default(),
             l_pc: Default::default(),
-            l_ctx_pc: Default::default(),
             l_ctx_present: Default::default(),
             end_pc: Default::default(),
             l_end_pc: Default::default(),
@@ -383,6 +400,13 @@ impl Default for ContextTable {
             c_key: Default::default(),
             c_sig: Default::default(),
             c_pc: Default::default(),
+            nx_pc: Default::default(),
+            r_pc: Default::default(),
+            r_pick_pc: Default::default(),
+            r_ctx_pc: Default::default(),
+            ctx_next: Default::default(),
+            pc_r: Default::default(),
+            pick_pc: Default::default(),
             c_end: Default::default(),
             c_present: Default::default(),
             c_rph2: Default::default(),
@@ -432,7 +456,10 @@ impl Logic for ContextTable {
             d_head,
             d_count,
             r_evict,
-            r_done
+            r_done,
+            r_pc,
+            r_pick_pc,
+            r_ctx_pc
         );
         for c in 0..8 {
             self.valid[c].clock.next = self.clock.val();
@@ -466,7 +493,7 @@ impl Logic for ContextTable {
             self.dirty[c].d.next = self.dirty[c].q.val();
             self.c_key[c].d.next = self.c_key[c].q.val();
             self.c_sig[c].d.next = self.c_sig[c].q.val();
-            self.c_pc[c].d.next = self.c_pc[c].q.val();
+            self.nx_pc[c].next = self.c_pc[c].q.val();
             self.c_end[c].d.next = self.c_end[c].q.val();
             self.c_at_end[c].clock.next = self.clock.val();
             self.c_at_end[c].d.next = self.c_pc[c].q.val() == self.c_end[c].q.val();
@@ -562,12 +589,10 @@ impl Logic for ContextTable {
         self.l_bytes.next = bits::<16>(0);
         self.cur_key.next = bits::<48>(0);
         self.cur_done.next = false;
-        self.l_ctx_pc.next = bits::<12>(0);
         self.l_ctx_present.next = bits::<8>(0);
         self.l_silent.next = false;
         for c in 0..8 {
             if self.r_ctx.q.val() == self.index[c].val() {
-                self.l_ctx_pc.next = self.c_pc[c].q.val();
                 self.l_ctx_present.next = self.c_present[c].q.val();
                 self.l_silent.next = self.c_mute[c].q.val();
             }
@@ -644,7 +669,7 @@ impl Logic for ContextTable {
                     self.c_done[c].d.next = false;
                     self.c_key[c].d.next = self.key.val();
                     self.c_sig[c].d.next = self.sig.val();
-                    self.c_pc[c].d.next = self.alloc_pc.val();
+                    self.nx_pc[c].next = self.alloc_pc.val();
                     self.c_end[c].d.next = self.alloc_end.val();
                     self.c_at_end[c].d.next = self.alloc_pc.val() == self.alloc_end.val();
                     self.c_present[c].d.next = bits::<8>(1) << bit_cast::<8, 3>(self.arr_reg.val());
@@ -694,14 +719,14 @@ impl Logic for ContextTable {
                         | (bits::<8>(1) << bit_cast::<8, 3>(self.produce_reg.val()));
                 }
                 if self.advance.val() {
-                    self.c_pc[c].d.next = self.c_pc[c].q.val() + bits::<12>(1);
+                    self.nx_pc[c].next = self.c_pc[c].q.val() + bits::<12>(1);
                 }
                 if self.retire.val() & !self.c_done[c].q.val() {
                     // Done: the result retained, the program counter back on the last
                     // micro-op (the one that answered the local ranks).
                     self.c_done[c].d.next = true;
                     self.dirty[c].d.next = false;
-                    self.c_pc[c].d.next = self.c_pc[c].q.val() - bits::<12>(1);
+                    self.nx_pc[c].next = self.c_pc[c].q.val() - bits::<12>(1);
                 }
             }
         }
@@ -739,6 +764,30 @@ impl Logic for ContextTable {
             }
             self.h_ptr.d.next = self.h_ptr.q.val() + bits::<3>(1);
         }
+        // ---- The counters, and the three of them the engine reads from flip-flops.
+        self.ctx_next.next = self.r_ctx.q.val();
+        if self.lookup.val() {
+            self.ctx_next.next = self.l_ctx.val();
+        }
+        self.r_pc.d.next = bits::<12>(0);
+        self.r_pick_pc.d.next = bits::<12>(0);
+        self.r_ctx_pc.d.next = bits::<12>(0);
+        for c in 0..8 {
+            self.c_pc[c].d.next = self.nx_pc[c].val();
+            if self.cur.val() == self.index[c].val() {
+                self.r_pc.d.next = self.nx_pc[c].val();
+            }
+            if self.l_pick.val() == self.index[c].val() {
+                self.r_pick_pc.d.next = self.nx_pc[c].val();
+            }
+            if self.ctx_next.val() == self.index[c].val() {
+                self.r_ctx_pc.d.next = self.nx_pc[c].val();
+            }
+        }
+        if self.reset.val() {
+            // The engine's `cur` is context 0 after a reset.
+            self.r_pc.d.next = self.nx_pc[0].val();
+        }
         self.history.clock.next = self.clock.val();
         self.history.reset.next = self.reset.val();
         self.history.peek.next = self.peek_key.val();
@@ -765,12 +814,14 @@ impl Logic for ContextTable {
         self.late.next = self.r_late.q.val();
         self.hist_late.next = self.history.seen.val();
         self.ctx.next = self.r_ctx.q.val();
-        self.ctx_pc.next = self.l_ctx_pc.val();
+        self.ctx_pc.next = self.r_ctx_pc.q.val();
         self.ctx_present.next = self.l_ctx_present.val();
         self.silent.next = self.l_silent.val();
         self.sig_match.next = self.r_sig_match.q.val();
         self.present.next = self.r_present.q.val();
         self.pc.next = self.l_pc.val();
+        self.pc_r.next = self.r_pc.q.val();
+        self.pick_pc.next = self.r_pick_pc.q.val();
         self.end_pc.next = self.l_end_pc.val();
         self.at_end.next = self.l_at_end.val();
         self.present_mask.next = self.l_present_mask.val();

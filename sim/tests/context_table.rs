@@ -66,6 +66,8 @@ struct Lookup {
     silent: bool,
     /// `ctx`'s present mask.
     ctx_present: u64,
+    /// `ctx`'s program counter (from a flip-flop that follows `ctx` and the commands).
+    ctx_pc: u64,
 }
 
 impl Model {
@@ -79,6 +81,10 @@ impl Model {
         let free = (0..8).find(|&i| !self.c[i].valid);
         let h = hit.map(|i| self.c[i]);
         let k = self.c[cur];
+        let ctx = hit
+            .or(free)
+            .or(self.done_queue.front().copied())
+            .unwrap_or(0);
         Lookup {
             hit: hit.is_some(),
             done: h.is_some_and(|h| h.done),
@@ -87,25 +93,16 @@ impl Model {
             // Both false on a miss.
             sig_match: h.is_some_and(|h| h.sig == sig),
             present: h.is_some_and(|h| h.present >> reg & 1 == 1),
-            ctx: hit
-                .or(free)
-                .or(self.done_queue.front().copied())
-                .unwrap_or(0) as u64,
+            ctx: ctx as u64,
             cur: (k.pc, k.end, k.present, k.rph2, k.words, k.bytes),
             at_end: k.pc == k.end,
             pick: (0..8)
                 .find(|&i| self.c[i].valid && self.c[i].dirty)
                 .map(|i| i as u64),
             expired: self.expired.map(|i| i as u64),
-            silent: self.mute[hit
-                .or(free)
-                .or(self.done_queue.front().copied())
-                .unwrap_or(0)],
-            ctx_present: self.c[hit
-                .or(free)
-                .or(self.done_queue.front().copied())
-                .unwrap_or(0)]
-            .present,
+            silent: self.mute[ctx],
+            ctx_present: self.c[ctx].present,
+            ctx_pc: self.c[ctx].pc,
         }
     }
     /// The clock edge's ageing and expiry registers; `refreshed` contexts go back to 0.
@@ -155,6 +152,7 @@ fn observe(dut: &ContextTable) -> Lookup {
         expired: (dut.expired() == 1).then(|| dut.expired_ctx()),
         silent: dut.silent() == 1,
         ctx_present: dut.ctx_present(),
+        ctx_pc: dut.ctx_pc(),
     }
 }
 
@@ -409,6 +407,25 @@ fn table_matches_its_model_under_random_commands() {
             }
             _ => {}
         }
+        // The program counters the engine addresses its program RAM with come from flip-flops
+        // that apply the clock's command: after it, `cur`'s (it held; context 0's after a reset,
+        // which makes the engine's `cur` 0), the one `pick` named in the command's clock, and
+        // `ctx`'s, each as the model has it now.
+        assert_eq!(
+            dut.pc_r(),
+            m.c[if command == 8 { 0 } else { cur }].pc,
+            "cycle {cycle}, command {command}: pc_r"
+        );
+        assert_eq!(
+            dut.pick_pc(),
+            m.c[want.pick.unwrap_or(0) as usize].pc,
+            "cycle {cycle}, command {command}: pick_pc"
+        );
+        assert_eq!(
+            dut.ctx_pc(),
+            m.c[ctx].pc,
+            "cycle {cycle}, command {command}: ctx_pc"
+        );
         // `at_end` is a flip-flop per context: right after the command's clock it is on time
         // except after an `advance` or `retire` (the engine never reads it then), also for a
         // context just opened (compared from the values it is opened with).
