@@ -1,6 +1,6 @@
 //! An AXI-Stream FIFO, as verilog-ethernet's `axis_fifo`: beats enter on `s_axis` while
 //! `s_axis_tready` (not full), leave on `m_axis` in order while `m_axis_tvalid`, 2^`DL` beats of
-//! block RAM ([`FrameFifo`]); `reset` empties it.
+//! block RAM ([`FrameFifo`], its write port registered); `reset` empties it.
 //!
 //! * `cut_through` high: a beat can leave two clocks after it entered (the router's ingress
 //!   and offload buffers, [`crate::frame_router`]; a frame found bad at its tail leaves with
@@ -76,7 +76,7 @@ impl<
             almost_level: Default::default(),
             almost_full: Default::default(),
             room: Default::default(),
-            beats: Default::default(),
+            beats: FrameFifo::registered_write(),
             bad_at: Constant::new(bits::<16>(TUSER_BAD_AT as u64)),
             W: Constant::new(bits::<16>(W as u64)),
             LAST: Constant::new(bits::<16>(LAST as u64)),

@@ -157,6 +157,12 @@ pub fn designs_for(width: BusWidth) -> Vec<Design> {
         // The board's one FIFO (the router's buffers and every output queue stand on it),
         // one byte wide, eight words.
         design(FrameFifo::<Bits<8>, 3, 4>::default(), "collwire_frame_fifo"),
+        // The same with its RAM's write port registered (the AXI-Stream FIFOs': the router's
+        // buffers and the output queues).
+        design(
+            FrameFifo::<Bits<8>, 3, 4>::registered_write(),
+            "collwire_frame_fifo_rw",
+        ),
         // The verdict and entry queues' FIFO (a write into an empty one is the head a clock
         // later), one byte wide, eight words.
         design(

@@ -12,7 +12,7 @@
 //! and a pop selects a kept `read_address + 1` instead of adding, so the path from `read` to
 //! the RAM address is one multiplexer: a parent can chain its ready logic through it.
 //!
-//! It is the board's one FIFO implementation, [`FrameFifo`], with frame mode off
+//! It is the board's one FIFO implementation, [`FrameFifo`] (its write port registered), with frame mode off
 //! (`cut_through` high: every word is seen as soon as it is written) and a constant
 //! `almost_full` level.
 //!
@@ -57,7 +57,7 @@ impl<D: Synth, const N: usize, const NP1: usize, const ALMOST: u32> Default
             full: Default::default(),
             almost_full: Default::default(),
             early: Default::default(),
-            words: Default::default(),
+            words: FrameFifo::registered_write(),
             almost_full_level: Constant::new(((1u64 << N) - u64::from(ALMOST)).to_bits()),
         }
     }

@@ -14,6 +14,12 @@
 //! empties it in one clock. `full` refuses words (the writer waits), so a frame longer than the
 //! FIFO would wait forever: its users bound their frames below 2^`N` words.
 //!
+//! **Registered write** ([`FrameFifo::registered_write`], the AXI-Stream FIFOs'): the RAM's
+//! write port is driven from flip-flops, a clock after the push (the writer's logic ends at a
+//! register beside it, not at write pins spread over many block RAMs across the die, where
+//! board64's worst paths ended). The read side sees the same words on the same clocks: a word
+//! not yet in the RAM when it is read is forwarded from that register.
+//!
 //! `N` address bits (2^N words), `NP1 = N + 1` pointer bits. `almost_full` is high, one clock
 //! after the fact (and one clock longer after a pop), while `almost_level` words or more are
 //! stored or being written: a writer that must never wait checks it before it starts a frame
@@ -72,6 +78,17 @@ pub struct FrameFifo<D: Synth, const N: usize, const NP1: usize> {
     /// written then (`fwd_data`), not the RAM's.
     fwd_hit: DFF<Bit>,
     fwd_data: DFF<D>,
+    /// Registered write: the RAM's write port a clock after the push (`w_en` high), and the
+    /// RAM read at the address it writes in the same clock (`fwd2_hit`: `data_out` is the
+    /// word it writes, `fwd2_data`).
+    reg_write: Constant<Bit>,
+    w_en: DFF<Bit>,
+    w_addr: DFF<Bits<N>>,
+    w_data: DFF<D>,
+    fwd2_hit: DFF<Bit>,
+    fwd2_data: DFF<D>,
+    /// The RAM's read address.
+    r_addr: Signal<Local, Bits<N>>,
     /// The read pointer after this clock's pop is not at the write pointer (as it is now).
     seen_stay: Signal<Local, Bit>,
     l_data_out: Signal<Local, D>,
@@ -121,6 +138,13 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for FrameFifo<D, N, NP1
             crowded_r: Default::default(),
             fwd_hit: Default::default(),
             fwd_data: Default::default(),
+            reg_write: Constant::new(false),
+            w_en: Default::default(),
+            w_addr: Default::default(),
+            w_data: Default::default(),
+            fwd2_hit: Default::default(),
+            fwd2_data: Default::default(),
+            r_addr: Default::default(),
             seen_stay: Default::default(),
             l_data_out: Default::default(),
             is_full: Default::default(),
@@ -133,6 +157,16 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for FrameFifo<D, N, NP1
             address_mask: Constant::new(((1u64 << N) - 1).to_bits()),
             size: Constant::new((1u64 << N).to_bits()),
             crowded_level: Constant::new(((1u64 << N) - 1).to_bits()),
+        }
+    }
+}
+
+impl<D: Synth, const N: usize, const NP1: usize> FrameFifo<D, N, NP1> {
+    /// The FIFO with its RAM's write port registered (the module doc).
+    pub fn registered_write() -> Self {
+        Self {
+            reg_write: Constant::new(true),
+            ..Default::default()
         }
     }
 }
@@ -150,7 +184,12 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
             almost_full_r,
             crowded_r,
             fwd_hit,
-            fwd_data
+            fwd_data,
+            w_en,
+            w_addr,
+            w_data,
+            fwd2_hit,
+            fwd2_data
         );
         self.read_address_plus1.clock.next = self.clock.val();
         self.write_address_plus1.clock.next = self.clock.val();
@@ -172,8 +211,8 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
         self.full.next = self.is_full.val();
         self.almost_full.next = self.almost_full_r.q.val();
         self.room.next = !self.crowded_r.q.val();
-        self.ram.read_address.next =
-            bit_cast::<N, NP1>(self.next_read.val() & self.address_mask.val());
+        self.r_addr.next = bit_cast::<N, NP1>(self.next_read.val() & self.address_mask.val());
+        self.ram.read_address.next = self.r_addr.val();
         // A read of the address written this clock gets the RAM's old word: the written one
         // is forwarded (only an `early` reader can look there while the word is valid).
         // (The read address is the write address exactly when the read pointer, after this
@@ -181,15 +220,36 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
         // pointers are not a lap apart then.)
         self.fwd_hit.d.next = self.push.val() & !self.seen_stay.val();
         self.fwd_data.d.next = self.data_in.val();
+        // Registered write: the word pushed a clock ago is written now; a read of its address
+        // now gets it forwarded (the word pushed now wins: a dropped frame's rewind can bring
+        // the write pointer back to an address still being written).
+        self.w_en.d.next = self.push.val();
+        if self.push.val() {
+            self.w_addr.d.next =
+                bit_cast::<N, NP1>(self.write_address.q.val() & self.address_mask.val());
+            self.w_data.d.next = self.data_in.val();
+        }
+        self.fwd2_hit.d.next = self.w_en.q.val() & (self.r_addr.val() == self.w_addr.q.val());
+        if self.w_en.q.val() {
+            self.fwd2_data.d.next = self.w_data.q.val();
+        }
         self.l_data_out.next = self.ram.read_data.val();
         if self.fwd_hit.q.val() {
             self.l_data_out.next = self.fwd_data.q.val();
+        } else if self.reg_write.val() & self.fwd2_hit.q.val() {
+            self.l_data_out.next = self.fwd2_data.q.val();
         }
         self.data_out.next = self.l_data_out.val();
-        self.ram.write_address.next =
-            bit_cast::<N, NP1>(self.write_address.q.val() & self.address_mask.val());
-        self.ram.write_data.next = self.data_in.val();
-        self.ram.write_enable.next = self.push.val();
+        if self.reg_write.val() {
+            self.ram.write_address.next = self.w_addr.q.val();
+            self.ram.write_data.next = self.w_data.q.val();
+            self.ram.write_enable.next = self.w_en.q.val();
+        } else {
+            self.ram.write_address.next =
+                bit_cast::<N, NP1>(self.write_address.q.val() & self.address_mask.val());
+            self.ram.write_data.next = self.data_in.val();
+            self.ram.write_enable.next = self.push.val();
+        }
         self.read_address.d.next = self.next_read.val();
         // A frame's last word commits it or throws it away.
         self.write_plus2.next = self.write_address_plus1.q.val() + bits::<NP1>(1);
@@ -238,6 +298,8 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
             self.almost_full_r.d.next = false;
             self.crowded_r.d.next = false;
             self.fwd_hit.d.next = false;
+            self.w_en.d.next = false;
+            self.fwd2_hit.d.next = false;
         }
         // Blocks of their own (they start at 1): their inputs are assigned once.
         self.read_address_plus1.d.next = self.next_read_plus1.val();

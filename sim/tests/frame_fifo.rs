@@ -1,6 +1,7 @@
 //! The board's one FIFO (`hdl/src/frame_fifo.rs`, eight one-byte words here) through
 //! Verilator against a model of what its doc promises, in each of its three modes, under random
-//! writes, reads, frame ends, drops and resets on every clock:
+//! writes, reads, frame ends, drops and resets on every clock, as built with its RAM's write
+//! port direct and registered (which must not change what the read side sees, or when):
 //!
 //! * **frame mode**: a frame's words are seen from two clocks after its last word was written;
 //!   a frame whose last word comes with `drop` is discarded whole;
@@ -14,7 +15,7 @@
 use std::collections::VecDeque;
 
 use collwire_sim::fpu_check::SplitMix;
-use collwire_sim::models::FrameFifo;
+use collwire_sim::models::{FrameFifo, FrameFifoRw};
 
 const SIZE: usize = 8;
 
@@ -50,7 +51,7 @@ impl Model {
     }
 }
 
-#[derive(Default, Debug)]
+#[derive(Default, Debug, PartialEq)]
 struct Seen {
     pops: usize,
     refused: usize,
@@ -60,80 +61,98 @@ struct Seen {
     resets: usize,
 }
 
-fn run(mode: Mode, seed: u64, level: usize) -> Seen {
-    let mut rng = SplitMix(seed);
-    let mut dut = FrameFifo::default();
-    let mut m = Model::default();
-    let mut seen = Seen::default();
-    dut.set_cut_through(u64::from(mode != Mode::Frames));
-    dut.set_early(u64::from(mode == Mode::Early));
-    dut.set_almost_level(level as u64);
-    for now in 0..60_000u64 {
-        // Bursts: mostly writing, then mostly reading, so it fills and drains.
-        let filling = (now / 41) % 2 == 0;
-        let write = rng.next_u64() % 4 < if filling { 3 } else { 1 };
-        let read = rng.next_u64() % 4 < if filling { 1 } else { 3 };
-        // Frames of one to seven words (never longer than the FIFO: such a frame would wait
-        // forever, as the doc says).
-        let last = write && (m.pending.len() == 6 || rng.next_u64().is_multiple_of(3));
-        let drop = last && rng.next_u64().is_multiple_of(4);
-        let reset = rng.next_u64().is_multiple_of(3_000);
-        let data = rng.next_u64() & 0xff;
-        dut.set_write(u64::from(write));
-        dut.set_read(u64::from(read));
-        dut.set_last(u64::from(last));
-        dut.set_drop(u64::from(drop));
-        dut.set_reset(u64::from(reset));
-        dut.set_data_in(data);
-        dut.eval();
-        let head = m.head(now);
-        let at = format!("{mode:?}, clock {now}");
-        assert_eq!(dut.empty() == 1, head.is_none(), "{at}: empty");
-        if let Some(word) = head {
-            assert_eq!(dut.data_out(), word, "{at}: head");
-        }
-        assert_eq!(dut.full() == 1, m.full(), "{at}: full");
-        let before = m.before.unwrap_or(0);
-        let almost = m.before.is_some_and(|n| n >= level);
-        let room = m.before.is_none_or(|n| n < SIZE - 1);
-        assert_eq!(dut.almost_full() == 1, almost, "{at}: almost_full");
-        assert_eq!(
-            dut.room() == 1,
-            room,
-            "{at}: room ({before} stored a clock ago)"
-        );
-        assert!(!(room && m.full()), "{at}: room while full");
-        seen.almost += usize::from(almost);
-        seen.no_room += usize::from(!room);
-        seen.refused += usize::from(write && m.full());
-        dut.tick();
-        m.before = Some(m.stored());
-        let push = write && !m.full();
-        if read && head.is_some() {
-            m.words.pop_front();
-            seen.pops += 1;
-        }
-        if push {
-            match mode {
-                Mode::Frames => {
-                    m.pending.push(data);
-                    if last && drop {
-                        m.pending.clear();
-                        seen.dropped += 1;
-                    } else if last {
-                        m.words.extend(m.pending.drain(..).map(|w| (w, now + 2)));
+/// The run against the model, for each build of the FIFO.
+macro_rules! runner {
+    ($name:ident, $dut:ty) => {
+        fn $name(mode: Mode, seed: u64, level: usize) -> Seen {
+            let mut rng = SplitMix(seed);
+            let mut dut = <$dut>::default();
+            let mut m = Model::default();
+            let mut seen = Seen::default();
+            dut.set_cut_through(u64::from(mode != Mode::Frames));
+            dut.set_early(u64::from(mode == Mode::Early));
+            dut.set_almost_level(level as u64);
+            for now in 0..60_000u64 {
+                // Bursts: mostly writing, then mostly reading, so it fills and drains.
+                let filling = (now / 41) % 2 == 0;
+                let write = rng.next_u64() % 4 < if filling { 3 } else { 1 };
+                let read = rng.next_u64() % 4 < if filling { 1 } else { 3 };
+                // Frames of one to seven words (never longer than the FIFO: such a frame would wait
+                // forever, as the doc says).
+                let last = write && (m.pending.len() == 6 || rng.next_u64().is_multiple_of(3));
+                let drop = last && rng.next_u64().is_multiple_of(4);
+                let reset = rng.next_u64().is_multiple_of(3_000);
+                let data = rng.next_u64() & 0xff;
+                dut.set_write(u64::from(write));
+                dut.set_read(u64::from(read));
+                dut.set_last(u64::from(last));
+                dut.set_drop(u64::from(drop));
+                dut.set_reset(u64::from(reset));
+                dut.set_data_in(data);
+                dut.eval();
+                let head = m.head(now);
+                let at = format!("{mode:?}, clock {now}");
+                assert_eq!(dut.empty() == 1, head.is_none(), "{at}: empty");
+                if let Some(word) = head {
+                    assert_eq!(dut.data_out(), word, "{at}: head");
+                }
+                assert_eq!(dut.full() == 1, m.full(), "{at}: full");
+                let before = m.before.unwrap_or(0);
+                let almost = m.before.is_some_and(|n| n >= level);
+                let room = m.before.is_none_or(|n| n < SIZE - 1);
+                assert_eq!(dut.almost_full() == 1, almost, "{at}: almost_full");
+                assert_eq!(
+                    dut.room() == 1,
+                    room,
+                    "{at}: room ({before} stored a clock ago)"
+                );
+                assert!(!(room && m.full()), "{at}: room while full");
+                seen.almost += usize::from(almost);
+                seen.no_room += usize::from(!room);
+                seen.refused += usize::from(write && m.full());
+                dut.tick();
+                m.before = Some(m.stored());
+                let push = write && !m.full();
+                if read && head.is_some() {
+                    m.words.pop_front();
+                    seen.pops += 1;
+                }
+                if push {
+                    match mode {
+                        Mode::Frames => {
+                            m.pending.push(data);
+                            if last && drop {
+                                m.pending.clear();
+                                seen.dropped += 1;
+                            } else if last {
+                                m.words.extend(m.pending.drain(..).map(|w| (w, now + 2)));
+                            }
+                        }
+                        Mode::CutThrough => m.words.push_back((data, now + 2)),
+                        Mode::Early => m.words.push_back((data, now + 1)),
                     }
                 }
-                Mode::CutThrough => m.words.push_back((data, now + 2)),
-                Mode::Early => m.words.push_back((data, now + 1)),
+                if reset {
+                    m = Model::default();
+                    seen.resets += 1;
+                }
             }
+            seen
         }
-        if reset {
-            m = Model::default();
-            seen.resets += 1;
-        }
-    }
-    seen
+    };
+}
+
+runner!(run_direct, FrameFifo);
+runner!(run_registered, FrameFifoRw);
+
+fn run(mode: Mode, seed: u64, level: usize) -> Seen {
+    let direct = run_direct(mode, seed, level);
+    let registered = run_registered(mode, seed, level);
+    assert_eq!(
+        direct, registered,
+        "{mode:?}: the two builds saw different runs"
+    );
+    direct
 }
 
 #[test]
