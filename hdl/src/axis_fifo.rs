@@ -1,6 +1,7 @@
 //! An AXI-Stream FIFO, as verilog-ethernet's `axis_fifo`: beats enter on `s_axis` while
 //! `s_axis_tready` (not full), leave on `m_axis` in order while `m_axis_tvalid`, 2^`DL` beats of
-//! block RAM ([`FrameFifo`], its write port registered); `reset` empties it.
+//! block RAM ([`FrameFifo`], its write port registered, or direct: [`AxisFifo::direct_write`]);
+//! `reset` empties it.
 //!
 //! * `cut_through` high: a beat can leave two clocks after it entered (the router's ingress
 //!   and offload buffers, [`crate::frame_router`]; a frame found bad at its tail leaves with
@@ -81,6 +82,27 @@ impl<
             W: Constant::new(bits::<16>(W as u64)),
             LAST: Constant::new(bits::<16>(LAST as u64)),
             USER: Constant::new(bits::<16>(USER as u64)),
+        }
+    }
+}
+
+impl<
+    const W: usize,
+    const K: usize,
+    const BB: usize,
+    const LAST: usize,
+    const USER: usize,
+    const DL: usize,
+    const DL1: usize,
+> AxisFifo<W, K, BB, LAST, USER, DL, DL1>
+{
+    /// The FIFO with its RAM written on the clock of the push ([`FrameFifo`]'s default): for
+    /// a small FIFO whose read data are on a long path (the router's ingress buffer), where
+    /// the registered write's second forward would add a select to it.
+    pub fn direct_write() -> Self {
+        Self {
+            beats: FrameFifo::default(),
+            ..Default::default()
         }
     }
 }

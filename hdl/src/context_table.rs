@@ -147,8 +147,9 @@ pub struct ContextTable {
     /// The lowest context with news, if `pick_found`.
     pub pick: Signal<Out, Bits<3>>,
     pub pick_found: Signal<Out, Bit>,
-    /// The program counter of the context that was `pick` a clock ago, as it is now (from a
-    /// flip-flop, as `pc_r`).
+    /// The program counter of the context that was `pick` a clock ago, as it was then (from
+    /// a flip-flop, as `pc_r`; the engine reads it after `Idle`, which gives no command that
+    /// moves a counter).
     pub pick_pc: Signal<Out, Bits<12>>,
     // Commands.
     pub store: Signal<In, Bit>,
@@ -230,6 +231,10 @@ pub struct ContextTable {
     r_ctx_pc: DFF<Bits<12>>,
     /// `r_ctx`'s input.
     ctx_next: Signal<Local, Bits<3>>,
+    /// `pick`'s counter, ORed from the contexts (one-hot: a context with news and none below
+    /// it), not selected through `pick`.
+    pick_or: Signal<Local, Bits<12>>,
+    news_below: Signal<Local, Bit>,
     c_end: [DFF<Bits<12>>; 8],
     c_present: [DFF<Bits<8>>; 8],
     c_rph2: [DFF<Bit>; 8],
@@ -405,6 +410,8 @@ impl Default for ContextTable {
             r_pick_pc: Default::default(),
             r_ctx_pc: Default::default(),
             ctx_next: Default::default(),
+            pick_or: Default::default(),
+            news_below: Default::default(),
             pc_r: Default::default(),
             pick_pc: Default::default(),
             c_end: Default::default(),
@@ -770,20 +777,24 @@ impl Logic for ContextTable {
             self.ctx_next.next = self.l_ctx.val();
         }
         self.r_pc.d.next = bits::<12>(0);
-        self.r_pick_pc.d.next = bits::<12>(0);
         self.r_ctx_pc.d.next = bits::<12>(0);
+        self.pick_or.next = bits::<12>(0);
+        self.news_below.next = false;
         for c in 0..8 {
             self.c_pc[c].d.next = self.nx_pc[c].val();
             if self.cur.val() == self.index[c].val() {
                 self.r_pc.d.next = self.nx_pc[c].val();
             }
-            if self.l_pick.val() == self.index[c].val() {
-                self.r_pick_pc.d.next = self.nx_pc[c].val();
+            if self.valid[c].q.val() & self.dirty[c].q.val() & !self.news_below.val() {
+                self.pick_or.next = self.pick_or.val() | self.c_pc[c].q.val();
             }
+            self.news_below.next =
+                self.news_below.val() | (self.valid[c].q.val() & self.dirty[c].q.val());
             if self.ctx_next.val() == self.index[c].val() {
                 self.r_ctx_pc.d.next = self.nx_pc[c].val();
             }
         }
+        self.r_pick_pc.d.next = self.pick_or.val();
         if self.reset.val() {
             // The engine's `cur` is context 0 after a reset.
             self.r_pc.d.next = self.nx_pc[0].val();

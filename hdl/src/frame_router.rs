@@ -182,6 +182,8 @@ pub struct FrameRouter<
     live_mask: Constant<Bits<512>>,
     /// The header as it stands once the deciding beat arrives.
     live: Signal<Local, Bits<512>>,
+    /// The ingress buffer, its RAM written directly ([`AxisFifo::direct_write`]): its read
+    /// data start the router's outputs.
     ingress: AxisFifo<W, K, BB, LAST, USER, 3, 4>,
     classes: RegFifo4<Bits<3>>,
     /// The route table (a copy of the CFE's) and the port masks of the transit frames in the
@@ -395,7 +397,7 @@ impl<
                 !m
             }),
             live: Default::default(),
-            ingress: Default::default(),
+            ingress: AxisFifo::direct_write(),
             classes: Default::default(),
             route_table: Default::default(),
             routes: Default::default(),

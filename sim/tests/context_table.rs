@@ -291,6 +291,8 @@ fn table_matches_its_model_under_random_commands() {
         dut.eval();
         let want = m.lookup(key, sig, reg, cur);
         assert_eq!(observe(&dut), want, "cycle {cycle}, command {command}");
+        // `pick`'s counter as it is in the command's clock (0 without a pick).
+        let pick_pc = want.pick.map_or(0, |p| m.c[p as usize].pc);
         done_hits += usize::from(want.done);
         at_end_seen += usize::from(want.at_end);
         silent_seen += usize::from(want.silent);
@@ -408,9 +410,9 @@ fn table_matches_its_model_under_random_commands() {
             _ => {}
         }
         // The program counters the engine addresses its program RAM with come from flip-flops
-        // that apply the clock's command: after it, `cur`'s (it held; context 0's after a reset,
-        // which makes the engine's `cur` 0), the one `pick` named in the command's clock, and
-        // `ctx`'s, each as the model has it now.
+        // after the command: `cur`'s (it held; context 0's after a reset, which makes the
+        // engine's `cur` 0) and `ctx`'s as the command left them, and the one `pick` named in
+        // the command's clock as it was then.
         assert_eq!(
             dut.pc_r(),
             m.c[if command == 8 { 0 } else { cur }].pc,
@@ -418,7 +420,7 @@ fn table_matches_its_model_under_random_commands() {
         );
         assert_eq!(
             dut.pick_pc(),
-            m.c[want.pick.unwrap_or(0) as usize].pc,
+            pick_pc,
             "cycle {cycle}, command {command}: pick_pc"
         );
         assert_eq!(
