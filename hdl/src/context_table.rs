@@ -224,8 +224,8 @@ pub struct ContextTable {
     c_pc: [DFF<Bits<12>>; 8],
     /// Each context's program counter after this clock's commands (`c_pc`'s input).
     nx_pc: [Signal<Local, Bits<12>>; 8],
-    /// `pc_r`, `pick_pc`, `ctx_pc`: the counters of `cur`, `pick` and the next clock's `ctx`
-    /// after this clock's commands, registered.
+    /// `pc_r`, `pick_pc`, `ctx_pc`: the counters of `cur` and the next clock's `ctx` after
+    /// this clock's commands, and `pick`'s as it is, registered.
     r_pc: DFF<Bits<12>>,
     r_pick_pc: DFF<Bits<12>>,
     r_ctx_pc: DFF<Bits<12>>,
