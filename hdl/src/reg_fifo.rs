@@ -5,9 +5,11 @@
 //! head entry, pointers unequal): the 4:1 multiplexer on the entries and the pointer compare are
 //! computed for the next clock, with `read` choosing at the last mux, so a path that starts at
 //! this FIFO's head does not run through its pointers (the router's class FIFO read pointer →
-//! its output registers was one of board64's worst paths, 104.5 MHz). `full` comes from the
-//! pointer registers; `write` while full and `read` while empty are ignored; `reset` empties it
-//! and zeroes every entry.
+//! its output registers was one of board64's worst paths, 104.5 MHz). `full` comes from a
+//! register too (`full_q`, the pointers' compare for the next clock: the class FIFO's read
+//! pointer → `full` → the router's `accept` → the header capture's enables was board64's worst
+//! path on seed 1 after 6102a4a, 8.18 ns); `write` while full and `read` while empty are
+//! ignored; `reset` empties it and zeroes every entry.
 
 use rust_hdl::prelude::*;
 
@@ -35,6 +37,8 @@ pub struct RegFifo4<D: Synth> {
     head_q: DFF<D>,
     /// Not empty (low at power-on, as the pointers are equal then).
     filled_q: DFF<Bit>,
+    /// Full (low at power-on).
+    full_q: DFF<Bit>,
     /// The entry after the head (its slot is written this clock: the word written).
     after_head: Signal<Local, D>,
     /// The head if it stays (the FIFO empty and written this clock: the word written).
@@ -69,6 +73,7 @@ impl<D: Synth> Default for RegFifo4<D> {
             is_full: Default::default(),
             head_q: Default::default(),
             filled_q: Default::default(),
+            full_q: Default::default(),
             after_head: Default::default(),
             stay_head: Default::default(),
             read_slot: Default::default(),
@@ -83,10 +88,11 @@ impl<D: Synth> Default for RegFifo4<D> {
 impl<D: Synth> Logic for RegFifo4<D> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, read_at, write_at, head_q, filled_q);
-        // The pointer registers say the FIFO is empty exactly when `filled_q` is low.
+        dff_setup!(self, clock, read_at, write_at, head_q, filled_q, full_q);
+        // The pointer registers say the FIFO is empty exactly when `filled_q` is low, full
+        // exactly when `full_q` is high.
         self.is_empty.next = !self.filled_q.q.val();
-        self.is_full.next = (self.read_at.q.val() ^ self.write_at.q.val()) == self.lap.val();
+        self.is_full.next = self.full_q.q.val();
         self.push.next = self.write.val() & !self.is_full.val();
         self.pop.next = self.read.val() & !self.is_empty.val();
         self.read_slot.next = self.read_at.q.val().get_bits::<2>(0);
@@ -124,11 +130,13 @@ impl<D: Synth> Logic for RegFifo4<D> {
         self.write_at.d.next = self.write_next.val();
         self.read_at.d.next = self.read_next.val();
         self.filled_q.d.next = self.read_next.val() != self.write_next.val();
+        self.full_q.d.next = (self.read_next.val() ^ self.write_next.val()) == self.lap.val();
         if self.reset.val() {
             self.write_at.d.next = bits::<3>(0);
             self.read_at.d.next = bits::<3>(0);
             self.head_q.d.next = self.zero.val();
             self.filled_q.d.next = false;
+            self.full_q.d.next = false;
         }
         self.data_out.next = self.head_q.q.val();
         self.empty.next = self.is_empty.val();

@@ -1,6 +1,6 @@
 //! Offload parser stage 1 through Verilator at both widths: the exact first 64 bytes and the
-//! exact length of real frames (built with etherparse), streamed back to back with idle gaps,
-//! and whether each frame holds its IPv4 total length (offload frames truncated by a few bytes
+//! exact length of real frames (built with etherparse), streamed back to back with idle gaps
+//! (garbage on the bus between beats), and whether each frame holds its IPv4 total length (offload frames truncated by a few bytes
 //! fail, padded ones pass).
 
 use collwire_proto::frame::{Endpoints, build_frame};
@@ -38,7 +38,12 @@ macro_rules! tap {
                         word[..bytes.len()].copy_from_slice(bytes);
                         (bytes.len(), last, 1)
                     }
-                    None => (0, false, 0),
+                    // Between beats the bus carries garbage: what a tap takes must not
+                    // depend on `tdata` while `tvalid` is low.
+                    None => {
+                        word.fill(0xc3);
+                        (0, false, 0)
+                    }
                 };
                 $set_data(self, &word);
                 self.set_s_axis_tkeep(if n == 64 { u64::MAX } else { (1u64 << n) - 1 });
