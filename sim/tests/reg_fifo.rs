@@ -1,7 +1,7 @@
 //! The four-entry flip-flop FIFO (`hdl/src/reg_fifo.rs`) through Verilator against a model of
 //! what it promises: `data_out` the entry at the read pointer (the word written last into that
 //! slot, even when empty), `empty` / `full` from the pointers, writes while full and reads
-//! while empty ignored, `reset` empties it and zeroes every entry. Its head and `empty` come
+//! while empty ignored, `reset` empties it and zeroes every entry. Its head, `empty` and `full` come
 //! out of registers kept equal to that; random writes, reads and resets on every clock.
 
 use collwire_sim::fpu_check::SplitMix;
