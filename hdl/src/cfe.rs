@@ -249,6 +249,8 @@ pub struct Cfe {
     l_instr: Signal<Local, InstrWord>,
     /// The step's CIPE pass from the decode (`st_ins` in `Read`, `ins_f` in `Decide`).
     step_ins: Signal<Local, InstrWord>,
+    /// The pass that takes the arrival, from the decode's `fused` (for `ins_f`).
+    fused_ins: Signal<Local, InstrWord>,
     st_has_instr: DFF<Bit>,
     st_has_entry: DFF<Bit>,
     st_produce: DFF<Bit>,
@@ -454,6 +456,7 @@ impl Cfe {
             f_sel: Default::default(),
             l_instr: Default::default(),
             step_ins: Default::default(),
+            fused_ins: Default::default(),
             st_has_instr: Default::default(),
             st_has_entry: Default::default(),
             st_produce: Default::default(),
@@ -690,13 +693,22 @@ impl Logic for Cfe {
         // The step's CIPE pass as decoded (the reduce op, datatype and word count filled in
         // where it is issued).
         self.step_ins.next = self.instr_none.val();
-        self.step_ins.next.opcode = self.step.opcode.val();
-        self.step_ins.next.slot_d = self.step.slot_d.val();
-        self.step_ins.next.slot_b = self.step.slot_b.val();
-        self.step_ins.next.slot_a = self.step.slot_a.val();
-        self.step_ins.next.store = self.step.store.val();
-        self.step_ins.next.emit = self.step.emit.val();
-        self.step_ins.next.swap = self.step.swap.val();
+        self.step_ins.next.opcode = self.step.pass.val().opcode;
+        self.step_ins.next.slot_d = self.step.pass.val().slot_d;
+        self.step_ins.next.slot_b = self.step.pass.val().slot_b;
+        self.step_ins.next.slot_a = self.step.pass.val().slot_a;
+        self.step_ins.next.store = self.step.pass.val().store;
+        self.step_ins.next.emit = self.step.pass.val().emit;
+        self.step_ins.next.swap = self.step.pass.val().swap;
+        // The same for the pass that takes the arrival (the step's pass when it does).
+        self.fused_ins.next = self.instr_none.val();
+        self.fused_ins.next.opcode = self.step.fused.val().opcode;
+        self.fused_ins.next.slot_d = self.step.fused.val().slot_d;
+        self.fused_ins.next.slot_b = self.step.fused.val().slot_b;
+        self.fused_ins.next.slot_a = self.step.fused.val().slot_a;
+        self.fused_ins.next.store = self.step.fused.val().store;
+        self.fused_ins.next.emit = self.step.fused.val().emit;
+        self.fused_ins.next.swap = self.step.fused.val().swap;
         // The splitter command for the stored arrival, whether a pass takes it or it is
         // stored: stream its payload words, or drain a frame without payload.
         self.arrival_cmd.next = self.no_cmd.val();
@@ -1067,9 +1079,12 @@ impl Logic for Cfe {
                 self.ins.d.next.store = true;
                 self.ins.d.next.count = self.arrival.words.val();
                 // The pass that would take the arrival, from this clock's decode (also loaded
-                // on every `Decide`; `fuse_go` says whether it counts). The arrival's reduce
-                // op, datatype and words are the segment's (a mismatch is refused in `Judge`).
-                self.ins_f.d.next = self.step_ins.val();
+                // on every `Decide`; `fuse_go` says whether it counts): the decode's `fused`,
+                // which is its pass when the step takes the arrival, without the operand
+                // checks that decide whether it does (uop_r → those → `ins_f` was board64's
+                // worst path at b2b3d5d, seed 1). The arrival's reduce op, datatype and words
+                // are the segment's (a mismatch is refused in `Judge`).
+                self.ins_f.d.next = self.fused_ins.val();
                 self.ins_f.d.next.op = self.arrival.reduce_op.val();
                 self.ins_f.d.next.datatype = self.arrival.datatype.val();
                 self.ins_f.d.next.count = self.arrival.words.val();

@@ -83,6 +83,21 @@ impl From<Bits<32>> for UopWord {
     }
 }
 
+/// What a step's CIPE pass is, as the decoder gives it (the CFE fills in the reduce op,
+/// datatype and word count where it issues the pass): opcode, buffer slots (context · 8 +
+/// register), store, emit, swap.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct PassFields {
+    pub opcode: Bits<4>,
+    pub slot_a: Bits<7>,
+    pub slot_b: Bits<7>,
+    pub slot_d: Bits<7>,
+    pub store: Bit,
+    pub emit: Bit,
+    /// The CIPE pass swaps its operands (a fused arrival of `a`: incoming · `b`).
+    pub swap: Bit,
+}
+
 #[derive(LogicBlock)]
 pub struct UopDecode {
     /// The program-memory word.
@@ -115,8 +130,6 @@ pub struct UopDecode {
     /// The micro-op is a pass whose operands are present and which may take the waiting
     /// arrival as it streams in: the arrival is its `a` (with `fuse_a`) or `b` (with `fuse_b`).
     pub fuses: Signal<Out, Bit>,
-    /// The CIPE pass swaps its operands (a fused arrival of `a`: incoming · `b`).
-    pub swap: Signal<Out, Bit>,
     /// The micro-op's operands are present.
     pub ready: Signal<Out, Bit>,
     /// This is the micro-op's last step (Respond and RespondPrefix take one per local rank).
@@ -134,13 +147,12 @@ pub struct UopDecode {
     pub sends: Signal<Out, Bit>,
     /// The step carries data (not an empty answer).
     pub data: Signal<Out, Bit>,
-    /// The CIPE pass: opcode, buffer slots (context · 8 + register), store, emit.
-    pub opcode: Signal<Out, Bits<4>>,
-    pub slot_a: Signal<Out, Bits<7>>,
-    pub slot_b: Signal<Out, Bits<7>>,
-    pub slot_d: Signal<Out, Bits<7>>,
-    pub store: Signal<Out, Bit>,
-    pub emit: Signal<Out, Bit>,
+    /// The step's CIPE pass.
+    pub pass: Signal<Out, PassFields>,
+    /// The pass as it is when it takes the waiting arrival (`arrival` and `fuses`): what
+    /// `pass` is then, decoded without `fuses` (whose operand-presence logic is the decode's
+    /// deepest), for a register that is used only when the step fuses.
+    pub fused: Signal<Out, PassFields>,
     /// The step runs a CIPE pass / emits a frame.
     pub has_instr: Signal<Out, Bit>,
     pub has_entry: Signal<Out, Bit>,
@@ -165,8 +177,14 @@ pub struct UopDecode {
     via_b: Signal<Local, Bit>,
     /// Drives `fuses`, assigned once at the end of `update`.
     l_fuses: Signal<Local, Bit>,
-    /// Drives `swap`, assigned once at the end of `update`.
-    l_swap: Signal<Local, Bit>,
+    /// The pass by the micro-op's kind alone (before an arrival, an answer, a resend).
+    base: Signal<Local, PassFields>,
+    b_has_entry: Signal<Local, Bit>,
+    b_has_instr: Signal<Local, Bit>,
+    /// Drives `fused`, assigned once.
+    l_fused: Signal<Local, PassFields>,
+    /// Drives `pass`, assigned once at the end of `update`.
+    l_pass: Signal<Local, PassFields>,
     w: Signal<Local, UopWord>,
     ra: Signal<Local, Bits<3>>,
     rb: Signal<Local, Bits<3>>,
@@ -178,18 +196,6 @@ pub struct UopDecode {
     l_ready: Signal<Local, Bit>,
     /// Drives `last_sub`, assigned once at the end of `update`.
     l_last_sub: Signal<Local, Bit>,
-    /// Drives `opcode`, assigned once at the end of `update`.
-    l_opcode: Signal<Local, Bits<4>>,
-    /// Drives `slot_a`, assigned once at the end of `update`.
-    l_slot_a: Signal<Local, Bits<7>>,
-    /// Drives `slot_b`, assigned once at the end of `update`.
-    l_slot_b: Signal<Local, Bits<7>>,
-    /// Drives `slot_d`, assigned once at the end of `update`.
-    l_slot_d: Signal<Local, Bits<7>>,
-    /// Drives `store`, assigned once at the end of `update`.
-    l_store: Signal<Local, Bit>,
-    /// Drives `emit`, assigned once at the end of `update`.
-    l_emit: Signal<Local, Bit>,
     /// Drives `has_instr`, assigned once at the end of `update`.
     l_has_instr: Signal<Local, Bit>,
     /// Drives `has_entry`, assigned once at the end of `update`.
@@ -216,13 +222,18 @@ impl Default for UopDecode {
             missing: Default::default(),
             l_missing: Default::default(),
             fuses: Default::default(),
-            swap: Default::default(),
             op_input: code(Opcode::Input as u32),
             op_combine: code(Opcode::Combine as u32),
             via_a: Default::default(),
             via_b: Default::default(),
             l_fuses: Default::default(),
-            l_swap: Default::default(),
+            pass: Default::default(),
+            fused: Default::default(),
+            base: Default::default(),
+            b_has_entry: Default::default(),
+            b_has_instr: Default::default(),
+            l_fused: Default::default(),
+            l_pass: Default::default(),
             uop: Default::default(),
             cur: Default::default(),
             present: Default::default(),
@@ -242,18 +253,6 @@ impl Default for UopDecode {
             sends: Default::default(),
             data: Default::default(),
             l_data: Default::default(),
-            opcode: Default::default(),
-            l_opcode: Default::default(),
-            slot_a: Default::default(),
-            l_slot_a: Default::default(),
-            slot_b: Default::default(),
-            l_slot_b: Default::default(),
-            slot_d: Default::default(),
-            l_slot_d: Default::default(),
-            store: Default::default(),
-            l_store: Default::default(),
-            emit: Default::default(),
-            l_emit: Default::default(),
             has_instr: Default::default(),
             l_has_instr: Default::default(),
             has_entry: Default::default(),
@@ -351,38 +350,40 @@ impl Logic for UopDecode {
             self.l_data.next = false;
         }
         self.ctx_base.next = bit_cast::<7, 3>(self.cur.val()) << 3;
-        self.l_opcode.next = self.op_buffer.val();
-        self.l_slot_a.next = self.ctx_base.val() | bit_cast::<7, 3>(self.ra.val());
-        self.l_slot_b.next = self.ctx_base.val() | bit_cast::<7, 3>(self.rb.val());
-        self.l_slot_d.next = self.ctx_base.val() | bit_cast::<7, 3>(self.rd.val());
-        self.l_store.next = false;
-        self.l_emit.next = true;
-        self.l_has_entry.next = true;
-        self.l_has_instr.next = self.l_data.val();
+        // The pass by the micro-op's kind.
+        self.base.next.opcode = self.op_buffer.val();
+        self.base.next.slot_a = self.ctx_base.val() | bit_cast::<7, 3>(self.ra.val());
+        self.base.next.slot_b = self.ctx_base.val() | bit_cast::<7, 3>(self.rb.val());
+        self.base.next.slot_d = self.ctx_base.val() | bit_cast::<7, 3>(self.rd.val());
+        self.base.next.store = false;
+        self.base.next.emit = true;
+        self.base.next.swap = false;
+        self.b_has_entry.next = true;
+        self.b_has_instr.next = self.l_data.val();
         if self.w.val().kind == self.kind_local_prefix.val() {
             // LocalPrefix: r1 = r0 · r1.
-            self.l_opcode.next = self.op_pair.val();
-            self.l_slot_a.next = self.ctx_base.val();
-            self.l_slot_b.next = self.ctx_base.val() | bits::<7>(1);
-            self.l_slot_d.next = self.ctx_base.val() | bits::<7>(1);
-            self.l_store.next = true;
-            self.l_emit.next = false;
-            self.l_has_entry.next = false;
-            self.l_has_instr.next = self.l_data.val() & self.rph2.val();
+            self.base.next.opcode = self.op_pair.val();
+            self.base.next.slot_a = self.ctx_base.val();
+            self.base.next.slot_b = self.ctx_base.val() | bits::<7>(1);
+            self.base.next.slot_d = self.ctx_base.val() | bits::<7>(1);
+            self.base.next.store = true;
+            self.base.next.emit = false;
+            self.b_has_entry.next = false;
+            self.b_has_instr.next = self.l_data.val() & self.rph2.val();
         }
         if self.w.val().kind == self.kind_pass.val() {
             if self.w.val().combine {
-                self.l_opcode.next = self.op_pair.val();
+                self.base.next.opcode = self.op_pair.val();
             }
-            self.l_store.next = self.w.val().store;
-            self.l_emit.next = self.sends.val();
-            self.l_has_entry.next = self.sends.val();
-            self.l_has_instr.next = self.words_nz.val() & (self.w.val().store | self.sends.val());
+            self.base.next.store = self.w.val().store;
+            self.base.next.emit = self.sends.val();
+            self.b_has_entry.next = self.sends.val();
+            self.b_has_instr.next = self.words_nz.val() & (self.w.val().store | self.sends.val());
             if self.answer_pass.val() {
                 // Rank 0's answer leaves from the pass (empty for a reduce's non-root rank:
                 // the pass then only stores).
-                self.l_emit.next = self.l_data.val();
-                self.l_has_entry.next = true;
+                self.base.next.emit = self.l_data.val();
+                self.b_has_entry.next = true;
             }
         }
         // Combining on arrival: the pass's operands are present (the arrival's register is
@@ -390,6 +391,23 @@ impl Logic for UopDecode {
         self.via_a.next = self.w.val().fuse_a & (self.ra.val() == self.arr_reg.val());
         self.via_b.next =
             self.w.val().fuse_b & self.w.val().combine & (self.rb.val() == self.arr_reg.val());
+        // The pass when it takes the arrival.
+        self.l_fused.next = self.base.val();
+        if self.w.val().combine {
+            // incoming · b (the arrival is a: swapped), or a · incoming.
+            self.l_fused.next.opcode = self.op_combine.val();
+            if self.via_a.val() {
+                self.l_fused.next.slot_a = self.ctx_base.val() | bit_cast::<7, 3>(self.rb.val());
+                self.l_fused.next.swap = true;
+            }
+        } else {
+            // The arrival itself: stored where the pass stores it, else in its register.
+            self.l_fused.next.opcode = self.op_input.val();
+            self.l_fused.next.store = true;
+            if !self.w.val().store {
+                self.l_fused.next.slot_d = self.ctx_base.val() | bit_cast::<7, 3>(self.ra.val());
+            }
+        }
         // A pass that answers takes an arrival only in an allreduce: whether a reduce's rank 0
         // gets data depends on its stored request, which the engine reads only after the fused
         // pass's instruction has gone (the engine gives `reduce` from the arrival then).
@@ -403,67 +421,53 @@ impl Logic for UopDecode {
             self.l_fuses.next =
                 self.l_ready.val() & self.via_a.val() & !self.sub.val() & !self.reduce.val();
         }
-        self.l_swap.next = false;
+        self.l_pass.next = self.base.val();
+        self.l_has_entry.next = self.b_has_entry.val();
+        self.l_has_instr.next = self.b_has_instr.val();
         if self.arrival.val() & self.l_fuses.val() {
-            if self.w.val().combine {
-                // incoming · b (the arrival is a: swapped), or a · incoming.
-                self.l_opcode.next = self.op_combine.val();
-                if self.via_a.val() {
-                    self.l_slot_a.next = self.ctx_base.val() | bit_cast::<7, 3>(self.rb.val());
-                    self.l_swap.next = true;
-                }
-            } else {
-                // The arrival itself: stored where the pass stores it, else in its register.
-                self.l_opcode.next = self.op_input.val();
-                self.l_store.next = true;
-                if !self.w.val().store {
-                    self.l_slot_d.next = self.ctx_base.val() | bit_cast::<7, 3>(self.ra.val());
-                }
+            self.l_pass.next = self.l_fused.val();
+            if !self.w.val().combine {
                 self.l_has_instr.next = self.words_nz.val();
             }
         }
         if self.as_answer.val() {
             // The answer alone, copied out of `dst`.
-            self.l_opcode.next = self.op_buffer.val();
-            self.l_slot_a.next = self.ctx_base.val() | bit_cast::<7, 3>(self.rd.val());
-            self.l_store.next = false;
-            self.l_emit.next = self.l_data.val();
+            self.l_pass.next.opcode = self.op_buffer.val();
+            self.l_pass.next.slot_a = self.ctx_base.val() | bit_cast::<7, 3>(self.rd.val());
+            self.l_pass.next.store = false;
+            self.l_pass.next.emit = self.l_data.val();
             self.l_has_entry.next = true;
             self.l_has_instr.next = self.l_data.val();
         }
         if self.w.val().kind == self.kind_respond_prefix.val() {
             // RespondPrefix: rank `sub` gets x · r[sub], or r[sub].
-            self.l_slot_a.next = self.ctx_base.val() | bit_cast::<7, 1>(self.sub.val().into());
+            self.l_pass.next.slot_a = self.ctx_base.val() | bit_cast::<7, 1>(self.sub.val().into());
             if self.w.val().combine {
-                self.l_opcode.next = self.op_pair.val();
-                self.l_slot_a.next = self.ctx_base.val() | bit_cast::<7, 3>(self.ra.val());
-                self.l_slot_b.next = self.ctx_base.val() | bit_cast::<7, 1>(self.sub.val().into());
+                self.l_pass.next.opcode = self.op_pair.val();
+                self.l_pass.next.slot_a = self.ctx_base.val() | bit_cast::<7, 3>(self.ra.val());
+                self.l_pass.next.slot_b =
+                    self.ctx_base.val() | bit_cast::<7, 1>(self.sub.val().into());
             }
         }
         if self.resend.val() {
             // The value sent, copied out of the register that holds it.
-            self.l_opcode.next = self.op_buffer.val();
-            self.l_slot_a.next = self.ctx_base.val() | bit_cast::<7, 3>(self.ra.val());
+            self.l_pass.next.opcode = self.op_buffer.val();
+            self.l_pass.next.slot_a = self.ctx_base.val() | bit_cast::<7, 3>(self.ra.val());
             if self.w.val().store {
-                self.l_slot_a.next = self.ctx_base.val() | bit_cast::<7, 3>(self.rd.val());
+                self.l_pass.next.slot_a = self.ctx_base.val() | bit_cast::<7, 3>(self.rd.val());
             }
-            self.l_store.next = false;
-            self.l_emit.next = true;
+            self.l_pass.next.store = false;
+            self.l_pass.next.emit = true;
+            self.l_pass.next.swap = false;
             self.l_has_entry.next = true;
             self.l_has_instr.next = self.l_data.val();
             self.l_fuses.next = false;
-            self.l_swap.next = false;
         }
         self.fuses.next = self.l_fuses.val();
-        self.swap.next = self.l_swap.val();
+        self.pass.next = self.l_pass.val();
+        self.fused.next = self.l_fused.val();
         self.ready.next = self.l_ready.val();
         self.last_sub.next = self.l_last_sub.val();
-        self.opcode.next = self.l_opcode.val();
-        self.slot_a.next = self.l_slot_a.val();
-        self.slot_b.next = self.l_slot_b.val();
-        self.slot_d.next = self.l_slot_d.val();
-        self.store.next = self.l_store.val();
-        self.emit.next = self.l_emit.val();
         self.has_instr.next = self.l_has_instr.val();
         self.has_entry.next = self.l_has_entry.val();
         self.data.next = self.l_data.val();
