@@ -225,13 +225,6 @@ pub struct Cfe {
     // The arrival being handled.
     arr_fields: DFF<FrameFields>,
     arr_len: DFF<Bits<16>>,
-    /// The arrival's payload words on the bus (`arrival.words`, from `arr_len` by an adder),
-    /// registered on every clock: `arr_len` changes only on `Idle`'s clock edges, and no state
-    /// reads the words on the clock after one (`Lookup`, `Fetch`; `Idle` itself reads nothing
-    /// that counts), so from `Judge` on they are the arrival's. The decisions and the
-    /// instruction registers that take them start at a flip-flop, not at that adder
-    /// (`arr_len` → the adder → `ins_pend` was board64's worst path at 67d2bb0, seed 1).
-    arr_words: DFF<Bits<12>>,
     arr_unsup: DFF<Bit>,
     /// The stored arrival waits, unsplit, to be combined as it streams in by the next pass of
     /// its context (`cur`), if that pass may take it (docs/cfe.md, "Combining on arrival").
@@ -454,7 +447,6 @@ impl Cfe {
             verdict: Default::default(),
             arr_fields: Default::default(),
             arr_len: Default::default(),
-            arr_words: Default::default(),
             arr_unsup: Default::default(),
             fusing: Default::default(),
             fused_step: Default::default(),
@@ -547,7 +539,6 @@ impl Logic for Cfe {
             verdict,
             arr_fields,
             arr_len,
-            arr_words,
             arr_unsup,
             fusing,
             cur,
@@ -609,7 +600,6 @@ impl Logic for Cfe {
         // flags there, and its second gives the verdict in `Judge`.
         self.arrival.fields.next = self.arr_fields.q.val();
         self.arrival.payload_len.next = self.arr_len.q.val();
-        self.arr_words.d.next = self.arrival.words.val();
         self.arrival.unsupported.next = self.arr_unsup.q.val();
         self.arrival.my_board.next = self.conf.my_board.val();
         self.arrival.dir_word.next = self.conf.dir_word.val();
@@ -722,9 +712,9 @@ impl Logic for Cfe {
         // The splitter command for the stored arrival, whether a pass takes it or it is
         // stored: stream its payload words, or drain a frame without payload.
         self.arrival_cmd.next = self.no_cmd.val();
-        if self.arr_words.q.val() != bits::<12>(0) {
+        if self.arrival.words.val() != bits::<12>(0) {
             self.arrival_cmd.next.action = self.split_stream.val();
-            self.arrival_cmd.next.words = self.arr_words.q.val();
+            self.arrival_cmd.next.words = self.arrival.words.val();
         }
 
         // ---- The fields an answer is built from: the arrival's (errors, acks) or a stored
@@ -932,7 +922,7 @@ impl Logic for Cfe {
                     self.cur.d.next = self.contexts.ctx.val();
                     self.cur_src.d.next = bits::<2>(2);
                     self.cur_rph2.d.next = self.arrival.rph2.val();
-                    self.cur_words.d.next = self.arr_words.q.val();
+                    self.cur_words.d.next = self.arrival.words.val();
                     self.cur_present.d.next =
                         bits::<8>(1) << bit_cast::<8, 3>(self.arr_reg_r.q.val());
                     if !self.verdict.q.val().alloc {
@@ -1087,7 +1077,7 @@ impl Logic for Cfe {
                 self.ins.d.next.slot_d = (bit_cast::<7, 3>(self.cur.q.val()) << 3)
                     | bit_cast::<7, 3>(self.arr_reg_r.q.val());
                 self.ins.d.next.store = true;
-                self.ins.d.next.count = self.arr_words.q.val();
+                self.ins.d.next.count = self.arrival.words.val();
                 // The pass that would take the arrival, from this clock's decode (also loaded
                 // on every `Decide`; `fuse_go` says whether it counts): the decode's `fused`,
                 // which is its pass when the step takes the arrival, without the operand
@@ -1097,7 +1087,7 @@ impl Logic for Cfe {
                 self.ins_f.d.next = self.fused_ins.val();
                 self.ins_f.d.next.op = self.arrival.reduce_op.val();
                 self.ins_f.d.next.datatype = self.arrival.datatype.val();
-                self.ins_f.d.next.count = self.arr_words.q.val();
+                self.ins_f.d.next.count = self.arrival.words.val();
                 self.fuse_go.d.next = false;
                 self.f_sel.d.next = false;
                 if self.probing.q.val() {
@@ -1137,7 +1127,7 @@ impl Logic for Cfe {
                         self.fusing.d.next = false;
                         // A payload is stored by the CIPE input instruction loaded above (its
                         // splitter command went out in `Arrive`).
-                        self.ins_pend.d.next = self.arr_words.q.val() != bits::<12>(0);
+                        self.ins_pend.d.next = self.arrival.words.val() != bits::<12>(0);
                         self.state.d.next = CfeState::Emit;
                     }
                 } else if self.contexts.at_end.val() {
@@ -1373,7 +1363,7 @@ impl Logic for Cfe {
         self.contexts.alloc_pc.next = self.conf.dir_word.val().start;
         self.contexts.alloc_end.next = self.conf.dir_word.val().end;
         self.contexts.alloc_rph2.next = self.arrival.rph2.val();
-        self.contexts.alloc_words.next = self.arr_words.q.val();
+        self.contexts.alloc_words.next = self.arrival.words.val();
         self.contexts.alloc_len.next = self.arr_len.q.val();
         self.contexts.unstore.next = self.tail_undo.val() & self.verdict.q.val().store;
         self.contexts.unstore_free.next = self.verdict.q.val().alloc;
