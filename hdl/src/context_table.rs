@@ -229,8 +229,15 @@ pub struct ContextTable {
     r_pc: DFF<Bits<12>>,
     r_pick_pc: DFF<Bits<12>>,
     r_ctx_pc: DFF<Bits<12>>,
-    /// `r_ctx`'s input.
-    ctx_next: Signal<Local, Bits<3>>,
+    /// On the lookup's clock, the counter of the context it gives (`ctx`): the hit
+    /// context's, ORed from the contexts with their matches (at most one), the first free
+    /// context's, ORed the same way, or the oldest done one's. No command comes with a
+    /// lookup, so these are the counters after the clock's commands too; `r_ctx_pc` takes
+    /// them without the context's number being encoded and decoded again in between (the
+    /// matches → `ctx` → its counter was board64's worst path at 127c60c, seed 1).
+    hit_pc: Signal<Local, Bits<12>>,
+    free_pc: Signal<Local, Bits<12>>,
+    oldest_pc: Signal<Local, Bits<12>>,
     /// `pick`'s counter, ORed from the contexts (one-hot: a context with news and none below
     /// it), not selected through `pick`.
     pick_or: Signal<Local, Bits<12>>,
@@ -415,8 +422,10 @@ impl Default for ContextTable {
             r_pc: Default::default(),
             r_pick_pc: Default::default(),
             r_ctx_pc: Default::default(),
-            ctx_next: Default::default(),
             pick_or: Default::default(),
+            hit_pc: Default::default(),
+            free_pc: Default::default(),
+            oldest_pc: Default::default(),
             news_below: Default::default(),
             pc_r: Default::default(),
             pick_pc: Default::default(),
@@ -534,6 +543,8 @@ impl Logic for ContextTable {
         self.l_late.next = false;
         self.l_sig_match.next = false;
         self.hit_present.next = bits::<8>(0);
+        self.hit_pc.next = bits::<12>(0);
+        self.free_pc.next = bits::<12>(0);
         for c in 0..8 {
             // At most one open context holds a key (a context opens only on a miss): the
             // matches are ORed, not priority-encoded, and the hit context's bits are read
@@ -548,10 +559,12 @@ impl Logic for ContextTable {
                     self.l_sig_match.next = true;
                 }
                 self.hit_present.next = self.hit_present.val() | self.c_present[c].q.val();
+                self.hit_pc.next = self.hit_pc.val() | self.c_pc[c].q.val();
             }
             if !self.valid[c].q.val() & !self.any_free.val() {
                 self.any_free.next = true;
                 self.free_idx.next = self.index[c].val();
+                self.free_pc.next = self.c_pc[c].q.val();
             }
             if self.h_valid[c].q.val() & self.h_eq[c].q.val() {
                 self.l_late.next = true;
@@ -566,6 +579,12 @@ impl Logic for ContextTable {
         for c in 0..8 {
             if self.d_head.q.val() == self.index[c].val() {
                 self.d_oldest.next = self.d_fifo[c].q.val();
+            }
+        }
+        self.oldest_pc.next = bits::<12>(0);
+        for c in 0..8 {
+            if self.d_oldest.val() == self.index[c].val() {
+                self.oldest_pc.next = self.c_pc[c].q.val();
             }
         }
         self.d_tail.next = self.d_head.q.val() + bit_cast::<3, 4>(self.d_count.q.val());
@@ -776,10 +795,6 @@ impl Logic for ContextTable {
             self.h_ptr.d.next = self.h_ptr.q.val() + bits::<3>(1);
         }
         // ---- The counters, and the three of them the engine reads from flip-flops.
-        self.ctx_next.next = self.r_ctx.q.val();
-        if self.lookup.val() {
-            self.ctx_next.next = self.l_ctx.val();
-        }
         self.r_pc.d.next = bits::<12>(0);
         self.r_ctx_pc.d.next = bits::<12>(0);
         self.pick_or.next = bits::<12>(0);
@@ -794,8 +809,17 @@ impl Logic for ContextTable {
             }
             self.news_below.next =
                 self.news_below.val() | (self.valid[c].q.val() & self.dirty[c].q.val());
-            if self.ctx_next.val() == self.index[c].val() {
+            if self.r_ctx.q.val() == self.index[c].val() {
                 self.r_ctx_pc.d.next = self.nx_pc[c].val();
+            }
+        }
+        if self.lookup.val() {
+            self.r_ctx_pc.d.next = self.oldest_pc.val();
+            if self.any_free.val() {
+                self.r_ctx_pc.d.next = self.free_pc.val();
+            }
+            if self.l_hit.val() {
+                self.r_ctx_pc.d.next = self.hit_pc.val();
             }
         }
         self.r_pick_pc.d.next = self.pick_or.val();
