@@ -231,7 +231,7 @@ pub struct ContextTable {
     r_ctx_pc: DFF<Bits<12>>,
     /// On the lookup's clock, the counter of the context it gives (`ctx`): the hit
     /// context's, ORed from the contexts with their matches (at most one), the first free
-    /// context's, ORed the same way, or the oldest done one's. No command comes with a
+    /// context's (taken in the free search's own priority loop), or the oldest done one's. No command comes with a
     /// lookup, so these are the counters after the clock's commands too; `r_ctx_pc` takes
     /// them without the context's number being encoded and decoded again in between (the
     /// matches → `ctx` → its counter was board64's worst path at 127c60c, seed 1).
