@@ -305,6 +305,9 @@ pub struct Cipe<
     in_flight: Signal<Local, Bit>,
     /// Delay stages from which an emitted word reaches `m_axis` within [`soon_clocks`].
     soon_stages: Constant<Bits<16>>,
+    /// A word to emit is at a `soon_stages` stage, registered: loaded from the stages' `d`
+    /// (what they hold the next clock), so `m_axis_soon` is a flip-flop and the FIFO's flag.
+    soon_q: DFF<Bit>,
     l_soon: Signal<Local, Bit>,
     /// The ALU's operands, assigned to `alu.a`/`alu.b` once (a default-then-override of a
     /// child's input re-triggers it in event-driven simulators).
@@ -409,6 +412,7 @@ impl<
                     .filter(|&i| ALU_LATENCY - 1 - i < soon_clocks(W))
                     .fold(0u64, |m, i| m | 1 << i),
             )),
+            soon_q: Default::default(),
             l_soon: Default::default(),
             operand_a: Default::default(),
             operand_b: Default::default(),
@@ -434,7 +438,7 @@ impl<
         dff_setup!(
             self, clock, active, instr, index, past_first, remaining, p_valid, p_in, p_addr,
             p_instr, p_last, p_bad, q_valid, q_in, q_addr, q_instr, q_last, q_bad, q_a, q_b,
-            hazard_cur, hazard_off, loaded, last_word
+            hazard_cur, hazard_off, loaded, last_word, soon_q
         );
         clock!(self, clock, alu, out);
         self.buffer_a.read_clock.next = self.clock.val();
@@ -672,18 +676,7 @@ impl<
         self.m_axis.tlast.next = self.out.data_out.val().get_bit(W + 64);
         self.m_axis.tbad.next = self.out.data_out.val().get_bit(W + 65);
         self.out.read.next = self.m_axis.tready.val() & !self.out.empty.val();
-        // A word at delay stage `i` reaches `m_axis` ALU_LATENCY − 1 − i clocks later plus
-        // the output FIFO's one (`early`: a word written is the head the next clock).
-        self.l_soon.next = !self.out.empty.val();
-        for i in 0..ALU_LATENCY {
-            if self.d_valid[i].q.val()
-                & self.d_instr[i].q.val().get_bit(self.at_emit.val().index())
-                & self.soon_stages.val().get_bit(i)
-            {
-                self.l_soon.next = true;
-            }
-        }
-        self.m_axis_soon.next = self.l_soon.val();
+        self.m_axis_soon.next = self.soon_q.q.val() | !self.out.empty.val();
         self.in_flight.next = self.p_valid.q.val() | self.q_valid.q.val();
         for i in 0..ALU_LATENCY {
             if self.d_valid[i].q.val() {
@@ -710,6 +703,20 @@ impl<
                 self.d_valid[i].d.next = false;
             }
         }
+        // A word at delay stage `i` reaches `m_axis` ALU_LATENCY − 1 − i clocks later plus
+        // the output FIFO's one (`early`: a word written is the head the next clock). Read
+        // from the stages' `d` after every assignment above (reset included), `soon_q` holds
+        // next clock what the stages' `q` then say.
+        self.l_soon.next = false;
+        for i in 0..ALU_LATENCY {
+            if self.d_valid[i].d.val()
+                & self.d_instr[i].d.val().get_bit(self.at_emit.val().index())
+                & self.soon_stages.val().get_bit(i)
+            {
+                self.l_soon.next = true;
+            }
+        }
+        self.soon_q.d.next = self.l_soon.val();
     }
 }
 
