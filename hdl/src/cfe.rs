@@ -213,6 +213,9 @@ pub struct Cfe {
     blocked: DFF<Bit>,
     /// `Idle` found an expired context: it reclaims it the next clock.
     reclaiming: DFF<Bit>,
+    /// In `Retire`: the context retires (the table's `retire` from this flip-flop, not the
+    /// state decoded: state → `retire` → the history's writes was the CFE's worst path).
+    retiring: DFF<Bit>,
     /// The arrival's command went out; what it did is undone or committed in `Tail`.
     await_tail: DFF<Bit>,
     /// The arrival's tail has come (from the splitter), and whether it was bad.
@@ -289,7 +292,10 @@ pub struct Cfe {
     sub: DFF<Bit>,
     /// The program goes on to its next micro-op: the `advance` is issued in `Fetch` (from
     /// this flip-flop, not from `Send`'s or `Tail`'s wait, which starts at the step's decode
-    /// and the composer), and `Fetch` reads the micro-op at `pc_next`. High for one clock.
+    /// and the composer), and `Fetch` reads the micro-op at `pc_next`. High for one clock,
+    /// and only in `Fetch` (set with the move there, cleared by a reset): the advance and the
+    /// read are this flip-flop alone, not decoded with the state (state → `advance` → the
+    /// table's counters was the CFE's worst path at 3e5f093).
     advancing: DFF<Bit>,
     /// `cur`'s program counter + 1, registered every clock (`cur` and its counter hold from
     /// `Send` or `Tail` into `Fetch`).
@@ -357,12 +363,9 @@ pub struct Cfe {
     // default-then-override of a child's input re-triggers it in event-driven simulators).
     t_park: Signal<Local, Bit>,
     t_produce: Signal<Local, Bit>,
-    t_advance: Signal<Local, Bit>,
-    t_retire: Signal<Local, Bit>,
     /// Compose an entry from this clock's answer source and step.
     t_compose: Signal<Local, Bit>,
     /// Reclaim the expired context (from `Idle`).
-    t_reclaim: Signal<Local, Bit>,
     /// This clock's events, default none.
     ev: Signal<Local, StatEvents>,
     /// The fields an answer is built from: the arrival's (errors, acks) or a stored request's.
@@ -439,6 +442,7 @@ impl Cfe {
             state: Default::default(),
             blocked: Default::default(),
             reclaiming: Default::default(),
+            retiring: Default::default(),
             await_tail: Default::default(),
             tail_in: Default::default(),
             tail_bad: Default::default(),
@@ -509,10 +513,7 @@ impl Cfe {
             arriving: Default::default(),
             t_park: Default::default(),
             t_produce: Default::default(),
-            t_advance: Default::default(),
-            t_retire: Default::default(),
             t_compose: Default::default(),
-            t_reclaim: Default::default(),
             ev: Default::default(),
             answer_src: Default::default(),
             uop_addr: Default::default(),
@@ -530,6 +531,7 @@ impl Logic for Cfe {
             state,
             blocked,
             reclaiming,
+            retiring,
             advancing,
             pc_next,
             cur_src,
@@ -655,7 +657,7 @@ impl Logic for Cfe {
         }
         // An advance is issued in `Fetch`, the clock the micro-op after it is read.
         self.pc_next.d.next = self.contexts.pc.val() + bits::<12>(1);
-        if (self.state.q.val() == CfeState::Fetch) & self.advancing.q.val() {
+        if self.advancing.q.val() {
             self.uop_addr.next = self.pc_next.q.val();
         }
         self.conf.uop_addr.next = self.uop_addr.val();
@@ -809,10 +811,7 @@ impl Logic for Cfe {
         }
         self.t_park.next = false;
         self.t_produce.next = false;
-        self.t_advance.next = false;
-        self.t_retire.next = false;
         self.t_compose.next = false;
-        self.t_reclaim.next = false;
         // The arrival's tail, from the splitter (it may come before `Tail` is reached).
         if self.frame_tail_valid.val() {
             self.tail_in.d.next = true;
@@ -835,6 +834,7 @@ impl Logic for Cfe {
             ) << 1);
         }
         self.reclaiming.d.next = false;
+        self.retiring.d.next = false;
         self.advancing.d.next = false;
         match self.state.q.val() {
             CfeState::Idle => {
@@ -855,7 +855,6 @@ impl Logic for Cfe {
                     // `expired`: no command since); a frame waiting for a context may try
                     // again. Nothing else this clock: an arrival taken now would be looked up
                     // before the table counts the filed key.
-                    self.t_reclaim.next = true;
                     self.blocked.d.next = false;
                     self.ev.next.reclaimed = self.contexts.expired.val();
                 } else if self.frame_valid.val() & self.m_cmd_tready.val() & !self.blocked.q.val() {
@@ -1051,8 +1050,6 @@ impl Logic for Cfe {
                 }
             }
             CfeState::Fetch => {
-                // The advance decided in `Send` or `Tail`.
-                self.t_advance.next = self.advancing.q.val();
                 self.state.d.next = CfeState::Load;
             }
             CfeState::Load => {
@@ -1131,6 +1128,7 @@ impl Logic for Cfe {
                         self.state.d.next = CfeState::Emit;
                     }
                 } else if self.contexts.at_end.val() {
+                    self.retiring.d.next = true;
                     self.state.d.next = CfeState::Retire;
                 } else if self.step.ready.val() {
                     self.state.d.next = CfeState::Read;
@@ -1246,7 +1244,6 @@ impl Logic for Cfe {
                 }
             }
             CfeState::Retire => {
-                self.t_retire.next = true;
                 self.blocked.d.next = false;
                 self.ev.next.retired = true;
                 self.state.d.next = CfeState::Idle;
@@ -1316,6 +1313,7 @@ impl Logic for Cfe {
             self.state.d.next = CfeState::Idle;
             self.blocked.d.next = false;
             self.reclaiming.d.next = false;
+            self.retiring.d.next = false;
             self.advancing.d.next = false;
             self.await_tail.d.next = false;
             self.tail_in.d.next = false;
@@ -1372,10 +1370,12 @@ impl Logic for Cfe {
         self.contexts.park.next = self.t_park.val();
         self.contexts.produce.next = self.t_produce.val();
         self.contexts.produce_reg.next = self.st_dst_reg.q.val();
-        self.contexts.advance.next = self.t_advance.val();
-        self.contexts.retire.next = self.t_retire.val();
+        // The advance decided in `Send` or `Tail`, issued in `Fetch`.
+        self.contexts.advance.next = self.advancing.q.val();
+        // Both in their state alone (set with the move there, cleared by a reset).
+        self.contexts.retire.next = self.retiring.q.val();
         self.contexts.touch.next = self.arriving.val();
-        self.contexts.reclaim.next = self.t_reclaim.val();
+        self.contexts.reclaim.next = self.reclaiming.q.val();
         self.contexts.nacked.next = (self.state.q.val() == CfeState::Issue)
             & self.probing.q.val()
             & self.st_has_entry.q.val();

@@ -121,8 +121,9 @@ pub struct ContextTable {
     pub ctx: Signal<Out, Bits<3>>,
     /// `ctx`'s program counter (with `hit`, the micro-op the arrival's segment runs next: the
     /// engine reads it from the program RAM while it judges the arrival). From a flip-flop
-    /// that follows `ctx` and the commands a clock ahead (the same value as a read through
-    /// `ctx`, without the 8:1 select in front of the program RAM's address).
+    /// the lookup loads and the commands on `ctx`'s context step (the same value as a read
+    /// through `ctx`, without the 8:1 select in front of the program RAM's address). Valid
+    /// from the clock after a lookup; the engine gives no command in a lookup's clock.
     pub ctx_pc: Signal<Out, Bits<12>>,
     /// `ctx`'s present mask (the engine computes what a `store` makes of it).
     pub ctx_present: Signal<Out, Bits<8>>,
@@ -185,7 +186,17 @@ pub struct ContextTable {
     c_silence: [DFF<Bits<SILENCE_BITS>>; 8],
     c_mute: [DFF<Bit>; 8],
     silence_max: Constant<Bits<SILENCE_BITS>>,
-    l_silent: Signal<Local, Bit>,
+    /// `silent` from a flip-flop: each context's `c_mute` input, selected by `ctx`'s next
+    /// value (on a lookup the hit, the first free or the oldest done context, as `hit_pc`,
+    /// `free_pc` and `oldest_pc` are; else `ctx` as it is). The same value as `c_mute`
+    /// selected by `ctx` a clock later, without `ctx` → 8:1 select → the engine's `Scan`
+    /// decision (the CFE's worst path, seed 2, once the counters no longer were).
+    r_silent: DFF<Bit>,
+    s_keep: Signal<Local, Bit>,
+    s_hit: Signal<Local, Bit>,
+    s_free: Signal<Local, Bit>,
+    s_free_found: Signal<Local, Bit>,
+    s_oldest: Signal<Local, Bit>,
     index: [Constant<Bits<3>>; 8],
     age_max: Constant<Bits<AGE_BITS>>,
     c_age: [DFF<Bits<AGE_BITS>>; 8],
@@ -224,11 +235,13 @@ pub struct ContextTable {
     c_pc: [DFF<Bits<12>>; 8],
     /// Each context's program counter after this clock's commands (`c_pc`'s input).
     nx_pc: [Signal<Local, Bits<12>>; 8],
-    /// `pc_r`, `pick_pc`, `ctx_pc`: the counters of `cur` and the next clock's `ctx` after
-    /// this clock's commands, and `pick`'s as it is, registered.
+    /// `pc_r`, `pick_pc`, `ctx_pc`: the counters of `cur` and `ctx` after this clock's
+    /// commands, and `pick`'s as it is, registered.
     r_pc: DFF<Bits<12>>,
     r_pick_pc: DFF<Bits<12>>,
     r_ctx_pc: DFF<Bits<12>>,
+    /// `ctx` is `cur`: the commands on `cur` move `ctx`'s counter.
+    ctx_is_cur: Signal<Local, Bit>,
     /// On the lookup's clock, the counter of the context it gives (`ctx`): the hit
     /// context's, ORed from the contexts with their matches (at most one), the first free
     /// context's (taken in the free search's own priority loop), or the oldest done one's. No command comes with a
@@ -399,7 +412,12 @@ impl Default for ContextTable {
             silent: Default::default(),
             c_silence: Default::default(),
             c_mute: Default::default(),
-            l_silent: Default::default(),
+            r_silent: Default::default(),
+            s_keep: Default::default(),
+            s_hit: Default::default(),
+            s_free: Default::default(),
+            s_free_found: Default::default(),
+            s_oldest: Default::default(),
             index: std::array::from_fn(|i| Constant::new(bits::<3>(i as u64))),
             age_max: Constant::new(Bits::<AGE_BITS>::mask()),
             silence_max: Constant::new(Bits::<SILENCE_BITS>::mask()),
@@ -422,6 +440,7 @@ impl Default for ContextTable {
             r_pc: Default::default(),
             r_pick_pc: Default::default(),
             r_ctx_pc: Default::default(),
+            ctx_is_cur: Default::default(),
             pick_or: Default::default(),
             hit_pc: Default::default(),
             free_pc: Default::default(),
@@ -481,7 +500,8 @@ impl Logic for ContextTable {
             r_done,
             r_pc,
             r_pick_pc,
-            r_ctx_pc
+            r_ctx_pc,
+            r_silent
         );
         for c in 0..8 {
             self.valid[c].clock.next = self.clock.val();
@@ -620,11 +640,9 @@ impl Logic for ContextTable {
         self.cur_key.next = bits::<48>(0);
         self.cur_done.next = false;
         self.l_ctx_present.next = bits::<8>(0);
-        self.l_silent.next = false;
         for c in 0..8 {
             if self.r_ctx.q.val() == self.index[c].val() {
                 self.l_ctx_present.next = self.c_present[c].q.val();
-                self.l_silent.next = self.c_mute[c].q.val();
             }
             if self.cur.val() == self.index[c].val() {
                 self.l_pc.next = self.c_pc[c].q.val();
@@ -795,23 +813,48 @@ impl Logic for ContextTable {
             self.h_ptr.d.next = self.h_ptr.q.val() + bits::<3>(1);
         }
         // ---- The counters, and the three of them the engine reads from flip-flops.
-        self.r_pc.d.next = bits::<12>(0);
-        self.r_ctx_pc.d.next = bits::<12>(0);
         self.pick_or.next = bits::<12>(0);
         self.news_below.next = false;
         for c in 0..8 {
             self.c_pc[c].d.next = self.nx_pc[c].val();
-            if self.cur.val() == self.index[c].val() {
-                self.r_pc.d.next = self.nx_pc[c].val();
-            }
             if self.valid[c].q.val() & self.dirty[c].q.val() & !self.news_below.val() {
                 self.pick_or.next = self.pick_or.val() | self.c_pc[c].q.val();
             }
             self.news_below.next =
                 self.news_below.val() | (self.valid[c].q.val() & self.dirty[c].q.val());
-            if self.r_ctx.q.val() == self.index[c].val() {
-                self.r_ctx_pc.d.next = self.nx_pc[c].val();
-            }
+        }
+        // `ctx` is `cur`.
+        self.ctx_is_cur.next = self.cur.val() == self.r_ctx.q.val();
+        // `cur`'s counter after the commands: selected from the counters as they are, then
+        // stepped (not selected from the eight counters after the commands: the engine's
+        // state → `advance` → a context's adder → the 8:1 select was the CFE's worst path
+        // once `ctx_pc` no longer was). The same priority as `nx_pc`.
+        self.r_pc.d.next = self.l_pc.val();
+        if self.store.val() & self.alloc.val() & self.ctx_is_cur.val() {
+            self.r_pc.d.next = self.alloc_pc.val();
+        }
+        if self.advance.val() {
+            self.r_pc.d.next = self.l_pc.val() + bits::<12>(1);
+        }
+        if self.retire.val() & !self.cur_done.val() {
+            self.r_pc.d.next = self.l_pc.val() - bits::<12>(1);
+        }
+        // `ctx`'s counter moves with the commands that move that context's: it is kept and
+        // stepped from its own flip-flop, which holds `c_pc[ctx]` from the clock after a
+        // lookup on (the lookup loads it, and no command comes with a lookup), instead of
+        // selected from the eight counters after the commands (`r_ctx` → 8:1 select of the
+        // contexts' adders, and the engine's state → `advance` → those adders, were the
+        // table's and the CFE's worst paths at 3e5f093). The same priority as `nx_pc`: a
+        // store that allocates `ctx`, then an advance or a retire of `cur`.
+        self.r_ctx_pc.d.next = self.r_ctx_pc.q.val();
+        if self.store.val() & self.alloc.val() {
+            self.r_ctx_pc.d.next = self.alloc_pc.val();
+        }
+        if self.ctx_is_cur.val() & self.advance.val() {
+            self.r_ctx_pc.d.next = self.r_ctx_pc.q.val() + bits::<12>(1);
+        }
+        if self.ctx_is_cur.val() & self.retire.val() & !self.cur_done.val() {
+            self.r_ctx_pc.d.next = self.r_ctx_pc.q.val() - bits::<12>(1);
         }
         if self.lookup.val() {
             self.r_ctx_pc.d.next = self.oldest_pc.val();
@@ -824,8 +867,12 @@ impl Logic for ContextTable {
         }
         self.r_pick_pc.d.next = self.pick_or.val();
         if self.reset.val() {
-            // The engine's `cur` is context 0 after a reset.
-            self.r_pc.d.next = self.nx_pc[0].val();
+            // The engine's `cur` is context 0 after a reset: its counter as it is (every
+            // context is free after a reset, so no command of the reset's clock counts; the
+            // counter after the commands put the table's decode of them in front of this
+            // flip-flop's reset mux, the CFE's worst path, seed 1, once the select was
+            // gone).
+            self.r_pc.d.next = self.c_pc[0].q.val();
         }
         self.history.clock.next = self.clock.val();
         self.history.reset.next = self.reset.val();
@@ -847,6 +894,38 @@ impl Logic for ContextTable {
                 self.c_mute[c].d.next = false;
             }
         }
+        // `silent` next clock: the mutes as they will be (read after every assignment, the
+        // reset's included), selected as `ctx` will be.
+        self.s_keep.next = false;
+        self.s_hit.next = false;
+        self.s_free.next = false;
+        self.s_free_found.next = false;
+        self.s_oldest.next = false;
+        for c in 0..8 {
+            if self.r_ctx.q.val() == self.index[c].val() {
+                self.s_keep.next = self.c_mute[c].d.val();
+            }
+            if self.valid[c].q.val() & self.k_eq[c].q.val() {
+                self.s_hit.next = self.s_hit.val() | self.c_mute[c].d.val();
+            }
+            if !self.valid[c].q.val() & !self.s_free_found.val() {
+                self.s_free_found.next = true;
+                self.s_free.next = self.c_mute[c].d.val();
+            }
+            if self.d_oldest.val() == self.index[c].val() {
+                self.s_oldest.next = self.c_mute[c].d.val();
+            }
+        }
+        self.r_silent.d.next = self.s_keep.val();
+        if self.lookup.val() {
+            self.r_silent.d.next = self.s_oldest.val();
+            if self.any_free.val() {
+                self.r_silent.d.next = self.s_free.val();
+            }
+            if self.l_hit.val() {
+                self.r_silent.d.next = self.s_hit.val();
+            }
+        }
         self.hit.next = self.r_hit.q.val();
         self.done.next = self.r_done.q.val();
         self.has_free.next = self.r_has_free.q.val();
@@ -855,7 +934,7 @@ impl Logic for ContextTable {
         self.ctx.next = self.r_ctx.q.val();
         self.ctx_pc.next = self.r_ctx_pc.q.val();
         self.ctx_present.next = self.l_ctx_present.val();
-        self.silent.next = self.l_silent.val();
+        self.silent.next = self.r_silent.q.val();
         self.sig_match.next = self.r_sig_match.q.val();
         self.present.next = self.r_present.q.val();
         self.pc.next = self.l_pc.val();
