@@ -211,7 +211,8 @@ pub struct Cfe {
     req_we: Signal<Local, Bit>,
     state: DFF<CfeState>,
     blocked: DFF<Bit>,
-    /// `Idle` found an expired context: it reclaims it the next clock.
+    /// `Idle` found an expired context: it reclaims it the next clock (the table's
+    /// `reclaim` is this flip-flop).
     reclaiming: DFF<Bit>,
     /// In `Retire`: the context retires (the table's `retire` from this flip-flop, not the
     /// state decoded: state → `retire` → the history's writes was the CFE's worst path).
@@ -365,7 +366,6 @@ pub struct Cfe {
     t_produce: Signal<Local, Bit>,
     /// Compose an entry from this clock's answer source and step.
     t_compose: Signal<Local, Bit>,
-    /// Reclaim the expired context (from `Idle`).
     /// This clock's events, default none.
     ev: Signal<Local, StatEvents>,
     /// The fields an answer is built from: the arrival's (errors, acks) or a stored request's.
@@ -1372,7 +1372,8 @@ impl Logic for Cfe {
         self.contexts.produce_reg.next = self.st_dst_reg.q.val();
         // The advance decided in `Send` or `Tail`, issued in `Fetch`.
         self.contexts.advance.next = self.advancing.q.val();
-        // Both in their state alone (set with the move there, cleared by a reset).
+        // `retire` and `reclaim` likewise from flip-flops that are high only in `Retire` and
+        // in `Idle`'s reclaiming clock (set with the move there, cleared by a reset).
         self.contexts.retire.next = self.retiring.q.val();
         self.contexts.touch.next = self.arriving.val();
         self.contexts.reclaim.next = self.reclaiming.q.val();
