@@ -222,6 +222,12 @@ pub struct Cfe {
     /// The arrival's tail has come (from the splitter), and whether it was bad.
     tail_in: DFF<Bit>,
     tail_bad: DFF<Bit>,
+    /// The state is `Tail` (a copy of that decode in its own flip-flop, set with every move
+    /// to `Tail` and cleared with every move away, not decoded from the next state, which
+    /// would add a level behind it: `tail_good` → `cancel` fans out to the table's valid flags, its history and
+    /// the key written there, and the state decode in front of it was the cfe block's worst
+    /// path on two of four seeds at e0fdfea).
+    in_tail: DFF<Bit>,
     /// In `Tail`, the tail known: good (commit) or bad (undo).
     tail_good: Signal<Local, Bit>,
     tail_undo: Signal<Local, Bit>,
@@ -349,6 +355,13 @@ pub struct Cfe {
     cmd_pend: DFF<Bit>,
     ins: DFF<InstrWord>,
     ins_pend: DFF<Bit>,
+    /// `ins` pending, set only in `Decide` with an arrival (the fused pass's instruction, or
+    /// the `input` that stores the arrival): the micro-op decode feeds this flip-flop alone,
+    /// not the mux of every state that sets `ins_pend` (uop_r → decode → that mux was the
+    /// cfe block's deepest path, 15–16 levels on xc7). The instruction is pending while
+    /// either is set (never both: `Decide` has none pending).
+    ins_pend_f: DFF<Bit>,
+    instr_pend: Signal<Local, Bit>,
     ent: DFF<EntryWord>,
     ent_pend: DFF<Bit>,
     /// An answer to the arrival (error or ack) waits to be composed (from `emit`), its kind
@@ -358,8 +371,11 @@ pub struct Cfe {
     ans_code: DFF<Bits<8>>,
     /// The answer is a `pending` to the board that sent the arrival (a nack).
     ans_board: DFF<Bit>,
-    /// In `Arrive`: the verdict is acted on.
+    /// In `Arrive`: the verdict is acted on (from `in_arrive`, a flip-flop set with the move
+    /// there: the state decode sat in front of the table's `store`, which writes every
+    /// context's registers).
     arriving: Signal<Local, Bit>,
+    in_arrive: DFF<Bit>,
     // Context-table commands, assigned to the table's inputs once at the end of `update` (a
     // default-then-override of a child's input re-triggers it in event-driven simulators).
     t_park: Signal<Local, Bit>,
@@ -448,6 +464,7 @@ impl Cfe {
             tail_bad: Default::default(),
             tail_good: Default::default(),
             tail_undo: Default::default(),
+            in_tail: Default::default(),
             verdict: Default::default(),
             arr_fields: Default::default(),
             arr_len: Default::default(),
@@ -504,6 +521,8 @@ impl Cfe {
             cmd_pend: Default::default(),
             ins: Default::default(),
             ins_pend: Default::default(),
+            ins_pend_f: Default::default(),
+            instr_pend: Default::default(),
             ent: Default::default(),
             ent_pend: Default::default(),
             ans_pend: Default::default(),
@@ -511,6 +530,7 @@ impl Cfe {
             ans_code: Default::default(),
             ans_board: Default::default(),
             arriving: Default::default(),
+            in_arrive: Default::default(),
             t_park: Default::default(),
             t_produce: Default::default(),
             t_compose: Default::default(),
@@ -538,6 +558,8 @@ impl Logic for Cfe {
             await_tail,
             tail_in,
             tail_bad,
+            in_tail,
+            in_arrive,
             verdict,
             arr_fields,
             arr_len,
@@ -557,6 +579,7 @@ impl Logic for Cfe {
             cmd_pend,
             ins,
             ins_pend,
+            ins_pend_f,
             ent,
             ent_pend,
             ans_pend,
@@ -628,7 +651,7 @@ impl Logic for Cfe {
         self.contexts.sig.next = self.arrival.sig.val();
         self.contexts.arr_reg.next = self.arrival.arr_reg.val();
         self.conf.dir_addr.next = self.arrival.dir_addr.val();
-        self.arriving.next = self.state.q.val() == CfeState::Arrive;
+        self.arriving.next = self.in_arrive.q.val();
 
         // ---- The running context and its micro-op (valid from Decide on).
         self.contexts.cur.next = self.cur.q.val();
@@ -741,7 +764,8 @@ impl Logic for Cfe {
             self.l_instr.next = self.ins_f.q.val();
         }
         self.m_instr_tdata.next = self.l_instr.val().into();
-        self.m_instr_tvalid.next = self.ins_pend.q.val();
+        self.instr_pend.next = self.ins_pend.q.val() | self.ins_pend_f.q.val();
+        self.m_instr_tvalid.next = self.instr_pend.val();
         self.m_entry_tdata.next = self.ent.q.val().into();
         self.m_entry_tvalid.next = self.ent_pend.q.val();
         if self.m_cmd_tready.val() {
@@ -749,6 +773,7 @@ impl Logic for Cfe {
         }
         if self.m_instr_tready.val() {
             self.ins_pend.d.next = false;
+            self.ins_pend_f.d.next = false;
         }
         if self.m_entry_tready.val() {
             self.ent_pend.d.next = false;
@@ -817,10 +842,8 @@ impl Logic for Cfe {
             self.tail_in.d.next = true;
             self.tail_bad.d.next = self.frame_tail_bad.val();
         }
-        self.tail_good.next =
-            (self.state.q.val() == CfeState::Tail) & self.tail_in.q.val() & !self.tail_bad.q.val();
-        self.tail_undo.next =
-            (self.state.q.val() == CfeState::Tail) & self.tail_in.q.val() & self.tail_bad.q.val();
+        self.tail_good.next = self.in_tail.q.val() & self.tail_in.q.val() & !self.tail_bad.q.val();
+        self.tail_undo.next = self.in_tail.q.val() & self.tail_in.q.val() & self.tail_bad.q.val();
 
         self.cur_rph2.d.next = self.contexts.rph2.val();
         self.cur_present.d.next = self.contexts.present_mask.val();
@@ -836,6 +859,8 @@ impl Logic for Cfe {
         self.reclaiming.d.next = false;
         self.retiring.d.next = false;
         self.advancing.d.next = false;
+        self.in_tail.d.next = false;
+        self.in_arrive.d.next = false;
         match self.state.q.val() {
             CfeState::Idle => {
                 // The arrival registers follow the router's offload port on every idle clock
@@ -889,6 +914,7 @@ impl Logic for Cfe {
                 self.verdict.d.next.answer_error = self.arrival.answer_error.val();
                 self.verdict.d.next.is_req = self.arrival.is_req.val();
                 self.verdict.d.next.code = self.arrival.code.val();
+                self.in_arrive.d.next = true;
                 self.state.d.next = CfeState::Arrive;
             }
             CfeState::Arrive => {
@@ -937,13 +963,14 @@ impl Logic for Cfe {
                     self.ans_pend.d.next = false;
                 }
                 if !(self.cmd_pend.q.val()
-                    | self.ins_pend.q.val()
+                    | self.instr_pend.val()
                     | self.ent_pend.q.val()
                     | self.ans_pend.q.val()
                     | self.composer.busy.val())
                 {
                     self.state.d.next = CfeState::Idle;
                     if self.await_tail.q.val() {
+                        self.in_tail.d.next = true;
                         self.state.d.next = CfeState::Tail;
                     } else if self.probing.q.val() {
                         // The ack is out: what does the segment wait for?
@@ -954,6 +981,7 @@ impl Logic for Cfe {
             CfeState::Tail => {
                 // The arrival's frame has ended (its command was taken; the splitter reports
                 // its last beat): commit what it did, or undo it.
+                self.in_tail.d.next = !self.tail_in.q.val();
                 if self.tail_in.q.val() {
                     self.tail_in.d.next = false;
                     self.await_tail.d.next = false;
@@ -1118,13 +1146,13 @@ impl Logic for Cfe {
                         // request RAM gives only in `Read`).
                         self.fuse_go.d.next = self.step.fuses.val();
                         self.f_sel.d.next = true;
-                        self.ins_pend.d.next = self.step.fuses.val() & self.step.has_instr.val();
+                        self.ins_pend_f.d.next = self.step.fuses.val() & self.step.has_instr.val();
                         self.state.d.next = CfeState::Read;
                     } else {
                         self.fusing.d.next = false;
                         // A payload is stored by the CIPE input instruction loaded above (its
                         // splitter command went out in `Arrive`).
-                        self.ins_pend.d.next = self.arrival.words.val() != bits::<12>(0);
+                        self.ins_pend_f.d.next = self.arrival.words.val() != bits::<12>(0);
                         self.state.d.next = CfeState::Emit;
                     }
                 } else if self.contexts.at_end.val() {
@@ -1223,7 +1251,7 @@ impl Logic for Cfe {
             }
             CfeState::Send => {
                 if !(self.cmd_pend.q.val()
-                    | self.ins_pend.q.val()
+                    | self.instr_pend.val()
                     | self.ent_pend.q.val()
                     | self.composer.busy.val())
                 {
@@ -1233,6 +1261,7 @@ impl Logic for Cfe {
                         self.state.d.next = CfeState::Idle;
                     } else if self.st_fused.q.val() {
                         // The pass took the arrival: on once its tail is known.
+                        self.in_tail.d.next = true;
                         self.state.d.next = CfeState::Tail;
                     } else if self.step.last_sub.val() {
                         self.advancing.d.next = true;
@@ -1311,6 +1340,8 @@ impl Logic for Cfe {
         // configuration port rewrites all of it.
         if self.reset.val() {
             self.state.d.next = CfeState::Idle;
+            self.in_tail.d.next = false;
+            self.in_arrive.d.next = false;
             self.blocked.d.next = false;
             self.reclaiming.d.next = false;
             self.retiring.d.next = false;
@@ -1321,6 +1352,7 @@ impl Logic for Cfe {
             self.verdict.d.next = self.no_verdict.val();
             self.cmd_pend.d.next = false;
             self.ins_pend.d.next = false;
+            self.ins_pend_f.d.next = false;
             self.ent_pend.d.next = false;
             self.ans_pend.d.next = false;
             self.ans_board.d.next = false;

@@ -19,7 +19,9 @@
 //! are registered; the lookup ANDs them with the entries' valid flags of its own clock. So on
 //! the clock before a lookup no command may write or file a key (`store` with `alloc`,
 //! `cancel`, `retire`, `reclaim`): the engine's `Idle`, which takes the arrival then, issues
-//! only `reclaim`, and never on that clock. The long history's answer
+//! only `reclaim`, and never on that clock. (The oldest done context, which a lookup takes when
+//! no context is free, is read from a register for the same reason: `retire` and `store` with
+//! `alloc` are the commands that move the queue of done contexts.) The long history's answer
 //! (`hist_late`) comes a clock after the lookup's, an AND of compares registered the clock
 //! before (`peek_key` asked for it two clocks before; `key` must be the arrival's from the
 //! lookup's clock on). The engine holds the arrival for a
@@ -223,6 +225,11 @@ pub struct ContextTable {
     d_tail: Signal<Local, Bits<3>>,
     /// The oldest done context.
     d_oldest: Signal<Local, Bits<3>>,
+    /// `d_oldest`, registered: the commands that move the queue (`retire`, `store` with
+    /// `alloc`) never come the clock before a lookup, which reads it (`d_head` → `d_fifo`
+    /// select → the contexts' counter select → `r_ctx_pc` was the cfe block's worst path on
+    /// one seed).
+    r_oldest: DFF<Bits<3>>,
     /// The lookup's allocatable context is the oldest done one (no context free): an `alloc`
     /// into it takes it off the queue.
     r_evict: DFF<Bit>,
@@ -260,13 +267,20 @@ pub struct ContextTable {
     c_rph2: [DFF<Bit>; 8],
     c_words: [DFF<Bits<12>>; 8],
     c_bytes: [DFF<Bits<16>>; 8],
-    h_valid: [DFF<Bit>; 8],
-    h_key: [DFF<Bits<48>>; 8],
-    h_ptr: DFF<Bits<3>>,
+    /// The recent keys: [`HISTORY`] + 1 slots in a ring. The slot `h_ptr` names (one-hot) is
+    /// the staging slot: never valid, and written with `file_key` on every clock, so a `file`
+    /// only sets its valid flag, clears the next slot's (the oldest key) and moves the pointer
+    /// on. The 384 key flip-flops' enables are the pointer alone, not the commands' `file`
+    /// (the CFE's state → `Tail`'s `tail_good` → `cancel` → `file` → those enables was the
+    /// worst path of the cfe block on seeds 1 and 2 and of board64 on seed 2 at e0fdfea).
+    h_valid: [DFF<Bit>; 9],
+    h_key: [DFF<Bits<48>>; 9],
+    /// One-hot; slot 0 at power-on, as after a reset.
+    h_ptr: [DFFWithInit<Bit>; 9],
     /// `peek_key` equals context `c`'s key / recent key `c` (registered: the lookup's key
     /// compares, a clock ahead of it).
     k_eq: [DFF<Bit>; 8],
-    h_eq: [DFF<Bit>; 8],
+    h_eq: [DFF<Bit>; 9],
     /// Every key filed, kept longer: 1,024 keys in block RAM.
     history: KeyHistory,
     /// The arrival's lookup, registered.
@@ -281,7 +295,7 @@ pub struct ContextTable {
     free_idx: Signal<Local, Bits<3>>,
     cur_key: Signal<Local, Bits<48>>,
     cur_done: Signal<Local, Bit>,
-    /// A key goes into the history at `h_ptr` this cycle.
+    /// A key goes into the history (the staging slot's, at `h_ptr`) this cycle.
     file: Signal<Local, Bit>,
     file_key: Signal<Local, Bits<48>>,
     /// Drives `hit`, assigned once at the end of `update`.
@@ -346,6 +360,7 @@ impl Default for ContextTable {
             d_count: Default::default(),
             d_tail: Default::default(),
             d_oldest: Default::default(),
+            r_oldest: Default::default(),
             r_evict: Default::default(),
             r_done: Default::default(),
             l_done: Default::default(),
@@ -455,7 +470,7 @@ impl Default for ContextTable {
             c_bytes: Default::default(),
             h_valid: Default::default(),
             h_key: Default::default(),
-            h_ptr: Default::default(),
+            h_ptr: std::array::from_fn(|i| DFFWithInit::new(i == 0)),
             k_eq: Default::default(),
             h_eq: Default::default(),
             history: Default::default(),
@@ -482,7 +497,6 @@ impl Logic for ContextTable {
         dff_setup!(
             self,
             clock,
-            h_ptr,
             r_hit,
             r_hit_idx,
             r_has_free,
@@ -495,6 +509,7 @@ impl Logic for ContextTable {
             r_exp_idx,
             r_exp_key,
             d_head,
+            r_oldest,
             d_count,
             r_evict,
             r_done,
@@ -518,12 +533,8 @@ impl Logic for ContextTable {
             self.c_rph2[c].clock.next = self.clock.val();
             self.c_words[c].clock.next = self.clock.val();
             self.c_bytes[c].clock.next = self.clock.val();
-            self.h_valid[c].clock.next = self.clock.val();
-            self.h_key[c].clock.next = self.clock.val();
             self.k_eq[c].clock.next = self.clock.val();
-            self.h_eq[c].clock.next = self.clock.val();
             self.k_eq[c].d.next = self.c_key[c].q.val() == self.peek_key.val();
-            self.h_eq[c].d.next = self.h_key[c].q.val() == self.peek_key.val();
             self.c_age[c].clock.next = self.clock.val();
             self.c_silence[c].clock.next = self.clock.val();
             self.c_mute[c].clock.next = self.clock.val();
@@ -543,8 +554,6 @@ impl Logic for ContextTable {
             self.c_rph2[c].d.next = self.c_rph2[c].q.val();
             self.c_words[c].d.next = self.c_words[c].q.val();
             self.c_bytes[c].d.next = self.c_bytes[c].q.val();
-            self.h_valid[c].d.next = self.h_valid[c].q.val();
-            self.h_key[c].d.next = self.h_key[c].q.val();
             self.c_age[c].d.next = self.c_age[c].q.val();
             if self.age_tick.val()
                 & self.valid[c].q.val()
@@ -552,6 +561,16 @@ impl Logic for ContextTable {
             {
                 self.c_age[c].d.next = self.c_age[c].q.val() + bits::<AGE_BITS>(1);
             }
+        }
+
+        for c in 0..9 {
+            self.h_valid[c].clock.next = self.clock.val();
+            self.h_key[c].clock.next = self.clock.val();
+            self.h_ptr[c].clock.next = self.clock.val();
+            self.h_eq[c].clock.next = self.clock.val();
+            self.h_eq[c].d.next = self.h_key[c].q.val() == self.peek_key.val();
+            self.h_valid[c].d.next = self.h_valid[c].q.val();
+            self.h_ptr[c].d.next = self.h_ptr[c].q.val();
         }
 
         // ---- The arrival: its context, a free one, the history.
@@ -586,6 +605,8 @@ impl Logic for ContextTable {
                 self.free_idx.next = self.index[c].val();
                 self.free_pc.next = self.c_pc[c].q.val();
             }
+        }
+        for c in 0..9 {
             if self.h_valid[c].q.val() & self.h_eq[c].q.val() {
                 self.l_late.next = true;
             }
@@ -601,9 +622,10 @@ impl Logic for ContextTable {
                 self.d_oldest.next = self.d_fifo[c].q.val();
             }
         }
+        self.r_oldest.d.next = self.d_oldest.val();
         self.oldest_pc.next = bits::<12>(0);
         for c in 0..8 {
-            if self.d_oldest.val() == self.index[c].val() {
+            if self.r_oldest.q.val() == self.index[c].val() {
                 self.oldest_pc.next = self.c_pc[c].q.val();
             }
         }
@@ -611,7 +633,7 @@ impl Logic for ContextTable {
         self.l_has_free.next = self.any_free.val() | (self.d_count.q.val() != bits::<4>(0));
         self.l_ctx.next = self.free_idx.val();
         if !self.any_free.val() {
-            self.l_ctx.next = self.d_oldest.val();
+            self.l_ctx.next = self.r_oldest.q.val();
         }
         if self.l_hit.val() {
             self.l_ctx.next = self.hit_idx.val();
@@ -701,7 +723,6 @@ impl Logic for ContextTable {
 
         // ---- Commands.
         self.file.next = false;
-        self.file_key.next = self.cur_key.val();
         for c in 0..8 {
             if (self.store.val() | self.heard.val()) & (self.r_ctx.q.val() == self.index[c].val()) {
                 // Progress, or a partner alive: not silent.
@@ -780,13 +801,23 @@ impl Logic for ContextTable {
         }
         // (Cancel, reclaim and retire never come together; the arrival's key, the latest
         // signal, goes through the last mux.)
+        // The key is selected by `reclaim` and `retire` alone (it counts only with `file`,
+        // which has the conditions; the three commands never come together): the arrival's
+        // by default, for a `cancel`. The recent keys' staging slot takes it on every clock,
+        // and `cancel`, the latest of the commands (the CFE's `Tail` decisions), stays off
+        // its 48 selects.
+        self.file_key.next = self.key.val();
+        if self.reclaim.val() {
+            self.file_key.next = self.r_exp_key.q.val();
+        }
+        if self.retire.val() {
+            self.file_key.next = self.cur_key.val();
+        }
         if self.reclaim.val() & self.r_expired.q.val() {
             self.file.next = true;
-            self.file_key.next = self.r_exp_key.q.val();
         }
         if self.cancel.val() & !self.r_late.q.val() & !self.r_done.q.val() {
             self.file.next = true;
-            self.file_key.next = self.key.val();
         }
         if self.retire.val() & !self.cur_done.val() {
             self.file.next = true;
@@ -803,14 +834,33 @@ impl Logic for ContextTable {
             self.d_head.d.next = self.d_head.q.val() + bits::<3>(1);
             self.d_count.d.next = self.d_count.q.val() - bits::<4>(1);
         }
+        for c in 0..9 {
+            // The staging slot takes the key every clock (kept only if filed).
+            self.h_key[c].d.next = self.h_key[c].q.val();
+            if self.h_ptr[c].q.val() {
+                self.h_key[c].d.next = self.file_key.val();
+            }
+        }
         if self.file.val() {
-            for c in 0..8 {
-                if self.h_ptr.q.val() == self.index[c].val() {
+            // The staging slot's key kept; the oldest key, in the next slot, dropped.
+            // (hdl_gen takes no arithmetic in an index: the ring written out.)
+            self.h_ptr[0].d.next = self.h_ptr[8].q.val();
+            self.h_ptr[1].d.next = self.h_ptr[0].q.val();
+            self.h_ptr[2].d.next = self.h_ptr[1].q.val();
+            self.h_ptr[3].d.next = self.h_ptr[2].q.val();
+            self.h_ptr[4].d.next = self.h_ptr[3].q.val();
+            self.h_ptr[5].d.next = self.h_ptr[4].q.val();
+            self.h_ptr[6].d.next = self.h_ptr[5].q.val();
+            self.h_ptr[7].d.next = self.h_ptr[6].q.val();
+            self.h_ptr[8].d.next = self.h_ptr[7].q.val();
+            for c in 0..9 {
+                if self.h_ptr[c].q.val() {
                     self.h_valid[c].d.next = true;
-                    self.h_key[c].d.next = self.file_key.val();
+                }
+                if self.h_ptr[c].d.val() {
+                    self.h_valid[c].d.next = false;
                 }
             }
-            self.h_ptr.d.next = self.h_ptr.q.val() + bits::<3>(1);
         }
         // ---- The counters, and the three of them the engine reads from flip-flops.
         self.pick_or.next = bits::<12>(0);
@@ -881,14 +931,17 @@ impl Logic for ContextTable {
         self.history.file.next = self.file.val();
         self.history.file_key.next = self.file_key.val();
         if self.reset.val() {
-            self.h_ptr.d.next = bits::<3>(0);
+            for c in 0..9 {
+                self.h_valid[c].d.next = false;
+                self.h_ptr[c].d.next = false;
+            }
+            self.h_ptr[0].d.next = true;
             self.d_head.d.next = bits::<3>(0);
             self.d_count.d.next = bits::<4>(0);
             for c in 0..8 {
                 self.valid[c].d.next = false;
                 self.c_done[c].d.next = false;
                 self.dirty[c].d.next = false;
-                self.h_valid[c].d.next = false;
                 self.c_age[c].d.next = bits::<AGE_BITS>(0);
                 self.c_silence[c].d.next = bits::<SILENCE_BITS>(0);
                 self.c_mute[c].d.next = false;
@@ -912,7 +965,7 @@ impl Logic for ContextTable {
                 self.s_free_found.next = true;
                 self.s_free.next = self.c_mute[c].d.val();
             }
-            if self.d_oldest.val() == self.index[c].val() {
+            if self.r_oldest.q.val() == self.index[c].val() {
                 self.s_oldest.next = self.c_mute[c].d.val();
             }
         }
