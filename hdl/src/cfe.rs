@@ -224,8 +224,8 @@ pub struct Cfe {
     tail_bad: DFF<Bit>,
     /// The state is `Tail` (a copy of that decode in its own flip-flop, set with every move
     /// to `Tail` and cleared with every move away, not decoded from the next state, which
-    /// would add a level behind it: `tail_good` → `cancel` fans out to the table's valid flags, its history and
-    /// the key written there, and the state decode in front of it was the cfe block's worst
+    /// would add a level behind it: `tail_good` → `cancel` fans out to the table's valid
+    /// flags and its history, and the state decode in front of it was the cfe block's worst
     /// path on two of four seeds at e0fdfea).
     in_tail: DFF<Bit>,
     /// In `Tail`, the tail known: good (commit) or bad (undo).
