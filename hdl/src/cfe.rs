@@ -117,6 +117,14 @@ pub const STATE_NAMES: [&str; 16] = [
     "send", "retire", "tail", "scan", "probe", "map",
 ];
 
+/// A stored request's endpoint, as `ep_match` compares it.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct Endpoint {
+    pub mac: Bits<48>,
+    pub ip: Bits<32>,
+    pub port: Bits<16>,
+}
+
 /// The arrival verdict ([`crate::arrival_verdict`]), registered in `Judge`: what `Arrive`
 /// does. (Deciding and acting in one clock was the board's longest path: latched fields →
 /// verdict → context-table write enables.)
@@ -204,10 +212,16 @@ pub struct Cfe {
     /// root. (The decode compared the request's 16-bit rank and root itself: the RAM → that
     /// compare → the decode → the next state was the CFE's deepest path.)
     req_flags: RAM<Bits<2>, 4>,
-    /// The request RAMs' addresses (both RAMs, assigned once).
+    /// A copy of each stored request's endpoint (source MAC, IPv4 address, UDP port), read
+    /// only for `ep_match`, always at the arrival's context and local rank: its address comes
+    /// straight from flip-flops. (Sharing `requests`' read address, the `resend` select put
+    /// the state's decode and the verdict in front of a 200-bit RAM's address: the CFE's worst
+    /// place-and-route path on three of four seeds.)
+    req_eps: RAM<Endpoint, 4>,
+    /// `requests`' and `req_flags`' read address (assigned once).
     req_raddr: Signal<Local, Bits<4>>,
     req_waddr: Signal<Local, Bits<4>>,
-    /// A stored request is written (into `requests` and `req_flags` alike).
+    /// A stored request is written (into `requests`, `req_flags` and `req_eps` alike).
     req_we: Signal<Local, Bit>,
     state: DFF<CfeState>,
     blocked: DFF<Bit>,
@@ -447,6 +461,7 @@ impl Cfe {
             composer: Default::default(),
             requests: Default::default(),
             req_flags: Default::default(),
+            req_eps: Default::default(),
             req_raddr: Default::default(),
             req_waddr: Default::default(),
             req_we: Default::default(),
@@ -614,6 +629,8 @@ impl Logic for Cfe {
         self.requests.write_clock.next = self.clock.val();
         self.req_flags.read_clock.next = self.clock.val();
         self.req_flags.write_clock.next = self.clock.val();
+        self.req_eps.read_clock.next = self.clock.val();
+        self.req_eps.write_clock.next = self.clock.val();
         self.conf.cfg_we.next = self.cfg_we.val();
         self.conf.cfg_addr.next = self.cfg_addr.val();
         self.conf.cfg_data.next = self.cfg_data.val();
@@ -803,20 +820,14 @@ impl Logic for Cfe {
                         .into(),
                 );
         }
-        // A `resend` verdict waiting for its tail: the stored request of the arrival's local
-        // rank, to check that the retransmission comes from where that request came from.
-        if self.verdict.q.val().resend
-            & ((self.state.q.val() == CfeState::Arrive)
-                | (self.state.q.val() == CfeState::Emit)
-                | (self.state.q.val() == CfeState::Tail))
-        {
-            self.req_raddr.next = (bit_cast::<4, 3>(self.contexts.ctx.val()) << 1)
-                | bit_cast::<4, 3>(self.arr_reg_r.q.val() & bits::<3>(1));
-        }
-        self.ep_match.d.next = (self.requests.read_data.val().src_mac
+        // The stored request of the arrival's local rank, for a `resend` verdict waiting for
+        // its tail: does the retransmission come from where that request came from? (Read
+        // every clock; `ep_match` is looked at only in `Tail`, the arrival's context and rank
+        // registered since `Judge`.)
+        self.ep_match.d.next = (self.req_eps.read_data.val().mac
             == self.arr_fields.q.val().src_mac)
-            & (self.requests.read_data.val().src_ip == self.arr_fields.q.val().src_ip)
-            & (self.requests.read_data.val().src_port == self.arr_fields.q.val().src_port);
+            & (self.req_eps.read_data.val().ip == self.arr_fields.q.val().src_ip)
+            & (self.req_eps.read_data.val().port == self.arr_fields.q.val().src_port);
         self.route_addr.next = bit_cast::<6, 8>(self.step.word.val().board);
         self.c_board.next = self.step.word.val().board;
         self.c_tag.next = self.step.word.val().tag;
@@ -1387,6 +1398,12 @@ impl Logic for Cfe {
         self.req_flags.read_address.next = self.req_raddr.val();
         self.req_flags.write_address.next = self.req_waddr.val();
         self.req_flags.write_data.next = self.arr_flags.q.val();
+        self.req_eps.write_enable.next = self.req_we.val();
+        self.req_eps.write_address.next = self.req_waddr.val();
+        self.req_eps.read_address.next = self.req_waddr.val();
+        self.req_eps.write_data.next.mac = self.arr_fields.q.val().src_mac;
+        self.req_eps.write_data.next.ip = self.arr_fields.q.val().src_ip;
+        self.req_eps.write_data.next.port = self.arr_fields.q.val().src_port;
         self.contexts.reset.next = self.reset.val();
         self.contexts.store.next = self.arriving.val() & self.verdict.q.val().store;
         self.contexts.alloc.next = self.arriving.val() & self.verdict.q.val().alloc;
