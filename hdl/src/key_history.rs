@@ -20,10 +20,13 @@
 //! registered words with the engine's `key`, was the CFE's worst path.) It stays right while
 //! `peek` and `key` stay on the key.
 //!
-//! Filing takes three clocks: the key is registered (the engine's state decides to file, and
-//! the set's address should start at a flip-flop), the set's pointer is read, then the key
-//! written into that way and the pointer advanced. A second file to the same set on the next
-//! clock uses the first one's advanced pointer (forwarded), not the RAM's stale word.
+//! Filing takes four clocks: the key is registered (the engine's state decides to file, and
+//! the set's address should start at a flip-flop), the set's pointer is read, then the pointer
+//! advanced and the way it pointed to registered, then the key written into that way. (The
+//! way's write enables straight from the pointer RAM's output were board64's worst path.) A
+//! second file to the same set on the next clock uses the first one's advanced pointer
+//! (forwarded), not the RAM's stale word. A key is in the ways five clocks after it was filed
+//! (seen from a `peek` two clocks later): the context table's recent keys cover it until then.
 //!
 //! After power-on and after `reset` the block sweeps its RAMs (one set a clock, [`SETS`]
 //! clocks): meanwhile `sweeping` is high, nothing is `seen` and files are not kept. So no
@@ -93,6 +96,11 @@ pub struct KeyHistory {
     l_valid: DFF<Bit>,
     l_set: DFF<Bits<SET_BITS>>,
     l_ptr: DFF<Bits<1>>,
+    /// Filing, fourth clock: the key, its set and its way (written now).
+    w_valid: DFF<Bit>,
+    w_key: DFF<Bits<48>>,
+    w_set: DFF<Bits<SET_BITS>>,
+    w_way: DFF<Bits<1>>,
     way_index: [Constant<Bits<1>>; 2],
     last_set: Constant<Bits<SET_BITS>>,
     peek_set: Signal<Local, Bits<SET_BITS>>,
@@ -134,6 +142,10 @@ impl Default for KeyHistory {
             l_valid: Default::default(),
             l_set: Default::default(),
             l_ptr: Default::default(),
+            w_valid: Default::default(),
+            w_key: Default::default(),
+            w_set: Default::default(),
+            w_way: Default::default(),
             way_index: std::array::from_fn(|w| Constant::new(bits(w as u64))),
             last_set: Constant::new(bits(SETS as u64 - 1)),
             peek_set: Default::default(),
@@ -149,7 +161,7 @@ impl Logic for KeyHistory {
     fn update(&mut self) {
         dff_setup!(
             self, clock, peek_q, same_q, ok_q, ok_q2, swept, sweep_set, i_valid, i_key, f_valid,
-            f_key, f_set, l_valid, l_set, l_ptr
+            f_key, f_set, l_valid, l_set, l_ptr, w_valid, w_key, w_set, w_way
         );
         // Set of a key: communicator, operation and segment XORed, the low SET_BITS bits.
         self.peek_set.next = bit_cast::<SET_BITS, 48>(
@@ -205,8 +217,8 @@ impl Logic for KeyHistory {
         self.f_valid.d.next = self.i_valid.q.val() & self.swept.q.val();
         self.f_key.d.next = self.i_key.q.val();
         self.f_set.d.next = self.file_set.val();
-        // Third clock: write the key where the pointer points and advance the pointer (the
-        // previous file's pointer if it went to the same set a clock ago).
+        // Third clock: advance the pointer (the previous file's if it went to the same set a
+        // clock ago) and register the way it pointed to.
         self.f_way.next = self.ptr.read_data.val();
         if self.l_valid.q.val() & (self.l_set.q.val() == self.f_set.q.val()) {
             self.f_way.next = self.l_ptr.q.val();
@@ -217,12 +229,17 @@ impl Logic for KeyHistory {
         self.ptr.write_address.next = self.f_set.q.val();
         self.ptr.write_data.next = !self.f_way.val();
         self.ptr.write_enable.next = self.f_valid.q.val();
+        self.w_valid.d.next = self.f_valid.q.val();
+        self.w_key.d.next = self.f_key.q.val();
+        self.w_set.d.next = self.f_set.q.val();
+        self.w_way.d.next = self.f_way.val();
+        // Fourth clock: write the key into its way.
         for w in 0..2 {
-            self.ways[w].write_address.next = self.f_set.q.val();
+            self.ways[w].write_address.next = self.w_set.q.val();
             self.ways[w].write_data.next =
-                bit_cast::<49, 48>(self.f_key.q.val()) | bits::<49>(1 << 48);
+                bit_cast::<49, 48>(self.w_key.q.val()) | bits::<49>(1 << 48);
             self.ways[w].write_enable.next =
-                self.f_valid.q.val() & (self.f_way.val() == self.way_index[w].val());
+                self.w_valid.q.val() & (self.w_way.q.val() == self.way_index[w].val());
         }
 
         // The sweep: one set a clock, every way and the pointer cleared.
@@ -248,6 +265,7 @@ impl Logic for KeyHistory {
             self.i_valid.d.next = false;
             self.f_valid.d.next = false;
             self.l_valid.d.next = false;
+            self.w_valid.d.next = false;
         }
         self.sweeping.next = !self.swept.q.val();
     }

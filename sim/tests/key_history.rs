@@ -30,10 +30,12 @@ struct Model {
     /// RAM reads its set anyway).
     i: Option<u64>,
     i_key: u64,
-    /// Filing, second clock: the key and its set.
+    /// Filing, second clock: the key and its set (its pointer read).
     f: Option<(u64, usize)>,
     /// The file before: its set and the pointer it left.
     l: Option<(usize, u64)>,
+    /// Filing, fourth clock: the key, its set and its way.
+    w: Option<(u64, usize, u64)>,
 }
 
 impl Model {
@@ -55,6 +57,7 @@ impl Model {
             i_key: 0,
             f: None,
             l: None,
+            w: None,
         }
     }
     /// Whether the words read two clocks ago hold the key peeked then, that key was `key` a
@@ -82,8 +85,10 @@ impl Model {
         self.rd_ways = self.mem[set_of(peek)];
         self.rd_ptr = self.ptr[set_of(self.i_key)];
         if swept {
-            if let Some((key, set)) = self.f {
-                self.mem[set][way as usize] = key | VALID;
+            if let Some((key, set, w)) = self.w {
+                self.mem[set][w as usize] = key | VALID;
+            }
+            if let Some((_, set)) = self.f {
                 self.ptr[set] = (way + 1) % WAYS as u64;
             }
         } else {
@@ -92,6 +97,7 @@ impl Model {
             self.sweep_set = (sweep_set + 1) % SETS;
             self.swept = sweep_set == SETS - 1;
         }
+        self.w = self.f.map(|(key, set)| (key, set, way));
         self.l = self.f.map(|(_, set)| (set, (way + 1) % WAYS as u64));
         self.f = self.i.filter(|_| swept).map(|k| (k, set_of(k)));
         self.i = file;
@@ -105,6 +111,7 @@ impl Model {
             self.i = None;
             self.f = None;
             self.l = None;
+            self.w = None;
         }
     }
 }
@@ -192,6 +199,8 @@ fn the_last_1024_operations_of_a_communicator_are_remembered() {
         clock(&mut dut, 0, 0, Some(key(7, op, 0)));
         clock(&mut dut, 0, 0, None);
     }
+    // The last file is written four clocks after it was given (a `peek` then sees it).
+    clock(&mut dut, 0, 0, None);
     clock(&mut dut, 0, 0, None);
     let mut asked = |k: u64| {
         clock(&mut dut, k, 0, None);
