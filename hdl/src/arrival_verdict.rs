@@ -56,6 +56,53 @@ fn code8(code: u8) -> Constant<Bits<8>> {
     Constant::new(bits::<8>(u64::from(code)))
 }
 
+/// The register an arrival fills, from its fields alone: a local rank's own (0, or its parity
+/// with two ranks per host), a board frame's or board control frame's tag (the rank's high
+/// byte), in 8 bits (the verdict checks them against the register count). One definition for
+/// the verdict, on the latched fields, and for the CFE, on the fields at its input: it
+/// registers the register with them, so the context table's lookup takes it from a flip-flop
+/// (the fields' register → this decode → the hit context's mask → `present` was the cfe's
+/// worst path on a seed).
+#[derive(LogicBlock)]
+pub struct ArrivalReg {
+    pub fields: Signal<In, FrameFields>,
+    pub reg8: Signal<Out, Bits<8>>,
+    msg_partial: Constant<Bits<4>>,
+    msg_result: Constant<Bits<4>>,
+    msg_nack: Constant<Bits<4>>,
+    msg_pending: Constant<Bits<4>>,
+}
+
+impl Default for ArrivalReg {
+    fn default() -> Self {
+        Self {
+            fields: Default::default(),
+            reg8: Default::default(),
+            msg_partial: code4(MessageType::Partial.code()),
+            msg_result: code4(MessageType::Result.code()),
+            msg_nack: code4(MessageType::Nack.code()),
+            msg_pending: code4(MessageType::Pending.code()),
+        }
+    }
+}
+
+impl Logic for ArrivalReg {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.reg8.next = bits::<8>(0);
+        if self.fields.val().ranks_per_host == bits::<8>(2) {
+            self.reg8.next = bit_cast::<8, 16>(self.fields.val().rank & bits::<16>(1));
+        }
+        if (self.fields.val().msg_type == self.msg_partial.val())
+            | (self.fields.val().msg_type == self.msg_result.val())
+            | (self.fields.val().msg_type == self.msg_nack.val())
+            | (self.fields.val().msg_type == self.msg_pending.val())
+        {
+            self.reg8.next = bit_cast::<8, 16>(self.fields.val().rank >> 8);
+        }
+    }
+}
+
 #[derive(LogicBlock)]
 pub struct ArrivalVerdict {
     pub clock: Signal<In, Clock>,
@@ -153,6 +200,7 @@ pub struct ArrivalVerdict {
     rank_board: Signal<Local, Bits<16>>,
     /// The register the arrival fills: the local rank's (0/1) or the board frame's tag.
     reg8: Signal<Local, Bits<8>>,
+    reg_of: ArrivalReg,
     reg_ok: Signal<Local, Bit>,
     bus_words: Signal<Local, Bits<16>>,
     dir_index: Signal<Local, Bits<9>>,
@@ -302,6 +350,7 @@ impl ArrivalVerdict {
             boards_m1: Default::default(),
             rank_board: Default::default(),
             reg8: Default::default(),
+            reg_of: Default::default(),
             reg_ok: Default::default(),
             bus_words: Default::default(),
             dir_index: Default::default(),
@@ -360,14 +409,11 @@ impl Logic for ArrivalVerdict {
         // or its parity with two ranks per host), a board frame's tag (the rank's high byte).
         self.boards.next = self.fields.val().comm_size;
         self.rank_board.next = self.fields.val().rank;
-        self.reg8.next = bits::<8>(0);
+        self.reg_of.fields.next = self.fields.val();
+        self.reg8.next = self.reg_of.reg8.val();
         if self.rph2.val() {
             self.boards.next = self.fields.val().comm_size >> 1;
             self.rank_board.next = self.fields.val().rank >> 1;
-            self.reg8.next = bit_cast::<8, 16>(self.fields.val().rank & bits::<16>(1));
-        }
-        if self.is_board.val() | self.is_ctl.val() {
-            self.reg8.next = bit_cast::<8, 16>(self.fields.val().rank >> 8);
         }
         self.arr_reg.next = bit_cast::<3, 8>(self.reg8.val());
         self.reg_ok.next = (self.rank_board.val() == bit_cast::<16, 8>(self.my_board.val()))

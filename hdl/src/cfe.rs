@@ -76,7 +76,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::arrival_verdict::ArrivalVerdict;
+use crate::arrival_verdict::{ArrivalReg, ArrivalVerdict};
 use crate::cfe_config::CfeConfig;
 pub use crate::cfe_config::cfg;
 use crate::cipe::{InstrWord, Opcode};
@@ -307,6 +307,10 @@ pub struct Cfe {
     /// arrival's fields are held from there to the next `Idle`) and used from `Judge` on, so
     /// the step's decode and the request RAM's address do not start at the fields' decode.
     arr_reg_r: DFF<Bits<3>>,
+    /// The register the latched arrival fills (the verdict's `arr_reg`), decoded from the
+    /// fields at the input and loaded with `arr_fields`: the context table's `arr_reg`.
+    arr_reg_in: ArrivalReg,
+    arr_reg_q: DFF<Bits<3>>,
     /// The arrival's `req_flags` (a reduce; its rank is the root), registered in `Lookup` as
     /// `arr_reg_r` is.
     arr_flags: DFF<Bits<2>>,
@@ -319,7 +323,9 @@ pub struct Cfe {
     /// table's counters was the CFE's worst path at 3e5f093).
     advancing: DFF<Bit>,
     /// `cur`'s program counter + 1, registered every clock (`cur` and its counter hold from
-    /// `Send` or `Tail` into `Fetch`).
+    /// `Send` or `Tail` into `Fetch`), from the table's `pc_r` (`cur`'s counter from a
+    /// flip-flop: `cur` held over the edge into `Send` and `Tail` too), not from the 8:1
+    /// select of the counters.
     pc_next: DFF<Bits<12>>,
     /// A done context's answer is being sent again (`cur`'s last micro-op, step `sub`): no
     /// advance or retire after it.
@@ -510,6 +516,8 @@ impl Cfe {
             cur_present: Default::default(),
             cur_words: Default::default(),
             arr_reg_r: Default::default(),
+            arr_reg_in: Default::default(),
+            arr_reg_q: Default::default(),
             sub: Default::default(),
             resending: Default::default(),
             advancing: Default::default(),
@@ -591,6 +599,7 @@ impl Logic for Cfe {
             cur_present,
             cur_words,
             arr_reg_r,
+            arr_reg_q,
             arr_flags,
             sub,
             resending,
@@ -673,7 +682,8 @@ impl Logic for Cfe {
         // Looked up once, in `Lookup`: the answers hold until the next arrival's.
         self.contexts.lookup.next = self.state.q.val() == CfeState::Lookup;
         self.contexts.sig.next = self.arrival.sig.val();
-        self.contexts.arr_reg.next = self.arrival.arr_reg.val();
+        self.contexts.arr_reg.next = self.arr_reg_q.q.val();
+        self.arr_reg_in.fields.next = self.frame_fields.val();
         self.conf.dir_addr.next = self.arrival.dir_addr.val();
         self.arriving.next = self.in_arrive.q.val();
 
@@ -703,7 +713,7 @@ impl Logic for Cfe {
             self.uop_addr.next = self.scan_addr.q.val();
         }
         // An advance is issued in `Fetch`, the clock the micro-op after it is read.
-        self.pc_next.d.next = self.contexts.pc.val() + bits::<12>(1);
+        self.pc_next.d.next = self.contexts.pc_r.val() + bits::<12>(1);
         self.end_next.d.next = self.contexts.end_pc.val() + bits::<12>(1);
         if self.advancing.q.val() {
             self.uop_addr.next = self.pc_next.q.val();
@@ -886,6 +896,7 @@ impl Logic for Cfe {
                 // (nothing reads them between arrivals), so their load enable is the state
                 // alone, not the splitter's ready: a shorter path to 364 flip-flops' enables.
                 self.arr_fields.d.next = self.frame_fields.val();
+                self.arr_reg_q.d.next = bit_cast::<3, 8>(self.arr_reg_in.reg8.val());
                 self.arr_len.d.next = self.frame_payload_len.val();
                 self.arr_unsup.d.next = self.frame_unsupported.val();
                 self.resending.d.next = false;

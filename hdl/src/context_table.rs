@@ -30,7 +30,11 @@
 //! (Compares across eight contexts and eight history keys, then the verdict, then the write
 //! enables, were too deep for one clock.) The running
 //! context (`cur`) is read out and the lowest context with news (`pick`) found
-//! combinationally. Changes are commands, at most one per cycle, taken on the clock edge:
+//! combinationally. `advance` and `retire` come only when `cur` held over the clock edge
+//! before (the engine sets `cur` in `Idle`, `Arrive` and `Tail`, and gives those commands in
+//! `Fetch` after `Send` or `Tail`, and in `Retire` after `Decide`): `pc_r`, `cur`'s counter
+//! after them, is stepped from its own flip-flop. Changes are commands, at most one per cycle,
+//! taken on the clock edge:
 //!
 //! | command   | effect |
 //! |-----------|--------|
@@ -875,19 +879,23 @@ impl Logic for ContextTable {
         }
         // `ctx` is `cur`.
         self.ctx_is_cur.next = self.cur.val() == self.r_ctx.q.val();
-        // `cur`'s counter after the commands: selected from the counters as they are, then
-        // stepped (not selected from the eight counters after the commands: the engine's
-        // state → `advance` → a context's adder → the 8:1 select was the CFE's worst path
-        // once `ctx_pc` no longer was). The same priority as `nx_pc`.
+        // `cur`'s counter after the commands: selected from the counters as they are, or,
+        // for an advance or a retire, stepped from this flip-flop, which holds `cur`'s counter
+        // whenever `cur` held over the last clock edge (an advance or a retire comes only
+        // then: see the module's contract). Not selected from the eight counters after the
+        // commands (the engine's state → `advance` → a context's adder → the 8:1 select was
+        // the CFE's worst path once `ctx_pc` no longer was), nor stepped after the select
+        // (`cur` → the select → the adder was, on two seeds, once the request RAM's address
+        // no longer was). The same priority as `nx_pc`.
         self.r_pc.d.next = self.l_pc.val();
         if self.store.val() & self.alloc.val() & self.ctx_is_cur.val() {
             self.r_pc.d.next = self.alloc_pc.val();
         }
         if self.advance.val() {
-            self.r_pc.d.next = self.l_pc.val() + bits::<12>(1);
+            self.r_pc.d.next = self.r_pc.q.val() + bits::<12>(1);
         }
         if self.retire.val() & !self.cur_done.val() {
-            self.r_pc.d.next = self.l_pc.val() - bits::<12>(1);
+            self.r_pc.d.next = self.r_pc.q.val() - bits::<12>(1);
         }
         // `ctx`'s counter moves with the commands that move that context's: it is kept and
         // stepped from its own flip-flop, which holds `c_pc[ctx]` from the clock after a
