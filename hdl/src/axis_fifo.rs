@@ -127,6 +127,7 @@ impl<
         self.beats.drop.next = self.s_axis.tuser.val().get_bit(self.bad_at.val().index());
         self.beats.cut_through.next = self.cut_through.val();
         self.beats.early.next = self.early.val();
+        self.beats.room_gate.next = false;
         self.beats.almost_level.next = self.almost_level.val();
         self.almost_full.next = self.beats.almost_full.val();
         self.room.next = self.beats.room.val();

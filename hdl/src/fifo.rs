@@ -8,9 +8,12 @@
 //! empty, Cummings SNUG 2002), `ALMOST` words of headroom: `almost_full` is high from
 //! 2^N − `ALMOST` words on (a clock late, and a clock longer after a pop: conservative).
 //!
-//! `empty` and `almost_full` come straight from flip-flops (computed from the pointers),
-//! and a pop selects a kept `read_address + 1` instead of adding, so the path from `read` to
-//! the RAM address is one multiplexer: a parent can chain its ready logic through it.
+//! `empty`, `almost_full` and `full` come straight from flip-flops (computed from the
+//! pointers), and a pop selects a kept `read_address + 1` instead of adding, so the path from
+//! `read` to the RAM address is one multiplexer: a parent can chain its ready logic through
+//! it. `full` is [`FrameFifo`]'s `room` inverted (high from 2^N − 1 words a clock ago on:
+//! conservative, so the last word may not fit), and a write is taken or refused on it alone,
+//! so the RAM's write enable does not hang on a compare of the pointers.
 //!
 //! It is the board's one FIFO implementation, [`FrameFifo`], with frame mode off
 //! (`cut_through` high: every word is seen as soon as it is written) and a constant
@@ -82,6 +85,10 @@ impl<D: Synth, const N: usize, const NP1: usize, const ALMOST: u32> Logic
         self.words.drop.next = false;
         self.words.cut_through.next = true;
         self.words.early.next = self.early.val();
+        // `full` from a flip-flop, and the write enable without the pointers' compare
+        // (the router's verdict queue: its read pointer → the compare → the RAM's write
+        // enables was board64's worst path on seed 2 at 811197d).
+        self.words.room_gate.next = true;
         self.words.almost_level.next = self.almost_full_level.val();
         self.data_out.next = self.words.data_out.val();
         self.empty.next = self.words.empty.val();

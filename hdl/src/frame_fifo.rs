@@ -55,6 +55,9 @@ pub struct FrameFifo<D: Synth, const N: usize, const NP1: usize> {
     /// 2^N - 2 words were stored or being written, and a clock adds at most one). A writer
     /// that gates on it, not on `full`, has no path from the pointers' compare.
     pub room: Signal<Out, Bit>,
+    /// A word is taken only with `room`, and `full` is `!room`: the RAM's write enable does
+    /// not hang on the pointers' compare (a parent ties it high or low; one word less fits).
+    pub room_gate: Signal<In, Bit>,
     ram: RAM<D, N>,
     read_address: DFF<Bits<NP1>>,
     /// `read_address + 1`, kept beside it (as in [`crate::fifo::Fifo`]).
@@ -125,6 +128,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for FrameFifo<D, N, NP1
             almost_level: Default::default(),
             almost_full: Default::default(),
             room: Default::default(),
+            room_gate: Default::default(),
             ram: Default::default(),
             read_address: Default::default(),
             read_address_plus1: DFFWithInit::new(1u64.to_bits()),
@@ -201,6 +205,9 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
             (self.write_address.q.val() ^ self.read_address.q.val()) == self.size.val();
         self.pop.next = self.read.val() & self.not_empty.q.val();
         self.push.next = self.write.val() & !self.is_full.val();
+        if self.room_gate.val() {
+            self.push.next = self.write.val() & !self.crowded_r.q.val();
+        }
         self.next_read.next = self.read_address.q.val();
         self.next_read_plus1.next = self.read_address_plus1.q.val();
         if self.pop.val() {
@@ -210,6 +217,9 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
         self.seen_stay.next = self.next_read.val() != self.write_address.q.val();
         self.empty.next = !self.not_empty.q.val();
         self.full.next = self.is_full.val();
+        if self.room_gate.val() {
+            self.full.next = self.crowded_r.q.val();
+        }
         self.almost_full.next = self.almost_full_r.q.val();
         self.room.next = !self.crowded_r.q.val();
         self.r_addr.next = bit_cast::<N, NP1>(self.next_read.val() & self.address_mask.val());
