@@ -67,6 +67,8 @@ fn code8(code: u8) -> Constant<Bits<8>> {
 pub struct ArrivalReg {
     pub fields: Signal<In, FrameFields>,
     pub reg8: Signal<Out, Bits<8>>,
+    /// Drives `reg8`, assigned once at the end of `update`.
+    l_reg8: Signal<Local, Bits<8>>,
     msg_partial: Constant<Bits<4>>,
     msg_result: Constant<Bits<4>>,
     msg_nack: Constant<Bits<4>>,
@@ -78,6 +80,7 @@ impl Default for ArrivalReg {
         Self {
             fields: Default::default(),
             reg8: Default::default(),
+            l_reg8: Default::default(),
             msg_partial: code4(MessageType::Partial.code()),
             msg_result: code4(MessageType::Result.code()),
             msg_nack: code4(MessageType::Nack.code()),
@@ -89,17 +92,18 @@ impl Default for ArrivalReg {
 impl Logic for ArrivalReg {
     #[hdl_gen]
     fn update(&mut self) {
-        self.reg8.next = bits::<8>(0);
+        self.l_reg8.next = bits::<8>(0);
         if self.fields.val().ranks_per_host == bits::<8>(2) {
-            self.reg8.next = bit_cast::<8, 16>(self.fields.val().rank & bits::<16>(1));
+            self.l_reg8.next = bit_cast::<8, 16>(self.fields.val().rank & bits::<16>(1));
         }
         if (self.fields.val().msg_type == self.msg_partial.val())
             | (self.fields.val().msg_type == self.msg_result.val())
             | (self.fields.val().msg_type == self.msg_nack.val())
             | (self.fields.val().msg_type == self.msg_pending.val())
         {
-            self.reg8.next = bit_cast::<8, 16>(self.fields.val().rank >> 8);
+            self.l_reg8.next = bit_cast::<8, 16>(self.fields.val().rank >> 8);
         }
+        self.reg8.next = self.l_reg8.val();
     }
 }
 

@@ -201,13 +201,14 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
         self.committed_plus1.clock.next = self.clock.val();
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
-        self.is_full.next =
-            (self.write_address.q.val() ^ self.read_address.q.val()) == self.size.val();
+        // Full: the pointers a lap apart, or, with `room_gate`, no `room` (each output assigned
+        // once: the select is an expression, not an override).
+        self.is_full.next = (((self.write_address.q.val() ^ self.read_address.q.val())
+            == self.size.val())
+            & !self.room_gate.val())
+            | (self.crowded_r.q.val() & self.room_gate.val());
         self.pop.next = self.read.val() & self.not_empty.q.val();
         self.push.next = self.write.val() & !self.is_full.val();
-        if self.room_gate.val() {
-            self.push.next = self.write.val() & !self.crowded_r.q.val();
-        }
         self.next_read.next = self.read_address.q.val();
         self.next_read_plus1.next = self.read_address_plus1.q.val();
         if self.pop.val() {
@@ -217,9 +218,6 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
         self.seen_stay.next = self.next_read.val() != self.write_address.q.val();
         self.empty.next = !self.not_empty.q.val();
         self.full.next = self.is_full.val();
-        if self.room_gate.val() {
-            self.full.next = self.crowded_r.q.val();
-        }
         self.almost_full.next = self.almost_full_r.q.val();
         self.room.next = !self.crowded_r.q.val();
         self.r_addr.next = bit_cast::<N, NP1>(self.next_read.val() & self.address_mask.val());
