@@ -213,6 +213,16 @@ pub struct ArrivalVerdict {
     fault: Signal<Local, Bits<8>>,
     /// The answer's code: `fault`, or `stale`.
     answer_code: Signal<Local, Bits<8>>,
+    /// The `late` row applies: every output is the row's answer.
+    late_row: Signal<Local, Bit>,
+    /// The chain's `faulty` and `code`, before the `late` row.
+    n_faulty: Signal<Local, Bit>,
+    n_code: Signal<Local, Bits<8>>,
+    /// The `late` row's code: `stale` for a request, else 0.
+    late_code: Signal<Local, Bits<8>>,
+    /// Drive `code` and `answer_error`, each assigned once at the end of `update`.
+    l_code: Signal<Local, Bits<8>>,
+    l_answer_error: Signal<Local, Bit>,
     /// Drives `cancel`, assigned once at the end of `update`.
     l_cancel: Signal<Local, Bit>,
     /// Drives `drop`, assigned once at the end of `update`.
@@ -361,6 +371,12 @@ impl ArrivalVerdict {
             dir_ok: Default::default(),
             fault: Default::default(),
             answer_code: Default::default(),
+            late_row: Default::default(),
+            n_faulty: Default::default(),
+            n_code: Default::default(),
+            late_code: Default::default(),
+            l_code: Default::default(),
+            l_answer_error: Default::default(),
         }
     }
 }
@@ -567,38 +583,43 @@ impl Logic for ArrivalVerdict {
             self.l_store.next = true;
             self.l_alloc.next = true;
         }
-        if self.hist_late.val() & self.late_applies.val() & !(self.hit.val() & self.done.val()) {
-            // The `late` row.
-            self.l_cancel.next = false;
-            self.l_drop.next = false;
-            self.l_dup.next = true;
-            self.l_ack.next = false;
-            self.l_store.next = false;
-            self.l_alloc.next = false;
-            self.l_stall.next = false;
-            self.l_pend.next = false;
-            self.fault.next = bits::<8>(0);
-            self.answer_code.next = bits::<8>(0);
-            if self.p_req.q.val() {
-                self.answer_code.next = self.err_stale.val();
-            }
+        // The `late` row (the long history has the key), applied last as one select on each
+        // output: `hist_late` comes from the history's compares a clock after the lookup, the
+        // CFE's worst paths ran through it, so the row's answers are written out (every
+        // output is the chain's answer or the row's) rather than overriding the chain's flags
+        // in front of the fault and code selects.
+        self.late_row.next =
+            self.hist_late.val() & self.late_applies.val() & !(self.hit.val() & self.done.val());
+        self.n_faulty.next = self.fault.val() != bits::<8>(0);
+        self.n_code.next = self.answer_code.val();
+        if self.n_faulty.val() {
+            self.n_code.next = self.fault.val();
         }
-        self.faulty.next = self.fault.val() != bits::<8>(0);
-        if self.faulty.val() {
-            self.answer_code.next = self.fault.val();
+        self.late_code.next = bits::<8>(0);
+        if self.p_req.q.val() {
+            self.late_code.next = self.err_stale.val();
         }
-        self.code.next = self.answer_code.val();
-        self.answer_error.next = (self.answer_code.val() != bits::<8>(0)) & self.p_req.q.val();
-        self.cancel.next = self.l_cancel.val();
-        self.drop.next = self.l_drop.val();
-        self.dup.next = self.l_dup.val();
-        self.ack.next = self.l_ack.val();
-        self.store.next = self.l_store.val();
-        self.alloc.next = self.l_alloc.val();
-        self.stall.next = self.l_stall.val();
+        self.faulty.next = self.n_faulty.val() & !self.late_row.val();
+        // A request's answer is an error when its code is not 0; the row's code for a
+        // request is `stale`.
+        self.l_code.next = self.n_code.val();
+        self.l_answer_error.next = (self.n_code.val() != bits::<8>(0)) & self.p_req.q.val();
+        if self.late_row.val() {
+            self.l_code.next = self.late_code.val();
+            self.l_answer_error.next = self.p_req.q.val();
+        }
+        self.code.next = self.l_code.val();
+        self.answer_error.next = self.l_answer_error.val();
+        self.cancel.next = self.l_cancel.val() & !self.late_row.val();
+        self.drop.next = self.l_drop.val() & !self.late_row.val();
+        self.dup.next = self.l_dup.val() | self.late_row.val();
+        self.ack.next = self.l_ack.val() & !self.late_row.val();
+        self.store.next = self.l_store.val() & !self.late_row.val();
+        self.alloc.next = self.l_alloc.val() & !self.late_row.val();
+        self.stall.next = self.l_stall.val() & !self.late_row.val();
         self.resend.next = self.l_resend.val();
         self.nack.next = self.l_nack.val();
-        self.pend.next = self.l_pend.val();
+        self.pend.next = self.l_pend.val() & !self.late_row.val();
         self.heard.next = self.l_heard.val();
     }
 }
