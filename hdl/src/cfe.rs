@@ -76,7 +76,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::arrival_verdict::{ArrivalReg, ArrivalVerdict};
+use crate::arrival_verdict::{ArrivalReg, ArrivalSig, ArrivalVerdict};
 use crate::cfe_config::CfeConfig;
 pub use crate::cfe_config::cfg;
 use crate::cipe::{InstrWord, Opcode};
@@ -310,6 +310,8 @@ pub struct Cfe {
     /// The register the latched arrival fills (the verdict's `arr_reg`), decoded from the
     /// fields at the input and loaded with `arr_fields`: the context table's `arr_reg`.
     arr_reg_in: ArrivalReg,
+    /// The signature of the frame at the input (`ArrivalSig`), the table's `peek_sig`.
+    arr_sig_in: ArrivalSig,
     arr_reg_q: DFF<Bits<3>>,
     /// The arrival's `req_flags` (a reduce; its rank is the root), registered in `Lookup` as
     /// `arr_reg_r` is.
@@ -517,6 +519,7 @@ impl Cfe {
             cur_words: Default::default(),
             arr_reg_r: Default::default(),
             arr_reg_in: Default::default(),
+            arr_sig_in: Default::default(),
             arr_reg_q: Default::default(),
             sub: Default::default(),
             resending: Default::default(),
@@ -682,6 +685,9 @@ impl Logic for Cfe {
         // Looked up once, in `Lookup`: the answers hold until the next arrival's.
         self.contexts.lookup.next = self.state.q.val() == CfeState::Lookup;
         self.contexts.sig.next = self.arrival.sig.val();
+        // Its signature likewise, compared a clock ahead of the lookup.
+        self.arr_sig_in.fields.next = self.frame_fields.val();
+        self.contexts.peek_sig.next = self.arr_sig_in.sig.val();
         self.contexts.arr_reg.next = self.arr_reg_q.q.val();
         self.arr_reg_in.fields.next = self.frame_fields.val();
         self.conf.dir_addr.next = self.arrival.dir_addr.val();

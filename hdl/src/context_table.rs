@@ -15,7 +15,8 @@
 //! from the next clock until the next lookup, unchanged by the commands in between (the
 //! engine acts on the arrival with it, from `Judge` to the arrival's `Tail`). The 48-bit key
 //! compares are a clock ahead of that: every clock, `peek_key` (the key looked up the next
-//! clock) is compared with every context's key and every recent key, and the sixteen answers
+//! clock) is compared with every context's key and every recent key, and `peek_sig` (the
+//! signature looked up the next clock) with every context's signature, and the answers
 //! are registered; the lookup ANDs them with the entries' valid flags of its own clock. So on
 //! the clock before a lookup no command may write or file a key (`store` with `alloc`,
 //! `cancel`, `retire`, `reclaim`): the engine's `Idle`, which takes the arrival then, issues
@@ -104,6 +105,10 @@ pub struct ContextTable {
     /// history reads its block RAM and registers the words before it compares
     /// ([`KeyHistory`]).
     pub peek_key: Signal<In, Bits<48>>,
+    /// The signature looked up the next clock (`sig` then): compared with every context's a
+    /// clock ahead of the lookup, as `peek_key`.
+    pub peek_sig: Signal<In, Bits<88>>,
+    /// The arrival's signature: written with `store` and `alloc`.
     pub sig: Signal<In, Bits<88>>,
     pub arr_reg: Signal<In, Bits<3>>,
     /// A context holds `key` (this and the next six: the last lookup's answers).
@@ -285,6 +290,8 @@ pub struct ContextTable {
     /// compares, a clock ahead of it).
     k_eq: [DFF<Bit>; 8],
     h_eq: [DFF<Bit>; 9],
+    /// `peek_sig` equals context `c`'s signature (registered, as `k_eq`).
+    s_eq: [DFF<Bit>; 8],
     /// Every key filed, kept longer: 1,024 keys in block RAM.
     history: KeyHistory,
     /// The arrival's lookup, registered.
@@ -353,6 +360,7 @@ impl Default for ContextTable {
             key: Default::default(),
             lookup: Default::default(),
             peek_key: Default::default(),
+            peek_sig: Default::default(),
             sig: Default::default(),
             arr_reg: Default::default(),
             hit: Default::default(),
@@ -476,6 +484,7 @@ impl Default for ContextTable {
             h_key: Default::default(),
             h_ptr: std::array::from_fn(|i| DFFWithInit::new(i == 0)),
             k_eq: Default::default(),
+            s_eq: Default::default(),
             h_eq: Default::default(),
             history: Default::default(),
             r_hit: Default::default(),
@@ -539,6 +548,8 @@ impl Logic for ContextTable {
             self.c_bytes[c].clock.next = self.clock.val();
             self.k_eq[c].clock.next = self.clock.val();
             self.k_eq[c].d.next = self.c_key[c].q.val() == self.peek_key.val();
+            self.s_eq[c].clock.next = self.clock.val();
+            self.s_eq[c].d.next = self.c_sig[c].q.val() == self.peek_sig.val();
             self.c_age[c].clock.next = self.clock.val();
             self.c_silence[c].clock.next = self.clock.val();
             self.c_mute[c].clock.next = self.clock.val();
@@ -598,7 +609,7 @@ impl Logic for ContextTable {
                 if self.c_done[c].q.val() {
                     self.l_done.next = true;
                 }
-                if self.c_sig[c].q.val() == self.sig.val() {
+                if self.s_eq[c].q.val() {
                     self.l_sig_match.next = true;
                 }
                 self.hit_present.next = self.hit_present.val() | self.c_present[c].q.val();

@@ -173,6 +173,7 @@ fn table_matches_its_model_under_random_commands() {
     let (mut evicted, mut done_hits, mut at_end_seen, mut opened_cur) = (0, 0, 0, 0);
     // The key looked up in the coming iteration; whether the last command wrote or filed a key.
     let mut key = keys[0];
+    let mut sig = sigs[0];
     let mut wrote_key = false;
     // Lookups straight after a command's clock.
     let mut direct = 0;
@@ -184,7 +185,6 @@ fn table_matches_its_model_under_random_commands() {
             rng.next_u64().is_multiple_of(3),
             rng.next_u64().is_multiple_of(3),
         ];
-        let sig = sigs[rng.next_u64() as usize % sigs.len()];
         let reg = rng.next_u64() % 8;
         let cur = (rng.next_u64() % 8) as usize;
         let command = if cycle % 5000 == 4999 {
@@ -218,12 +218,12 @@ fn table_matches_its_model_under_random_commands() {
             rng.next_u64() % 8,
         );
         // The arrival is looked up for a clock with no command (the engine's Lookup state),
-        // then acted on with its registered verdict (Arrive). The table compares keys a clock
-        // ahead, with `peek_key`, the key looked up the next clock: the last command's clock
-        // announces this lookup's key, or, half of the time and always after a key was
+        // then acted on with its registered verdict (Arrive). The table compares keys and
+        // signatures a clock ahead, with `peek_key` and `peek_sig`, the key and signature
+        // looked up the next clock: the last command's clock announces this lookup's, or, half of the time and always after a key was
         // written or filed there (the table would miss it), a quiet clock between (the
-        // engine's `Idle`). On the lookup's own clock the peek is another key (the next
-        // frame's), which must not count. (The long history, which reads the peeked key two
+        // engine's `Idle`). On the lookup's own clock the peeks are another key and signature
+        // (the next frame's), which must not count. (The long history, which reads the peeked key two
         // clocks ahead, is tested in `key_history.rs` and through the engine in
         // `testbench/tests/cluster_engine.rs`; it stays out of this model.)
         dut.set_age_limit(limit);
@@ -247,6 +247,7 @@ fn table_matches_its_model_under_random_commands() {
             c(&mut dut, 0);
         }
         dut.set_peek_key(key);
+        dut.set_peek_sig(&sig_words(sig));
         if wrote_key || rng.next_u64() & 1 == 0 {
             dut.set_age_tick(0);
             dut.tick();
@@ -257,6 +258,7 @@ fn table_matches_its_model_under_random_commands() {
         dut.set_lookup(1);
         dut.set_key(key);
         dut.set_peek_key(key ^ 1 << 47);
+        dut.set_peek_sig(&sig_words(sig ^ 1 << 63));
         dut.set_sig(&sig_words(sig));
         dut.set_arr_reg(reg);
         dut.set_cur(cur as u64);
@@ -264,8 +266,10 @@ fn table_matches_its_model_under_random_commands() {
         dut.tick();
         m.age(ticks[0], limit, false, None);
         let next = keys[rng.next_u64() as usize % keys.len()];
+        let next_sig = sigs[rng.next_u64() as usize % sigs.len()];
         dut.set_lookup(0);
         dut.set_peek_key(next);
+        dut.set_peek_sig(&sig_words(next_sig));
         dut.set_store(u64::from(command == 1 || command == 2));
         dut.set_alloc(u64::from(command == 2));
         dut.set_alloc_pc(pc);
@@ -440,6 +444,7 @@ fn table_matches_its_model_under_random_commands() {
             opened_cur += usize::from(command == 2 && ctx == cur);
         }
         key = next;
+        sig = next_sig;
     }
     assert!(
         direct > 10_000,
