@@ -220,12 +220,13 @@ fn table_matches_its_model_under_random_commands() {
         // The arrival is looked up for a clock with no command (the engine's Lookup state),
         // then acted on with its registered verdict (Arrive). The table compares keys and
         // signatures a clock ahead, with `peek_key` and `peek_sig`, the key and signature
-        // looked up the next clock: the last command's clock announces this lookup's, or, half of the time and always after a key was
-        // written or filed there (the table would miss it), a quiet clock between (the
-        // engine's `Idle`). On the lookup's own clock the peeks are another key and signature
-        // (the next frame's), which must not count. (The long history, which reads the peeked key two
-        // clocks ahead, is tested in `key_history.rs` and through the engine in
-        // `testbench/tests/cluster_engine.rs`; it stays out of this model.)
+        // looked up the next clock: the last command's clock announces this lookup's, or,
+        // half of the time and always after a key was written or filed there (the table
+        // would miss it), a quiet clock between (the engine's `Idle`). On the lookup's own
+        // clock the peeks are another key and signature (the next frame's), which must not
+        // count. (The long history, which reads the peeked key two clocks ahead, is tested
+        // in `key_history.rs` and through the engine in `testbench/tests/cluster_engine.rs`;
+        // it stays out of this model.)
         dut.set_age_limit(limit);
         dut.set_silence_limit(m.silence_limit);
         for c in [
