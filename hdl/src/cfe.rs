@@ -205,8 +205,17 @@ pub struct Cfe {
     uop_r: DFF<Bits<32>>,
     /// The entry of the frame being sent, built from `answer_src`.
     composer: EntryComposer,
-    /// Request fields of local rank `l` of context `c` at `2c + l`.
-    requests: RAM<FrameFields, 4>,
+    /// Request fields of local rank 0 of context `c` at `c` (`requests0`) and of local rank 1
+    /// at `c` (`requests1`): two RAMs read at the running context `cur` every clock, one
+    /// picked after their read registers by `req_lo` (the rank the read was for). With one
+    /// RAM at `2c + l`, the rank bit of the read address (the state's decode, `step.answers`,
+    /// `sub`, `resending`) fanned out to every word of a 16 × 200-bit distributed RAM: the
+    /// cfe's worst place-and-route path on two seeds of four and board64's on one.
+    requests0: RAM<FrameFields, 3>,
+    requests1: RAM<FrameFields, 3>,
+    /// The rank bit of the last clock's `req_raddr`: which of `requests0`/`requests1` the
+    /// registered read data stands for.
+    req_lo: DFF<Bit>,
     /// Beside each stored request, what the step's decode needs of it, compared when it was
     /// stored (from `arr_flags`): bit 0 its collective is a reduce, bit 1 its rank is the
     /// root. (The decode compared the request's 16-bit rank and root itself: the RAM → that
@@ -472,7 +481,9 @@ impl Cfe {
             step: Default::default(),
             uop_r: Default::default(),
             composer: Default::default(),
-            requests: Default::default(),
+            requests0: Default::default(),
+            requests1: Default::default(),
+            req_lo: Default::default(),
             req_flags: Default::default(),
             req_eps: Default::default(),
             req_raddr: Default::default(),
@@ -644,8 +655,11 @@ impl Logic for Cfe {
         self.ev.next = self.no_events.val();
         self.conf.clock.next = self.clock.val();
         self.contexts.clock.next = self.clock.val();
-        self.requests.read_clock.next = self.clock.val();
-        self.requests.write_clock.next = self.clock.val();
+        self.requests0.read_clock.next = self.clock.val();
+        self.requests0.write_clock.next = self.clock.val();
+        self.requests1.read_clock.next = self.clock.val();
+        self.requests1.write_clock.next = self.clock.val();
+        self.req_lo.clock.next = self.clock.val();
         self.req_flags.read_clock.next = self.clock.val();
         self.req_flags.write_clock.next = self.clock.val();
         self.req_eps.read_clock.next = self.clock.val();
@@ -785,7 +799,10 @@ impl Logic for Cfe {
 
         // ---- The fields an answer is built from: the arrival's (errors, acks) or a stored
         // request's.
-        self.answer_src.next = self.requests.read_data.val();
+        self.answer_src.next = self.requests0.read_data.val();
+        if self.req_lo.q.val() {
+            self.answer_src.next = self.requests1.read_data.val();
+        }
         // In `Decide` with an arrival, the arrival's: the request RAM gives the context's
         // stored request only from `Read`, and the decode of a pass that would take the
         // arrival needs the segment's collective (a pass that answers takes it only in an
@@ -827,7 +844,8 @@ impl Logic for Cfe {
         }
         self.req_waddr.next = (bit_cast::<4, 3>(self.contexts.ctx.val()) << 1)
             | bit_cast::<4, 3>(self.arr_reg_r.q.val() & bits::<3>(1));
-        self.requests.write_data.next = self.arr_fields.q.val();
+        self.requests0.write_data.next = self.arr_fields.q.val();
+        self.requests1.write_data.next = self.arr_fields.q.val();
         self.req_raddr.next = bit_cast::<4, 3>(self.cur.q.val()) << 1;
         // Rank `sub`'s request, as `sub` will be in `Read`: in `Decide` (which clears `sub`)
         // rank 0's, in `Send` and `Tail` already the next step's (`Send` or `Tail` → `Read` is
@@ -1418,10 +1436,14 @@ impl Logic for Cfe {
         self.conf.route_addr.next = self.route_addr.val();
         self.req_we.next =
             self.arriving.val() & self.verdict.q.val().store & self.verdict.q.val().is_req;
-        self.requests.write_enable.next = self.req_we.val();
+        self.requests0.write_enable.next = self.req_we.val() & !self.req_waddr.val().get_bit(0);
+        self.requests1.write_enable.next = self.req_we.val() & self.req_waddr.val().get_bit(0);
         self.req_flags.write_enable.next = self.req_we.val();
-        self.requests.read_address.next = self.req_raddr.val();
-        self.requests.write_address.next = self.req_waddr.val();
+        self.requests0.read_address.next = self.cur.q.val();
+        self.requests1.read_address.next = self.cur.q.val();
+        self.req_lo.d.next = self.req_raddr.val().get_bit(0);
+        self.requests0.write_address.next = self.contexts.ctx.val();
+        self.requests1.write_address.next = self.contexts.ctx.val();
         self.req_flags.read_address.next = self.req_raddr.val();
         self.req_flags.write_address.next = self.req_waddr.val();
         self.req_flags.write_data.next = self.arr_flags.q.val();
