@@ -317,6 +317,19 @@ pub struct CipeAlu<const W: usize, const L64: usize, const L32: usize> {
     in_datatype: DFF<Bits<4>>,
     in_op: DFF<Bits<4>>,
     in_valid: DFF<Bit>,
+    /// The adders' own copies of the operands, loaded only for their sums (a clock enable, so
+    /// synthesis neither merges them with `in_a`/`in_b` nor shares the adders' first-stage
+    /// tests with the lanes': each adder's cone starts at registers of its own, placed beside
+    /// it. With shared operand registers, board64's worst paths ran from a 32-bit lane's
+    /// operand bits into the fp64 adder's first stage and from the fp32 adder's NaN test into
+    /// the 64-bit lane's, across the die).
+    f64_a: [DFF<Bits<64>>; L64],
+    f64_b: [DFF<Bits<64>>; L64],
+    f32_a: [DFF<Bits<32>>; L32],
+    f32_b: [DFF<Bits<32>>; L32],
+    /// The operands at the input are an f64 / f32 sum: load the adders' copies.
+    load_f64: Signal<Local, Bit>,
+    load_f32: Signal<Local, Bit>,
     /// Packing accumulators: lanes `0..=i` of the word.
     acc32: [Signal<Local, Bits<W>>; L32],
     sum32: [Signal<Local, Bits<W>>; L32],
@@ -380,6 +393,12 @@ impl<const W: usize, const L64: usize, const L32: usize> Default for CipeAlu<W, 
             in_datatype: Default::default(),
             in_op: Default::default(),
             in_valid: Default::default(),
+            f64_a: std::array::from_fn(|_| Default::default()),
+            f64_b: std::array::from_fn(|_| Default::default()),
+            f32_a: std::array::from_fn(|_| Default::default()),
+            f32_b: std::array::from_fn(|_| Default::default()),
+            load_f64: Default::default(),
+            load_f32: Default::default(),
             acc32: std::array::from_fn(|_| Default::default()),
             sum32: std::array::from_fn(|_| Default::default()),
             acc64: std::array::from_fn(|_| Default::default()),
@@ -418,6 +437,32 @@ impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L6
         self.in_datatype.d.next = self.datatype.val();
         self.in_op.d.next = self.op.val();
         self.in_valid.d.next = self.valid_in.val();
+        // Loaded exactly when the word's tags (`f64_sum`/`f32_sum`, from the registered
+        // datatype and op) will select the adder's sum, so the adder sees `in_a`/`in_b` then.
+        self.load_f64.next =
+            (self.datatype.val() == self.dt_f64.val()) & (self.op.val() == self.op_sum.val());
+        self.load_f32.next =
+            (self.datatype.val() == self.dt_f32.val()) & (self.op.val() == self.op_sum.val());
+        for i in 0..L64 {
+            self.f64_a[i].clock.next = self.clock.val();
+            self.f64_b[i].clock.next = self.clock.val();
+            self.f64_a[i].d.next = self.f64_a[i].q.val();
+            self.f64_b[i].d.next = self.f64_b[i].q.val();
+            if self.load_f64.val() {
+                self.f64_a[i].d.next = self.a.val().get_bits::<64>(i * 64);
+                self.f64_b[i].d.next = self.b.val().get_bits::<64>(i * 64);
+            }
+        }
+        for i in 0..L32 {
+            self.f32_a[i].clock.next = self.clock.val();
+            self.f32_b[i].clock.next = self.clock.val();
+            self.f32_a[i].d.next = self.f32_a[i].q.val();
+            self.f32_b[i].d.next = self.f32_b[i].q.val();
+            if self.load_f32.val() {
+                self.f32_a[i].d.next = self.a.val().get_bits::<32>(i * 32);
+                self.f32_b[i].d.next = self.b.val().get_bits::<32>(i * 32);
+            }
+        }
         for i in 0..L32 {
             self.key32[i].a.next = self.a.val().get_bits::<32>(i * 32);
             self.key32[i].b.next = self.b.val().get_bits::<32>(i * 32);
@@ -461,8 +506,8 @@ impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L6
             self.lane32[i].is_float.next = self.is_float.val();
             self.fp32[i].clock.next = self.clock.val();
             self.fp32[i].reset.next = self.reset.val();
-            self.fp32[i].a.next = self.in_a.q.val().get_bits::<32>(i * 32);
-            self.fp32[i].b.next = self.in_b.q.val().get_bits::<32>(i * 32);
+            self.fp32[i].a.next = self.f32_a[i].q.val();
+            self.fp32[i].b.next = self.f32_b[i].q.val();
             self.fp32[i].valid_in.next = self.in_valid.q.val();
             self.place32[i].lane.next = self.lane32[i].r.val();
             self.place_sum32[i].lane.next = self.fp32[i].sum.val();
@@ -477,8 +522,8 @@ impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L6
             self.lane64[i].is_float.next = self.is_float.val();
             self.fp64[i].clock.next = self.clock.val();
             self.fp64[i].reset.next = self.reset.val();
-            self.fp64[i].a.next = self.in_a.q.val().get_bits::<64>(i * 64);
-            self.fp64[i].b.next = self.in_b.q.val().get_bits::<64>(i * 64);
+            self.fp64[i].a.next = self.f64_a[i].q.val();
+            self.fp64[i].b.next = self.f64_b[i].q.val();
             self.fp64[i].valid_in.next = self.in_valid.q.val();
             self.place64[i].lane.next = self.lane64[i].r.val();
             self.place_sum64[i].lane.next = self.fp64[i].sum.val();
