@@ -223,14 +223,16 @@ pub struct Cfe {
     req_flags: RAM<Bits<2>, 4>,
     /// A copy of each stored request's endpoint (source MAC, IPv4 address, UDP port), read
     /// only for `ep_match`, always at the arrival's context and local rank: its address comes
-    /// straight from flip-flops. (Sharing `requests`' read address, the `resend` select put
-    /// the state's decode and the verdict in front of a 200-bit RAM's address: the CFE's worst
-    /// place-and-route path on three of four seeds.)
+    /// straight from flip-flops. (Sharing the request RAM's read address, the `resend` select
+    /// put the state's decode and the verdict in front of a 200-bit RAM's address: the CFE's
+    /// worst place-and-route path on three of four seeds.)
     req_eps: RAM<Endpoint, 4>,
-    /// `requests`' and `req_flags`' read address (assigned once).
+    /// `req_flags`' read address, `2c + l` (assigned once); its rank bit, registered, is
+    /// `req_lo`.
     req_raddr: Signal<Local, Bits<4>>,
     req_waddr: Signal<Local, Bits<4>>,
-    /// A stored request is written (into `requests`, `req_flags` and `req_eps` alike).
+    /// A stored request is written (into `requests0`/`requests1` by its rank, `req_flags` and
+    /// `req_eps` alike).
     req_we: Signal<Local, Bit>,
     state: DFF<CfeState>,
     blocked: DFF<Bit>,
