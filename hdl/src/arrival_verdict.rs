@@ -8,7 +8,10 @@
 //! `Arrive`. (Decoding the fields and combining the answers in one clock was board64's worst
 //! path at 110.2 MHz: the fields' register through the type and register decode, the
 //! directory's address and the precedence chain into the verdict register.) The lookup's
-//! outputs (`key`, `sig`, `arr_reg`, `dir_addr`, `words`, ...) stay combinational.
+//! outputs (`key`, `sig`, `arr_reg`, `dir_addr`, ...) stay combinational. The payload's words
+//! (`words`, `has_words`) are registered in the first stage too, valid with the verdict: the
+//! length's round-up carry and the zero test into the CFE's pending-instruction flag was
+//! board64's worst path at a44c28d (seeds 1 and 3).
 //!
 //! In order of precedence:
 //!
@@ -166,8 +169,11 @@ pub struct ArrivalVerdict {
     pub sig: Signal<Out, Bits<88>>,
     pub arr_reg: Signal<Out, Bits<3>>,
     pub dir_addr: Signal<Out, Bits<9>>,
-    /// Payload words on the bus, ranks per host = 2, datatype and op.
+    /// Payload words on the bus (registered: valid a clock after `payload_len`, with the
+    /// verdict), and whether there are any.
     pub words: Signal<Out, Bits<12>>,
+    pub has_words: Signal<Out, Bit>,
+    /// Ranks per host = 2, datatype and op.
     pub rph2: Signal<Out, Bit>,
     pub datatype: Signal<Out, Bits<4>>,
     pub reduce_op: Signal<Out, Bits<4>>,
@@ -293,6 +299,9 @@ pub struct ArrivalVerdict {
     /// for this board), or unless the segment has a context here (a nack for this board).
     p_late_any: DFF<Bit>,
     p_late_no_hit: DFF<Bit>,
+    /// The payload's words on the bus, and whether there are any.
+    p_words: DFF<Bits<12>>,
+    p_has_words: DFF<Bit>,
 }
 
 impl ArrivalVerdict {
@@ -315,6 +324,8 @@ impl ArrivalVerdict {
             p_boards_ok: Default::default(),
             p_late_any: Default::default(),
             p_late_no_hit: Default::default(),
+            p_words: Default::default(),
+            p_has_words: Default::default(),
             fields: Default::default(),
             payload_len: Default::default(),
             unsupported: Default::default(),
@@ -332,6 +343,7 @@ impl ArrivalVerdict {
             arr_reg: Default::default(),
             dir_addr: Default::default(),
             words: Default::default(),
+            has_words: Default::default(),
             rph2: Default::default(),
             datatype: Default::default(),
             reduce_op: Default::default(),
@@ -427,7 +439,11 @@ impl Logic for ArrivalVerdict {
             p_reg_ok,
             p_boards_ok,
             p_late_any,
-            p_late_no_hit
+            p_late_no_hit,
+            p_words,
+            p_has_words,
+            p_words,
+            p_has_words
         );
         self.is_request.next = self.fields.val().msg_type == self.msg_request.val();
         self.is_board.next = (self.fields.val().msg_type == self.msg_partial.val())
@@ -465,7 +481,10 @@ impl Logic for ArrivalVerdict {
         }
         self.bus_words.next =
             (self.payload_len.val() + self.word_round.val()) >> self.word_shift.val();
-        self.words.next = bit_cast::<12, 16>(self.bus_words.val());
+        self.p_words.d.next = bit_cast::<12, 16>(self.bus_words.val());
+        self.p_has_words.d.next = bit_cast::<12, 16>(self.bus_words.val()) != bits::<12>(0);
+        self.words.next = self.p_words.q.val();
+        self.has_words.next = self.p_has_words.q.val();
         // Directory (`cfe_config::directory_index`): algorithm, kind (scan), boards − 1 (its
         // low 6 bits: a short subtraction).
         self.boards_m1.next = bit_cast::<6, 16>(self.boards.val()) - bits::<6>(1);
@@ -517,6 +536,8 @@ impl Logic for ArrivalVerdict {
             self.p_boards_ok.d.next = false;
             self.p_late_any.d.next = false;
             self.p_late_no_hit.d.next = false;
+            self.p_words.d.next = bits::<12>(0);
+            self.p_has_words.d.next = false;
         }
 
         // ---- Second stage: the flags with the table's and the directory's answers.

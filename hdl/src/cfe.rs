@@ -794,7 +794,7 @@ impl Logic for Cfe {
         // The splitter command for the stored arrival, whether a pass takes it or it is
         // stored: stream its payload words, or drain a frame without payload.
         self.arrival_cmd.next = self.no_cmd.val();
-        if self.arrival.words.val() != bits::<12>(0) {
+        if self.arrival.has_words.val() {
             self.arrival_cmd.next.action = self.split_stream.val();
             self.arrival_cmd.next.words = self.arrival.words.val();
         }
@@ -1210,7 +1210,7 @@ impl Logic for Cfe {
                         self.fusing.d.next = false;
                         // A payload is stored by the CIPE input instruction loaded above (its
                         // splitter command went out in `Arrive`).
-                        self.ins_pend_f.d.next = self.arrival.words.val() != bits::<12>(0);
+                        self.ins_pend_f.d.next = self.arrival.has_words.val();
                         self.state.d.next = CfeState::Emit;
                     }
                 } else if self.contexts.at_end.val() {

@@ -310,6 +310,11 @@ fn every_verdict_follows_the_precedence_table() {
             payload.div_ceil(word_bytes) as u64,
             "case {case}: words"
         );
+        assert_eq!(
+            dut.has_words(),
+            u64::from(dut.words() != 0),
+            "case {case}: has words"
+        );
         let is_board = MessageType::from_code(f.msg_type).is_ok_and(|m| m.is_board_to_board());
         let reg = if is_board {
             f.rank >> 8 & 7
