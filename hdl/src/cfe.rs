@@ -88,7 +88,7 @@ use crate::header_fields::FrameFields;
 pub use crate::offload_splitter::{SPLIT_DRAIN, SPLIT_STREAM, SplitCommand};
 use crate::statistics::StatEvents;
 use crate::time_base::TimeBase;
-use crate::uop_decode::UopDecode;
+use crate::uop_decode::{UopDecode, UopWord};
 
 /// Where the engine is; the cluster simulator shows these names in its waveforms.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, LogicState)]
@@ -377,6 +377,13 @@ pub struct Cfe {
     scan_fill: DFF<Bits<2>>,
     /// This clock `uop_r` holds the pass the nack asks for.
     scan_found: Signal<Local, Bit>,
+    /// The program RAM's output as a micro-op, and whether it is a pass that sends the nacking
+    /// board (`arr_fields`' rank: its board, its register's tag) its register: `scan_match`,
+    /// registered beside `uop_r` (and kept with it), so `scan_found` compares no fields after
+    /// `uop_r` (`state` → the compares → `scan_found` → `uop_r`'s enable and the next state was
+    /// the cfe's worst path on a seed and board64's at e146a7f, seed 1).
+    ram_word: Signal<Local, UopWord>,
+    scan_match: DFF<Bit>,
     /// `uop_r` keeps its word (the found pass, or the micro-op the segment waits for).
     keep_uop: DFF<Bit>,
     /// The found pass runs as a resend ([`UopDecode`]'s `resend`): its value copied out of the
@@ -399,6 +406,12 @@ pub struct Cfe {
     /// cfe block's deepest path, 15–16 levels on xc7). The instruction is pending while
     /// either is set (never both: `Decide` has none pending).
     ins_pend_f: DFF<Bit>,
+    /// The same for the `input` that stores the arrival (set in `Decide` when no pass takes
+    /// it): two flip-flops, so the pass's flag is the decode's `fuses` and `has_instr` ANDed,
+    /// not a choice between those and the arrival's words on the step's readiness.
+    ins_pend_s: DFF<Bit>,
+    /// The step's pass takes the arrival and sends an instruction.
+    fused_instr: Signal<Local, Bit>,
     instr_pend: Signal<Local, Bit>,
     ent: DFF<EntryWord>,
     ent_pend: DFF<Bit>,
@@ -553,6 +566,8 @@ impl Cfe {
             scan_pc: Default::default(),
             scan_fill: Default::default(),
             scan_found: Default::default(),
+            ram_word: Default::default(),
+            scan_match: Default::default(),
             keep_uop: Default::default(),
             nack_resend: Default::default(),
             kind_pass: Constant::new(bits::<2>(u64::from(crate::uop_decode::uop_code::PASS))),
@@ -567,6 +582,8 @@ impl Cfe {
             ins: Default::default(),
             ins_pend: Default::default(),
             ins_pend_f: Default::default(),
+            ins_pend_s: Default::default(),
+            fused_instr: Default::default(),
             instr_pend: Default::default(),
             ent: Default::default(),
             ent_pend: Default::default(),
@@ -626,6 +643,7 @@ impl Logic for Cfe {
             ins,
             ins_pend,
             ins_pend_f,
+            ins_pend_s,
             ent,
             ent_pend,
             ans_pend,
@@ -652,6 +670,7 @@ impl Logic for Cfe {
             scan_pc,
             scan_fill,
             keep_uop,
+            scan_match,
             nack_resend
         );
         self.ev.next = self.no_events.val();
@@ -745,14 +764,17 @@ impl Logic for Cfe {
         self.scan_found.next = (self.state.q.val() == CfeState::Scan)
             & (self.scan_fill.q.val() == bits::<2>(2))
             & (self.scan_at2.q.val() != self.scan_pc.q.val())
-            & (self.step.word.val().kind == self.kind_pass.val())
-            & self.step.word.val().send
-            & (self.step.word.val().board == bit_cast::<8, 16>(self.arr_fields.q.val().rank))
-            & (bit_cast::<16, 4>(self.step.word.val().tag)
-                == ((self.arr_fields.q.val().rank >> 8) & bits::<16>(15)));
+            & self.scan_match.q.val();
+        self.ram_word.next = self.conf.uop.val().into();
         self.uop_r.d.next = self.conf.uop.val();
+        self.scan_match.d.next = (self.ram_word.val().kind == self.kind_pass.val())
+            & self.ram_word.val().send
+            & (self.ram_word.val().board == bit_cast::<8, 16>(self.arr_fields.q.val().rank))
+            & (bit_cast::<16, 4>(self.ram_word.val().tag)
+                == ((self.arr_fields.q.val().rank >> 8) & bits::<16>(15)));
         if self.keep_uop.q.val() | self.scan_found.val() {
             self.uop_r.d.next = self.uop_r.q.val();
+            self.scan_match.d.next = self.scan_match.q.val();
         }
         self.step.resend.next = self.nack_resend.q.val();
         // A retained answer sent again (not a nack's resend, not the look after an ack).
@@ -772,6 +794,7 @@ impl Logic for Cfe {
         self.step.arrival.next = self.fusing.q.val();
         self.step.arr_reg.next = self.arr_reg_r.q.val();
         self.fused_step.next = self.fusing.q.val() & self.step.fuses.val();
+        self.fused_instr.next = self.step.fuses.val() & self.step.has_instr.val();
         // The step's CIPE pass as decoded (the reduce op, datatype and word count filled in
         // where it is issued).
         self.step_ins.next = self.instr_none.val();
@@ -824,7 +847,8 @@ impl Logic for Cfe {
             self.l_instr.next = self.ins_f.q.val();
         }
         self.m_instr_tdata.next = self.l_instr.val().into();
-        self.instr_pend.next = self.ins_pend.q.val() | self.ins_pend_f.q.val();
+        self.instr_pend.next =
+            self.ins_pend.q.val() | self.ins_pend_f.q.val() | self.ins_pend_s.q.val();
         self.m_instr_tvalid.next = self.instr_pend.val();
         self.m_entry_tdata.next = self.ent.q.val().into();
         self.m_entry_tvalid.next = self.ent_pend.q.val();
@@ -834,6 +858,7 @@ impl Logic for Cfe {
         if self.m_instr_tready.val() {
             self.ins_pend.d.next = false;
             self.ins_pend_f.d.next = false;
+            self.ins_pend_s.d.next = false;
         }
         if self.m_entry_tready.val() {
             self.ent_pend.d.next = false;
@@ -1189,7 +1214,12 @@ impl Logic for Cfe {
                 } else if self.fusing.q.val() {
                     // The pass takes the arrival; or a step with nothing to send (a local
                     // prefix of one rank) runs and the next is looked at; or the arrival is
-                    // stored, to be read by a later pass.
+                    // stored, to be read by a later pass. The pass's instruction goes now:
+                    // set on the decode's `fuses` and `has_instr` alone (no flag is pending
+                    // in `Decide`, so the other ways leave both flags clear).
+                    if !self.contexts.at_end.val() & self.fused_instr.val() {
+                        self.ins_pend_f.d.next = true;
+                    }
                     if !self.contexts.at_end.val()
                         & (self.step.fuses.val()
                             | (self.step.ready.val()
@@ -1204,13 +1234,14 @@ impl Logic for Cfe {
                         // request RAM gives only in `Read`).
                         self.fuse_go.d.next = self.step.fuses.val();
                         self.f_sel.d.next = true;
-                        self.ins_pend_f.d.next = self.step.fuses.val() & self.step.has_instr.val();
                         self.state.d.next = CfeState::Read;
                     } else {
                         self.fusing.d.next = false;
                         // A payload is stored by the CIPE input instruction loaded above (its
                         // splitter command went out in `Arrive`).
-                        self.ins_pend_f.d.next = self.arrival.has_words.val();
+                        if self.arrival.has_words.val() {
+                            self.ins_pend_s.d.next = true;
+                        }
                         self.state.d.next = CfeState::Emit;
                     }
                 } else if self.contexts.at_end.val() {
@@ -1411,6 +1442,7 @@ impl Logic for Cfe {
             self.cmd_pend.d.next = false;
             self.ins_pend.d.next = false;
             self.ins_pend_f.d.next = false;
+            self.ins_pend_s.d.next = false;
             self.ent_pend.d.next = false;
             self.ans_pend.d.next = false;
             self.ans_board.d.next = false;
