@@ -441,8 +441,8 @@ pub struct Cfe {
     /// the step's decode reads them: the waiting arrival's while there is one (`fusing`: its
     /// collective and root are the segment's, `Judge` refuses a mismatch, and no step that
     /// depends on the rank takes an arrival), else the stored request's. Selected by a
-    /// flip-flop, not by the state's decode that selects `answer_src` (state → that select →
-    /// the decode → the next state was board64's worst path).
+    /// flip-flop, not by the state's decode that selected `answer_src` then (state → that
+    /// select → the decode → the next state was board64's worst path).
     dec_flags: Signal<Local, Bits<2>>,
     coll_reduce: Constant<Bits<4>>,
     /// The program RAM's read address (`conf.uop_addr`, assigned once).
@@ -828,14 +828,14 @@ impl Logic for Cfe {
         if self.req_lo.q.val() {
             self.answer_src.next = self.requests1.read_data.val();
         }
-        // In `Decide` with an arrival, the arrival's: the request RAM gives the context's
-        // stored request only from `Read`, and the decode of a pass that would take the
-        // arrival needs the segment's collective (a pass that answers takes it only in an
-        // allreduce) before then; the arrival's is the segment's (`Judge` refuses a mismatch).
-        if self.arriving.val()
-            | self.ans_pend.q.val()
-            | ((self.state.q.val() == CfeState::Decide) & self.fusing.q.val())
-        {
+        // Only the entry composer reads it, and only on `t_compose`: in `Emit` for an answer
+        // to the arrival (`ans_pend`: an error, an ack, a `pending`), in `Read` and `Issue`
+        // for a step's frame (the stored request). So `ans_pend` alone selects the arrival's.
+        // (It was also selected in `Arrive` and in `Decide` with an arrival, where nothing is
+        // composed: the state's decode in that select, fanned out to 364 muxes in front of the
+        // composer's first stage, was the cfe's worst path at e146a7f seed 4 and 3f048e2
+        // seed 1. The step's decode reads the request's flags from `dec_flags`.)
+        if self.ans_pend.q.val() {
             self.answer_src.next = self.arr_fields.q.val();
         }
 
