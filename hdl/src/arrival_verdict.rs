@@ -441,8 +441,6 @@ impl Logic for ArrivalVerdict {
             p_late_any,
             p_late_no_hit,
             p_words,
-            p_has_words,
-            p_words,
             p_has_words
         );
         self.is_request.next = self.fields.val().msg_type == self.msg_request.val();

@@ -400,15 +400,15 @@ pub struct Cfe {
     cmd_pend: DFF<Bit>,
     ins: DFF<InstrWord>,
     ins_pend: DFF<Bit>,
-    /// `ins` pending, set only in `Decide` with an arrival (the fused pass's instruction, or
-    /// the `input` that stores the arrival): the micro-op decode feeds this flip-flop alone,
-    /// not the mux of every state that sets `ins_pend` (uop_r → decode → that mux was the
-    /// cfe block's deepest path, 15–16 levels on xc7). The instruction is pending while
-    /// either is set (never both: `Decide` has none pending).
+    /// The instruction pending, set only in `Decide` with an arrival: `ins_pend_f` for the
+    /// fused pass's (`ins_f`), `ins_pend_s` for the `input` that stores the arrival (`ins`).
+    /// The micro-op decode feeds these flip-flops alone, not the mux of every state that sets
+    /// `ins_pend` (uop_r → decode → that mux was the cfe block's deepest path, 15–16 levels
+    /// on xc7); and two of them, so the pass's is the decode's `fuses` and `has_instr` ANDed,
+    /// not a choice between those and the arrival's words on the step's readiness (16 levels
+    /// with `scan_match` and one flag, 13 split). The instruction is pending while any of the
+    /// three is set (one at a time: `Decide` has none pending).
     ins_pend_f: DFF<Bit>,
-    /// The same for the `input` that stores the arrival (set in `Decide` when no pass takes
-    /// it): two flip-flops, so the pass's flag is the decode's `fuses` and `has_instr` ANDed,
-    /// not a choice between those and the arrival's words on the step's readiness.
     ins_pend_s: DFF<Bit>,
     /// The step's pass takes the arrival and sends an instruction.
     fused_instr: Signal<Local, Bit>,
