@@ -300,10 +300,22 @@ pub struct ContextTable {
     r_has_free: DFF<Bit>,
     r_late: DFF<Bit>,
     r_ctx: DFF<Bits<3>>,
+    /// `r_ctx` one-hot (`r_ctx_is[c]`: `r_ctx` is context `c`; context 0 at power-on, as
+    /// `r_ctx`): each context's store, unstore and present select reads its own flip-flop,
+    /// not a compare of `r_ctx` fanned out to all eight (`r_ctx` → `c_present` was board64's
+    /// worst path at 3f048e2 on seeds 1 and 3: 6.9–7.3 ns of route).
+    r_ctx_is: [DFFWithInit<Bit>; 8],
     r_sig_match: DFF<Bit>,
     r_present: DFF<Bit>,
     hit_idx: Signal<Local, Bits<3>>,
     free_idx: Signal<Local, Bits<3>>,
+    /// The context `l_ctx` names, one-hot, built from the hit, free and oldest contexts' own
+    /// one-hot vectors (not decoded from `l_ctx`).
+    hit_vec: Signal<Local, Bits<8>>,
+    free_vec: Signal<Local, Bits<8>>,
+    oldest_vec: Signal<Local, Bits<8>>,
+    ctx_vec: Signal<Local, Bits<8>>,
+    onehot: [Constant<Bits<8>>; 8],
     cur_key: Signal<Local, Bits<48>>,
     cur_done: Signal<Local, Bit>,
     /// A key goes into the history (the staging slot's, at `h_ptr`) this cycle.
@@ -492,6 +504,12 @@ impl Default for ContextTable {
             r_has_free: Default::default(),
             r_late: Default::default(),
             r_ctx: Default::default(),
+            r_ctx_is: std::array::from_fn(|c| DFFWithInit::new(c == 0)),
+            hit_vec: Default::default(),
+            free_vec: Default::default(),
+            oldest_vec: Default::default(),
+            ctx_vec: Default::default(),
+            onehot: std::array::from_fn(|c| Constant::new(bits::<8>(1 << c))),
             r_sig_match: Default::default(),
             r_present: Default::default(),
             hit_idx: Default::default(),
@@ -543,6 +561,8 @@ impl Logic for ContextTable {
             self.c_pc[c].clock.next = self.clock.val();
             self.c_end[c].clock.next = self.clock.val();
             self.c_present[c].clock.next = self.clock.val();
+            self.r_ctx_is[c].clock.next = self.clock.val();
+            self.r_ctx_is[c].d.next = self.r_ctx_is[c].q.val();
             self.c_rph2[c].clock.next = self.clock.val();
             self.c_words[c].clock.next = self.clock.val();
             self.c_bytes[c].clock.next = self.clock.val();
@@ -594,6 +614,8 @@ impl Logic for ContextTable {
         self.hit_idx.next = bits::<3>(0);
         self.any_free.next = false;
         self.free_idx.next = bits::<3>(0);
+        self.hit_vec.next = bits::<8>(0);
+        self.free_vec.next = bits::<8>(0);
         self.l_late.next = false;
         self.l_sig_match.next = false;
         self.hit_present.next = bits::<8>(0);
@@ -606,6 +628,7 @@ impl Logic for ContextTable {
             if self.valid[c].q.val() & self.k_eq[c].q.val() {
                 self.l_hit.next = true;
                 self.hit_idx.next = self.hit_idx.val() | self.index[c].val();
+                self.hit_vec.next = self.hit_vec.val() | self.onehot[c].val();
                 if self.c_done[c].q.val() {
                     self.l_done.next = true;
                 }
@@ -618,6 +641,7 @@ impl Logic for ContextTable {
             if !self.valid[c].q.val() & !self.any_free.val() {
                 self.any_free.next = true;
                 self.free_idx.next = self.index[c].val();
+                self.free_vec.next = self.onehot[c].val();
                 self.free_pc.next = self.c_pc[c].q.val();
             }
         }
@@ -639,9 +663,11 @@ impl Logic for ContextTable {
         }
         self.r_oldest.d.next = self.d_oldest.val();
         self.oldest_pc.next = bits::<12>(0);
+        self.oldest_vec.next = bits::<8>(0);
         for c in 0..8 {
             if self.r_oldest.q.val() == self.index[c].val() {
                 self.oldest_pc.next = self.c_pc[c].q.val();
+                self.oldest_vec.next = self.onehot[c].val();
             }
         }
         self.d_tail.next = self.d_head.q.val() + bit_cast::<3, 4>(self.d_count.q.val());
@@ -653,6 +679,13 @@ impl Logic for ContextTable {
         if self.l_hit.val() {
             self.l_ctx.next = self.hit_idx.val();
         }
+        self.ctx_vec.next = self.free_vec.val();
+        if !self.any_free.val() {
+            self.ctx_vec.next = self.oldest_vec.val();
+        }
+        if self.l_hit.val() {
+            self.ctx_vec.next = self.hit_vec.val();
+        }
 
         if self.lookup.val() {
             self.r_hit.d.next = self.l_hit.val();
@@ -662,6 +695,9 @@ impl Logic for ContextTable {
             self.r_has_free.d.next = self.l_has_free.val();
             self.r_late.d.next = self.l_late.val();
             self.r_ctx.d.next = self.l_ctx.val();
+            for c in 0..8 {
+                self.r_ctx_is[c].d.next = self.ctx_vec.val().get_bit(c);
+            }
             self.r_sig_match.d.next = self.l_sig_match.val();
             self.r_present.d.next = self.l_present.val();
         }
@@ -678,7 +714,7 @@ impl Logic for ContextTable {
         self.cur_done.next = false;
         self.l_ctx_present.next = bits::<8>(0);
         for c in 0..8 {
-            if self.r_ctx.q.val() == self.index[c].val() {
+            if self.r_ctx_is[c].q.val() {
                 self.l_ctx_present.next = self.c_present[c].q.val();
             }
             if self.cur.val() == self.index[c].val() {
@@ -739,11 +775,11 @@ impl Logic for ContextTable {
         // ---- Commands.
         self.file.next = false;
         for c in 0..8 {
-            if (self.store.val() | self.heard.val()) & (self.r_ctx.q.val() == self.index[c].val()) {
+            if (self.store.val() | self.heard.val()) & self.r_ctx_is[c].q.val() {
                 // Progress, or a partner alive: not silent.
                 self.c_silence[c].d.next = bits::<SILENCE_BITS>(0);
             }
-            if self.store.val() & (self.r_ctx.q.val() == self.index[c].val()) {
+            if self.store.val() & self.r_ctx_is[c].q.val() {
                 self.c_age[c].d.next = bits::<AGE_BITS>(0);
                 self.dirty[c].d.next = true;
                 self.c_present[c].d.next = self.c_present[c].q.val()
@@ -762,7 +798,7 @@ impl Logic for ContextTable {
                     self.c_bytes[c].d.next = self.alloc_len.val();
                 }
             }
-            if self.unstore.val() & (self.r_ctx.q.val() == self.index[c].val()) {
+            if self.unstore.val() & self.r_ctx_is[c].q.val() {
                 self.c_present[c].d.next = self.c_present[c].q.val()
                     & !(bits::<8>(1) << bit_cast::<8, 3>(self.arr_reg.val()));
                 if self.unstore_free.val() & !self.c_done[c].q.val() {
@@ -974,7 +1010,7 @@ impl Logic for ContextTable {
         self.s_free_found.next = false;
         self.s_oldest.next = false;
         for c in 0..8 {
-            if self.r_ctx.q.val() == self.index[c].val() {
+            if self.r_ctx_is[c].q.val() {
                 self.s_keep.next = self.c_mute[c].d.val();
             }
             if self.valid[c].q.val() & self.k_eq[c].q.val() {
