@@ -214,8 +214,11 @@ pub struct ContextTable {
     /// Expiry, stage 1: which contexts have expired, and no command this clock.
     r_exp_vec: [DFF<Bit>; 8],
     r_quiet: DFF<Bit>,
-    /// Stage 2: the lowest expired context and its key (no command in either clock).
+    /// Stage 2: the lowest expired context and its key (no command the clock before;
+    /// `expired_now` adds the clock after).
     r_expired: DFF<Bit>,
+    /// `r_expired` and still no command (`r_quiet`): what the table's users see.
+    expired_now: Signal<Local, Bit>,
     r_exp_idx: DFF<Bits<3>>,
     r_exp_key: DFF<Bits<48>>,
     exp_found: Signal<Local, Bit>,
@@ -464,6 +467,7 @@ impl Default for ContextTable {
             r_exp_vec: Default::default(),
             r_quiet: Default::default(),
             r_expired: Default::default(),
+            expired_now: Default::default(),
             r_exp_idx: Default::default(),
             r_exp_key: Default::default(),
             exp_found: Default::default(),
@@ -766,9 +770,14 @@ impl Logic for ContextTable {
             | self.nacked.val()
             | self.heard.val()
             | self.reset.val();
+        // `r_expired`: an expiry found with no command the clock before; its users AND in
+        // `r_quiet` (no command the clock after either), so the state a reclaim acts on is
+        // the state the expiry was found in, as when `r_expired` itself took this clock's
+        // `any_command`. That was the tail of board64's worst path at c94203c, seed 3 (the
+        // engine's `cur` → its decision → a command → `any_command` → `r_expired`).
         self.r_quiet.d.next = !self.any_command.val();
-        self.r_expired.d.next =
-            self.exp_found.val() & self.r_quiet.q.val() & !self.any_command.val();
+        self.r_expired.d.next = self.exp_found.val() & self.r_quiet.q.val() & !self.reset.val();
+        self.expired_now.next = self.r_expired.q.val() & self.r_quiet.q.val();
         self.r_exp_idx.d.next = self.exp_idx.val();
         self.r_exp_key.d.next = self.exp_key.val();
 
@@ -821,7 +830,7 @@ impl Logic for ContextTable {
                 self.c_age[c].d.next = bits::<AGE_BITS>(0);
             }
             if self.reclaim.val()
-                & self.r_expired.q.val()
+                & self.expired_now.val()
                 & (self.r_exp_idx.q.val() == self.index[c].val())
             {
                 self.valid[c].d.next = false;
@@ -864,7 +873,7 @@ impl Logic for ContextTable {
         if self.retire.val() {
             self.file_key.next = self.cur_key.val();
         }
-        if self.reclaim.val() & self.r_expired.q.val() {
+        if self.reclaim.val() & self.expired_now.val() {
             self.file.next = true;
         }
         if self.cancel.val() & !self.r_late.q.val() & !self.r_done.q.val() {
@@ -1056,7 +1065,7 @@ impl Logic for ContextTable {
         self.bytes.next = self.l_bytes.val();
         self.pick.next = self.l_pick.val();
         self.pick_found.next = self.l_pick_found.val();
-        self.expired.next = self.r_expired.q.val();
+        self.expired.next = self.expired_now.val();
         self.expired_ctx.next = self.r_exp_idx.q.val();
     }
 }
