@@ -222,7 +222,14 @@ pub struct FrameRouter<
     route_wait: DFF<Bit>,
     /// Beats in the ingress buffer, and whole frames (their last beat written).
     level: DFF<Bits<4>>,
+    /// Whole frames in the ingress buffer, a clock behind: the ends of the clock before are in
+    /// `w_end_r` / `r_end_r`, added where `frames_in` is read (`lag_ok`), so the accept and
+    /// take cones end in those two flip-flops, not in the counter's adder (the arbiter's grant
+    /// → `accept` → `frames_in` was board64's worst path at c94203c + the CIPE's second buffer
+    /// copy dropped, seed 1, an experiment).
     frames_in: DFF<Bits<4>>,
+    w_end_r: DFF<Bit>,
+    r_end_r: DFF<Bit>,
     transit_lag: Constant<Bits<4>>,
     /// On the previous clock: at least [`TRANSIT_LAG`] beats in the ingress buffer, and no
     /// whole frame.
@@ -431,6 +438,8 @@ impl<
             route_wait: Default::default(),
             level: Default::default(),
             frames_in: Default::default(),
+            w_end_r: Default::default(),
+            r_end_r: Default::default(),
             transit_lag: Constant::new(bits::<4>(TRANSIT_LAG as u64)),
             lag_ok: Default::default(),
             t_started: Default::default(),
@@ -540,6 +549,8 @@ impl<
             route_wait,
             level,
             frames_in,
+            w_end_r,
+            r_end_r,
             t_started,
             lag_ok,
             pop_pending
@@ -788,7 +799,10 @@ impl<
         // board64's worst path at 110.1 MHz).
         self.t_have.next = !self.transit_ok.empty.val();
         self.t_ok.next = self.transit_ok.data_out.val() & self.tails.data_out.val();
-        self.lag_ok.d.next = (self.frames_in.q.val() == bits::<4>(0))
+        self.lag_ok.d.next = ((self.frames_in.q.val()
+            + bit_cast::<4, 1>(self.w_end_r.q.val().into())
+            - bit_cast::<4, 1>(self.r_end_r.q.val().into()))
+            == bits::<4>(0))
             & (self.level.q.val() >= self.transit_lag.val());
         self.t_go.next = self.t_started.q.val() | self.t_have.val() | self.lag_ok.q.val();
         self.t_valid.next = self.r_valid.val()
@@ -845,15 +859,19 @@ impl<
         }
         self.w_end.next = self.stored.val() & self.w_last.val();
         self.r_end.next = self.r_take.val() & self.r_last.val();
-        if self.w_end.val() & !self.r_end.val() {
+        self.w_end_r.d.next = self.w_end.val();
+        self.r_end_r.d.next = self.r_end.val();
+        if self.w_end_r.q.val() & !self.r_end_r.q.val() {
             self.frames_in.d.next = self.frames_in.q.val() + bits::<4>(1);
-        } else if !self.w_end.val() & self.r_end.val() {
+        } else if !self.w_end_r.q.val() & self.r_end_r.q.val() {
             self.frames_in.d.next = self.frames_in.q.val() - bits::<4>(1);
         }
         if self.reset.val() {
             self.t_started.d.next = false;
             self.level.d.next = bits::<4>(0);
             self.frames_in.d.next = bits::<4>(0);
+            self.w_end_r.d.next = false;
+            self.r_end_r.d.next = false;
             self.lag_ok.d.next = false;
         }
         if self.r_take.val()
