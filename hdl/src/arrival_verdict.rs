@@ -8,7 +8,9 @@
 //! `Arrive`. (Decoding the fields and combining the answers in one clock was board64's worst
 //! path at 110.2 MHz: the fields' register through the type and register decode, the
 //! directory's address and the precedence chain into the verdict register.) The lookup's
-//! outputs (`key`, `sig`, `arr_reg`, `dir_addr`, ...) stay combinational. The payload's words
+//! outputs (`key`, `sig`, `arr_reg`, `dir_addr`, ...) stay combinational; the CFE decodes its
+//! own register, signature and directory index from the fields at its input, a clock ahead,
+//! with the same blocks ([`ArrivalReg`], [`ArrivalSig`], [`ArrivalDir`]). The payload's words
 //! (`words`, `has_words`) are registered in the first stage too, valid with the verdict: the
 //! length's round-up carry and the zero test into the CFE's pending-instruction flag was
 //! board64's worst path at a44c28d (seeds 1 and 3).
@@ -137,6 +139,55 @@ impl Logic for ArrivalSig {
     }
 }
 
+/// The program directory's index for an arrival (`cfe_config::directory_index`): algorithm,
+/// kind (scan), boards − 1 (its low 6 bits: a short subtraction; boards are the ranks, halved
+/// with two ranks per host). One definition for the verdict, on the latched fields, and for
+/// the CFE, on the fields at its input: it registers the index with them, so the directory
+/// RAM's read address comes from a flip-flop (the latched fields → the ranks-per-host compare
+/// → the subtraction → the RAM's address, across the die, was board64's worst path on a seed).
+#[derive(LogicBlock)]
+pub struct ArrivalDir {
+    pub fields: Signal<In, FrameFields>,
+    pub dir_addr: Signal<Out, Bits<9>>,
+    /// The communicator's boards, low 6 bits.
+    boards6: Signal<Local, Bits<6>>,
+    /// Boards − 1.
+    boards_m1: Signal<Local, Bits<6>>,
+    /// Drives `dir_addr`, assigned once at the end of `update`.
+    l_index: Signal<Local, Bits<9>>,
+    coll_scan: Constant<Bits<4>>,
+}
+
+impl Default for ArrivalDir {
+    fn default() -> Self {
+        Self {
+            fields: Default::default(),
+            dir_addr: Default::default(),
+            boards6: Default::default(),
+            boards_m1: Default::default(),
+            l_index: Default::default(),
+            coll_scan: code4(Collective::Scan.code()),
+        }
+    }
+}
+
+impl Logic for ArrivalDir {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.boards6.next = bit_cast::<6, 16>(self.fields.val().comm_size);
+        if self.fields.val().ranks_per_host == bits::<8>(2) {
+            self.boards6.next = bit_cast::<6, 16>(self.fields.val().comm_size >> 1);
+        }
+        self.boards_m1.next = self.boards6.val() - bits::<6>(1);
+        self.l_index.next = (bit_cast::<9, 4>(self.fields.val().algorithm) << 7)
+            | bit_cast::<9, 6>(self.boards_m1.val());
+        if self.fields.val().collective == self.coll_scan.val() {
+            self.l_index.next = self.l_index.val() | bits::<9>(64);
+        }
+        self.dir_addr.next = self.l_index.val();
+    }
+}
+
 #[derive(LogicBlock)]
 pub struct ArrivalVerdict {
     pub clock: Signal<In, Clock>,
@@ -222,7 +273,6 @@ pub struct ArrivalVerdict {
     err_bad_topology: Constant<Bits<8>>,
     err_mismatch: Constant<Bits<8>>,
     err_stale: Constant<Bits<8>>,
-    coll_scan: Constant<Bits<4>>,
     is_request: Signal<Local, Bit>,
     is_board: Signal<Local, Bit>,
     is_nack: Signal<Local, Bit>,
@@ -232,8 +282,6 @@ pub struct ArrivalVerdict {
     is_abort: Signal<Local, Bit>,
     /// Boards of the communicator (ranks ÷ ranks per host).
     boards: Signal<Local, Bits<16>>,
-    /// Its low 6 bits, minus one (the directory index's boards − 1).
-    boards_m1: Signal<Local, Bits<6>>,
     rank_board: Signal<Local, Bits<16>>,
     /// The register the arrival fills: the local rank's (0/1) or the board frame's tag.
     reg8: Signal<Local, Bits<8>>,
@@ -241,7 +289,7 @@ pub struct ArrivalVerdict {
     sig_of: ArrivalSig,
     reg_ok: Signal<Local, Bit>,
     bus_words: Signal<Local, Bits<16>>,
-    dir_index: Signal<Local, Bits<9>>,
+    dir_of: ArrivalDir,
     dir_ok: Signal<Local, Bit>,
     /// The error found, 0 if none.
     fault: Signal<Local, Bits<8>>,
@@ -393,7 +441,6 @@ impl ArrivalVerdict {
             err_bad_topology: code8(ErrorCode::BadTopology.code()),
             err_mismatch: code8(ErrorCode::Mismatch.code()),
             err_stale: code8(ErrorCode::Stale.code()),
-            coll_scan: code4(Collective::Scan.code()),
             is_request: Default::default(),
             is_board: Default::default(),
             is_nack: Default::default(),
@@ -401,14 +448,13 @@ impl ArrivalVerdict {
             is_ctl: Default::default(),
             is_abort: Default::default(),
             boards: Default::default(),
-            boards_m1: Default::default(),
             rank_board: Default::default(),
             reg8: Default::default(),
             reg_of: Default::default(),
             sig_of: Default::default(),
             reg_ok: Default::default(),
             bus_words: Default::default(),
-            dir_index: Default::default(),
+            dir_of: Default::default(),
             dir_ok: Default::default(),
             fault: Default::default(),
             answer_code: Default::default(),
@@ -483,15 +529,10 @@ impl Logic for ArrivalVerdict {
         self.p_has_words.d.next = bit_cast::<12, 16>(self.bus_words.val()) != bits::<12>(0);
         self.words.next = self.p_words.q.val();
         self.has_words.next = self.p_has_words.q.val();
-        // Directory (`cfe_config::directory_index`): algorithm, kind (scan), boards − 1 (its
-        // low 6 bits: a short subtraction).
-        self.boards_m1.next = bit_cast::<6, 16>(self.boards.val()) - bits::<6>(1);
-        self.dir_index.next = (bit_cast::<9, 4>(self.fields.val().algorithm) << 7)
-            | bit_cast::<9, 6>(self.boards_m1.val());
-        if self.fields.val().collective == self.coll_scan.val() {
-            self.dir_index.next = self.dir_index.val() | bits::<9>(64);
-        }
-        self.dir_addr.next = self.dir_index.val();
+        // Directory (`ArrivalDir`; the CFE reads the directory at its own copy's index,
+        // registered with the fields).
+        self.dir_of.fields.next = self.fields.val();
+        self.dir_addr.next = self.dir_of.dir_addr.val();
         // ---- First stage: the fields' flags, registered on every clock.
         self.p_unsup.d.next = self.unsupported.val();
         self.p_cancel.d.next = self.is_abort.val() & self.reg_ok.val();

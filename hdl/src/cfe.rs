@@ -76,7 +76,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::arrival_verdict::{ArrivalReg, ArrivalSig, ArrivalVerdict};
+use crate::arrival_verdict::{ArrivalDir, ArrivalReg, ArrivalSig, ArrivalVerdict};
 use crate::cfe_config::CfeConfig;
 pub use crate::cfe_config::cfg;
 use crate::cipe::{InstrWord, Opcode};
@@ -324,6 +324,11 @@ pub struct Cfe {
     /// The signature of the frame at the input (`ArrivalSig`), the table's `peek_sig`.
     arr_sig_in: ArrivalSig,
     arr_reg_q: DFF<Bits<3>>,
+    /// The directory index of the frame at the input (`ArrivalDir`), loaded with `arr_fields`:
+    /// the directory RAM's read address from a flip-flop (the verdict's combinational index
+    /// from the latched fields into the RAM's address was board64's worst path on a seed).
+    arr_dir_in: ArrivalDir,
+    arr_dir_q: DFF<Bits<9>>,
     /// The arrival's `req_flags` (a reduce; its rank is the root), registered in `Lookup` as
     /// `arr_reg_r` is.
     arr_flags: DFF<Bits<2>>,
@@ -547,6 +552,8 @@ impl Cfe {
             arr_reg_in: Default::default(),
             arr_sig_in: Default::default(),
             arr_reg_q: Default::default(),
+            arr_dir_in: Default::default(),
+            arr_dir_q: Default::default(),
             sub: Default::default(),
             resending: Default::default(),
             advancing: Default::default(),
@@ -633,6 +640,7 @@ impl Logic for Cfe {
             cur_words,
             arr_reg_r,
             arr_reg_q,
+            arr_dir_q,
             arr_flags,
             sub,
             resending,
@@ -725,7 +733,8 @@ impl Logic for Cfe {
         self.contexts.peek_sig.next = self.arr_sig_in.sig.val();
         self.contexts.arr_reg.next = self.arr_reg_q.q.val();
         self.arr_reg_in.fields.next = self.frame_fields.val();
-        self.conf.dir_addr.next = self.arrival.dir_addr.val();
+        self.arr_dir_in.fields.next = self.frame_fields.val();
+        self.conf.dir_addr.next = self.arr_dir_q.q.val();
         self.arriving.next = self.in_arrive.q.val();
 
         // ---- The running context and its micro-op (valid from Decide on).
@@ -948,6 +957,7 @@ impl Logic for Cfe {
                 // alone, not the splitter's ready: a shorter path to 364 flip-flops' enables.
                 self.arr_fields.d.next = self.frame_fields.val();
                 self.arr_reg_q.d.next = bit_cast::<3, 8>(self.arr_reg_in.reg8.val());
+                self.arr_dir_q.d.next = self.arr_dir_in.dir_addr.val();
                 self.arr_len.d.next = self.frame_payload_len.val();
                 self.arr_unsup.d.next = self.frame_unsupported.val();
                 self.resending.d.next = false;
