@@ -23,9 +23,12 @@
 //! Filing takes four clocks: the key is registered (the engine's state decides to file, and
 //! the set's address should start at a flip-flop), the set's pointer is read, then the pointer
 //! advanced and the way it pointed to registered, then the key written into that way. (The
-//! way's write enables straight from the pointer RAM's output were board64's worst path.) A
-//! second file to the same set on the next clock uses the first one's advanced pointer
-//! (forwarded), not the RAM's stale word. A key is in the ways five clocks after it was filed
+//! way's write enables straight from the pointer RAM's output were board64's worst path.) The
+//! advanced pointer is written into its RAM in the fourth clock, from flip-flops (written in
+//! the third, the RAM's output ran through the forwarding select into its own write data:
+//! board64's worst path at 674f50f, seed 1). A file to the same set one or two clocks later
+//! uses the advanced pointer (forwarded: of two, the more recent file's), not the RAM's stale word.
+//! A key is in the ways five clocks after it was filed
 //! (seen from a `peek` two clocks later): the context table's recent keys cover it until then.
 //!
 //! After power-on and after `reset` the block sweeps its RAMs (one set a clock, [`SETS`]
@@ -96,6 +99,11 @@ pub struct KeyHistory {
     l_valid: DFF<Bit>,
     l_set: DFF<Bits<SET_BITS>>,
     l_ptr: DFF<Bits<1>>,
+    /// The file before that (its pointer is written into the RAM in the clock the RAM is
+    /// read for the file now: the read gives the old word).
+    l2_valid: DFF<Bit>,
+    l2_set: DFF<Bits<SET_BITS>>,
+    l2_ptr: DFF<Bits<1>>,
     /// Filing, fourth clock: the key, its set and its way (written now).
     w_valid: DFF<Bit>,
     w_key: DFF<Bits<48>>,
@@ -142,6 +150,9 @@ impl Default for KeyHistory {
             l_valid: Default::default(),
             l_set: Default::default(),
             l_ptr: Default::default(),
+            l2_valid: Default::default(),
+            l2_set: Default::default(),
+            l2_ptr: Default::default(),
             w_valid: Default::default(),
             w_key: Default::default(),
             w_set: Default::default(),
@@ -161,7 +172,8 @@ impl Logic for KeyHistory {
     fn update(&mut self) {
         dff_setup!(
             self, clock, peek_q, same_q, ok_q, ok_q2, swept, sweep_set, i_valid, i_key, f_valid,
-            f_key, f_set, l_valid, l_set, l_ptr, w_valid, w_key, w_set, w_way
+            f_key, f_set, l_valid, l_set, l_ptr, l2_valid, l2_set, l2_ptr, w_valid, w_key, w_set,
+            w_way
         );
         // Set of a key: communicator, operation and segment XORed, the low SET_BITS bits.
         self.peek_set.next = bit_cast::<SET_BITS, 48>(
@@ -217,18 +229,28 @@ impl Logic for KeyHistory {
         self.f_valid.d.next = self.i_valid.q.val() & self.swept.q.val();
         self.f_key.d.next = self.i_key.q.val();
         self.f_set.d.next = self.file_set.val();
-        // Third clock: advance the pointer (the previous file's if it went to the same set a
-        // clock ago) and register the way it pointed to.
+        // Third clock: the way the set's pointer gives (the pointer a file one or two clocks
+        // before left, if it went to the same set: neither is in the word read), registered,
+        // and the pointer advanced.
         self.f_way.next = self.ptr.read_data.val();
+        if self.l2_valid.q.val() & (self.l2_set.q.val() == self.f_set.q.val()) {
+            self.f_way.next = self.l2_ptr.q.val();
+        }
         if self.l_valid.q.val() & (self.l_set.q.val() == self.f_set.q.val()) {
             self.f_way.next = self.l_ptr.q.val();
         }
         self.l_valid.d.next = self.f_valid.q.val();
         self.l_set.d.next = self.f_set.q.val();
         self.l_ptr.d.next = !self.f_way.val();
-        self.ptr.write_address.next = self.f_set.q.val();
-        self.ptr.write_data.next = !self.f_way.val();
-        self.ptr.write_enable.next = self.f_valid.q.val();
+        self.l2_valid.d.next = self.l_valid.q.val();
+        self.l2_set.d.next = self.l_set.q.val();
+        self.l2_ptr.d.next = self.l_ptr.q.val();
+        // Fourth clock: the advanced pointer written, from flip-flops (written in the third
+        // clock, the RAM's read data ran through the forwarding select into its own write
+        // data: board64's worst path at 674f50f, seed 1).
+        self.ptr.write_address.next = self.l_set.q.val();
+        self.ptr.write_data.next = self.l_ptr.q.val();
+        self.ptr.write_enable.next = self.l_valid.q.val();
         self.w_valid.d.next = self.f_valid.q.val();
         self.w_key.d.next = self.f_key.q.val();
         self.w_set.d.next = self.f_set.q.val();
@@ -265,6 +287,7 @@ impl Logic for KeyHistory {
             self.i_valid.d.next = false;
             self.f_valid.d.next = false;
             self.l_valid.d.next = false;
+            self.l2_valid.d.next = false;
             self.w_valid.d.next = false;
         }
         self.sweeping.next = !self.swept.q.val();

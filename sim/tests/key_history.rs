@@ -32,8 +32,10 @@ struct Model {
     i_key: u64,
     /// Filing, second clock: the key and its set (its pointer read).
     f: Option<(u64, usize)>,
-    /// The file before: its set and the pointer it left.
+    /// The file before: its set and the pointer it left (written into the RAM now).
     l: Option<(usize, u64)>,
+    /// The file before that: its set and the pointer it left.
+    l2: Option<(usize, u64)>,
     /// Filing, fourth clock: the key, its set and its way.
     w: Option<(u64, usize, u64)>,
 }
@@ -57,6 +59,7 @@ impl Model {
             i_key: 0,
             f: None,
             l: None,
+            l2: None,
             w: None,
         }
     }
@@ -67,8 +70,12 @@ impl Model {
         self.ok_q2 && self.same_q && self.word_q.contains(&(self.peek_q2 | VALID))
     }
     fn f_way(&self) -> u64 {
-        match (self.f, self.l) {
-            (Some((_, set)), Some((l_set, l_ptr))) if l_set == set => l_ptr,
+        let Some((_, set)) = self.f else {
+            return self.rd_ptr;
+        };
+        match (self.l, self.l2) {
+            (Some((l_set, l_ptr)), _) if l_set == set => l_ptr,
+            (_, Some((l2_set, l2_ptr))) if l2_set == set => l2_ptr,
             _ => self.rd_ptr,
         }
     }
@@ -88,8 +95,8 @@ impl Model {
             if let Some((key, set, w)) = self.w {
                 self.mem[set][w as usize] = key | VALID;
             }
-            if let Some((_, set)) = self.f {
-                self.ptr[set] = (way + 1) % WAYS as u64;
+            if let Some((set, ptr)) = self.l {
+                self.ptr[set] = ptr;
             }
         } else {
             self.mem[sweep_set] = [0; WAYS];
@@ -98,6 +105,7 @@ impl Model {
             self.swept = sweep_set == SETS - 1;
         }
         self.w = self.f.map(|(key, set)| (key, set, way));
+        self.l2 = self.l;
         self.l = self.f.map(|(_, set)| (set, (way + 1) % WAYS as u64));
         self.f = self.i.filter(|_| swept).map(|k| (k, set_of(k)));
         self.i = file;
@@ -111,6 +119,7 @@ impl Model {
             self.i = None;
             self.f = None;
             self.l = None;
+            self.l2 = None;
             self.w = None;
         }
     }
