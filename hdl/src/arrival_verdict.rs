@@ -281,8 +281,18 @@ pub struct ArrivalVerdict {
     is_ctl: Signal<Local, Bit>,
     is_abort: Signal<Local, Bit>,
     /// Boards of the communicator (ranks ÷ ranks per host).
-    boards: Signal<Local, Bits<16>>,
-    rank_board: Signal<Local, Bits<16>>,
+    /// The rank is of this board: with one rank per host (`rank == my_board`) and with two
+    /// (`rank >> 1 == my_board`), both compared, then one picked by the ranks per host (the
+    /// compare behind that pick was the cfe's worst path into `p_cancel` on a seed).
+    mine_one: Signal<Local, Bit>,
+    mine_two: Signal<Local, Bit>,
+    rank_mine: Signal<Local, Bit>,
+    /// A local rank's `reg_ok`: of this board, ranks per host within the limit.
+    local_ok: Signal<Local, Bit>,
+    /// 1 ≤ boards ≤ MAX_BOARDS, with one rank per host (boards = ranks) and with two (ranks ÷
+    /// 2), picked the same way.
+    boards_ok_one: Signal<Local, Bit>,
+    boards_ok_two: Signal<Local, Bit>,
     /// The register the arrival fills: the local rank's (0/1) or the board frame's tag.
     reg8: Signal<Local, Bits<8>>,
     reg_of: ArrivalReg,
@@ -447,8 +457,12 @@ impl ArrivalVerdict {
             is_pending: Default::default(),
             is_ctl: Default::default(),
             is_abort: Default::default(),
-            boards: Default::default(),
-            rank_board: Default::default(),
+            mine_one: Default::default(),
+            mine_two: Default::default(),
+            rank_mine: Default::default(),
+            local_ok: Default::default(),
+            boards_ok_one: Default::default(),
+            boards_ok_two: Default::default(),
             reg8: Default::default(),
             reg_of: Default::default(),
             sig_of: Default::default(),
@@ -506,22 +520,28 @@ impl Logic for ArrivalVerdict {
         // Parameters every frame of a segment agrees on (`ArrivalSig`).
         self.sig_of.fields.next = self.fields.val();
         self.sig.next = self.sig_of.sig.val();
-        // Boards, the rank's board, and the register the arrival fills: a local rank's own (0,
-        // or its parity with two ranks per host), a board frame's tag (the rank's high byte).
-        self.boards.next = self.fields.val().comm_size;
-        self.rank_board.next = self.fields.val().rank;
+        // The register the arrival fills (a local rank's own: 0, or its parity with two ranks
+        // per host; a board frame's tag: the rank's high byte), and whether the rank is of
+        // this board.
         self.reg_of.fields.next = self.fields.val();
         self.reg8.next = self.reg_of.reg8.val();
+        self.mine_one.next = self.fields.val().rank == bit_cast::<16, 8>(self.my_board.val());
+        self.mine_two.next =
+            (self.fields.val().rank >> 1) == bit_cast::<16, 8>(self.my_board.val());
+        self.rank_mine.next = self.mine_one.val();
         if self.rph2.val() {
-            self.boards.next = self.fields.val().comm_size >> 1;
-            self.rank_board.next = self.fields.val().rank >> 1;
+            self.rank_mine.next = self.mine_two.val();
         }
         self.arr_reg.next = bit_cast::<3, 8>(self.reg8.val());
-        self.reg_ok.next = (self.rank_board.val() == bit_cast::<16, 8>(self.my_board.val()))
-            & (self.fields.val().ranks_per_host <= self.max_rph.val());
+        self.local_ok.next =
+            self.rank_mine.val() & (self.fields.val().ranks_per_host <= self.max_rph.val());
+        self.reg_ok.next = self.local_ok.val();
         if self.is_board.val() | self.is_ctl.val() {
-            self.reg_ok.next = (self.reg8.val() >= self.first_board_reg.val())
-                & (self.reg8.val() < self.regs.val());
+            // A board frame's register is its rank's high byte (`ArrivalReg`), whatever the
+            // ranks per host.
+            self.reg_ok.next = (bit_cast::<8, 16>(self.fields.val().rank >> 8)
+                >= self.first_board_reg.val())
+                & (bit_cast::<8, 16>(self.fields.val().rank >> 8) < self.regs.val());
         }
         self.bus_words.next =
             (self.payload_len.val() + self.word_round.val()) >> self.word_shift.val();
@@ -535,7 +555,9 @@ impl Logic for ArrivalVerdict {
         self.dir_addr.next = self.dir_of.dir_addr.val();
         // ---- First stage: the fields' flags, registered on every clock.
         self.p_unsup.d.next = self.unsupported.val();
-        self.p_cancel.d.next = self.is_abort.val() & self.reg_ok.val();
+        // An abort and a request are neither board frames nor board control frames: their
+        // `reg_ok` is `local_ok` (taken directly, without the select on the type).
+        self.p_cancel.d.next = self.is_abort.val() & self.local_ok.val();
         // Not a request, board frame or board control frame, or one for another board (the
         // router forwards those); or a board control frame naming no board register.
         self.p_drop.d.next = !(self.is_request.val() | self.is_board.val() | self.is_ctl.val())
@@ -545,15 +567,22 @@ impl Logic for ArrivalVerdict {
         self.p_nack.d.next = self.is_nack.val();
         self.p_pending.d.next = self.is_pending.val();
         self.p_req.d.next = self.is_request.val();
-        self.p_retry.d.next =
-            self.is_request.val() & self.reg_ok.val() & (self.fields.val().attempt != bits::<8>(0));
+        self.p_retry.d.next = self.is_request.val()
+            & self.local_ok.val()
+            & (self.fields.val().attempt != bits::<8>(0));
         self.p_bad_params.d.next = (self.fields.val().ranks_per_host == bits::<8>(0))
             | (self.fields.val().ranks_per_host > self.max_rph.val())
             | (self.payload_len.val() > self.max_payload.val());
         self.p_reg_ok.d.next = self.reg_ok.val();
         // 1 ≤ boards ≤ MAX_BOARDS, compared without subtracting first.
-        self.p_boards_ok.d.next =
-            (self.boards.val() != bits::<16>(0)) & (self.boards.val() <= self.max_boards.val());
+        self.boards_ok_one.next = (self.fields.val().comm_size != bits::<16>(0))
+            & (self.fields.val().comm_size <= self.max_boards.val());
+        self.boards_ok_two.next = ((self.fields.val().comm_size >> 1) != bits::<16>(0))
+            & ((self.fields.val().comm_size >> 1) <= self.max_boards.val());
+        self.p_boards_ok.d.next = self.boards_ok_one.val();
+        if self.rph2.val() {
+            self.p_boards_ok.d.next = self.boards_ok_two.val();
+        }
         self.p_late_any.d.next = !self.unsupported.val()
             & !(self.is_abort.val() & self.reg_ok.val())
             & (self.is_request.val()
