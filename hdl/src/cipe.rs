@@ -15,7 +15,9 @@
 //! Pipeline: issue (RAM read) → read (the RAM's word registered: the buffers fill most of the
 //! part's block RAM, and the far ones are a long route from the ALU) → operand → ALU,
 //! [`crate::cipe_alu::ALU_LATENCY`] clocks → write-back/out; [`CIPE_LATENCY`] clocks from a word in
-//! to its result out. The pipeline never stalls: a word issues only when the output queue has room
+//! to its result out. The write-back reaches the buffers a clock later, from registers
+//! (`w_*`): the result's select straight into the write data of block RAMs spread over the
+//! part was cipe64's worst path (seeds 1 and 3, all route). The pipeline never stalls: a word issues only when the output queue has room
 //! for everything in flight. The first word of an instruction waits while an earlier instruction
 //! still in the pipeline stores into a buffer it reads (read after write), so consecutive
 //! instructions on unrelated buffers stream with no gap; on the same buffer they wait at most
@@ -37,8 +39,9 @@ use crate::fifo::Fifo;
 /// Clocks from a word accepted on `s_axis` to its result on `m_axis` (queue empty, ready).
 pub const CIPE_LATENCY: usize = ALU_LATENCY + 3;
 /// Extra clocks the first read of a buffer waits after the last store into it issued: the
-/// store reaches the RAM ALU_LATENCY + 2 clocks after its issue, and the check is registered
-/// (one clock conservative).
+/// store reaches the RAM ALU_LATENCY + 3 clocks after its issue (the write-back registered),
+/// and the check, registered, sees the store's word up to its last delay stage: a clock
+/// after it leaves that stage the word is written, and the read issued then sees it.
 pub const STORE_TO_READ: usize = ALU_LATENCY + 3;
 /// Words of room the output queue keeps for what is still in the pipeline when it reports
 /// almost full (a word issues only while it does not): every word between issue and the queue,
@@ -303,6 +306,12 @@ pub struct Cipe<
     wb_last: Signal<Local, Bit>,
     wb_bad: Signal<Local, Bit>,
     in_flight: Signal<Local, Bit>,
+    /// The write-back, registered: both buffer copies are written from these, a clock after
+    /// the last delay stage. (A read issued in that clock is held back by the hazard check,
+    /// which sees the word in the last delay stage a clock before; see [`STORE_TO_READ`].)
+    w_en: DFF<Bit>,
+    w_addr: DFF<Bits<AB>>,
+    w_data: DFF<Bits<W>>,
     /// Delay stages from which an emitted word reaches `m_axis` within [`soon_clocks`].
     soon_stages: Constant<Bits<16>>,
     /// A word to emit is at a `soon_stages` stage, registered: loaded from the stages' `d`
@@ -405,6 +414,9 @@ impl<
             wb_last: Default::default(),
             wb_bad: Default::default(),
             in_flight: Default::default(),
+            w_en: Default::default(),
+            w_addr: Default::default(),
+            w_data: Default::default(),
             // Stage `i` is on `m_axis` ALU_LATENCY − 1 − i + 1 clocks later (write-back, then
             // the output FIFO forwards it): within `soon_clocks` when that is at most it.
             soon_stages: Constant::new(bits::<16>(
@@ -438,7 +450,7 @@ impl<
         dff_setup!(
             self, clock, active, instr, index, past_first, remaining, p_valid, p_in, p_addr,
             p_instr, p_last, p_bad, q_valid, q_in, q_addr, q_instr, q_last, q_bad, q_a, q_b,
-            hazard_cur, hazard_off, loaded, last_word, soon_q
+            hazard_cur, hazard_off, loaded, last_word, soon_q, w_en, w_addr, w_data
         );
         clock!(self, clock, alu, out);
         self.buffer_a.read_clock.next = self.clock.val();
@@ -659,12 +671,15 @@ impl<
         {
             self.result.next = self.alu.result.val();
         }
-        self.buffer_a.write_address.next = self.wb_addr.val();
-        self.buffer_a.write_data.next = self.result.val();
-        self.buffer_a.write_enable.next = self.wb_valid.val() & self.wb_instr.val().store;
-        self.buffer_b.write_address.next = self.wb_addr.val();
-        self.buffer_b.write_data.next = self.result.val();
-        self.buffer_b.write_enable.next = self.wb_valid.val() & self.wb_instr.val().store;
+        self.w_en.d.next = self.wb_valid.val() & self.wb_instr.val().store;
+        self.w_addr.d.next = self.wb_addr.val();
+        self.w_data.d.next = self.result.val();
+        self.buffer_a.write_address.next = self.w_addr.q.val();
+        self.buffer_a.write_data.next = self.w_data.q.val();
+        self.buffer_a.write_enable.next = self.w_en.q.val();
+        self.buffer_b.write_address.next = self.w_addr.q.val();
+        self.buffer_b.write_data.next = self.w_data.q.val();
+        self.buffer_b.write_enable.next = self.w_en.q.val();
         self.out.write.next = self.wb_valid.val() & self.wb_instr.val().emit;
         self.out.data_in.next = bit_cast::<OB, W>(self.result.val())
             | (bit_cast::<OB, 64>(self.wb_instr.val().into()) << self.W.val())
@@ -677,7 +692,7 @@ impl<
         self.m_axis.tbad.next = self.out.data_out.val().get_bit(W + 65);
         self.out.read.next = self.m_axis.tready.val() & !self.out.empty.val();
         self.m_axis_soon.next = self.soon_q.q.val() | !self.out.empty.val();
-        self.in_flight.next = self.p_valid.q.val() | self.q_valid.q.val();
+        self.in_flight.next = self.p_valid.q.val() | self.q_valid.q.val() | self.w_en.q.val();
         for i in 0..ALU_LATENCY {
             if self.d_valid[i].q.val() {
                 self.in_flight.next = true;
@@ -696,6 +711,7 @@ impl<
             self.last_word.d.next = true;
             self.p_valid.d.next = false;
             self.q_valid.d.next = false;
+            self.w_en.d.next = false;
             self.loaded.d.next = false;
             self.hazard_cur.d.next = false;
             self.hazard_off.d.next = false;
