@@ -280,7 +280,6 @@ pub struct ArrivalVerdict {
     /// A nack or a pending: board control frames (`rank` names a register and a board).
     is_ctl: Signal<Local, Bit>,
     is_abort: Signal<Local, Bit>,
-    /// Boards of the communicator (ranks ÷ ranks per host).
     /// The rank is of this board: with one rank per host (`rank == my_board`) and with two
     /// (`rank >> 1 == my_board`), both compared, then one picked by the ranks per host (the
     /// compare behind that pick was the cfe's worst path into `p_cancel` on a seed).

@@ -17,7 +17,8 @@
 //! [`crate::cipe_alu::ALU_LATENCY`] clocks → write-back/out; [`CIPE_LATENCY`] clocks from a word in
 //! to its result out. The write-back reaches the buffers a clock later, from registers
 //! (`w_*`): the result's select straight into the write data of block RAMs spread over the
-//! part was cipe64's worst path (seeds 1 and 3, all route). The pipeline never stalls: a word issues only when the output queue has room
+//! part was cipe64's worst path (seeds 1 and 3, all route). The pipeline never stalls: a
+//! word issues only when the output queue has room
 //! for everything in flight. The first word of an instruction waits while an earlier instruction
 //! still in the pipeline stores into a buffer it reads (read after write), so consecutive
 //! instructions on unrelated buffers stream with no gap; on the same buffer they wait at most
