@@ -52,10 +52,14 @@ pub struct AxisArbiter<const W: usize, const K: usize, const N: usize> {
     room: Signal<Local, Bits<8>>,
     /// The destination mask of the frame being merged, from its first beat.
     held_dst: DFF<Bits<8>>,
-    /// The requests above the last grant (`served`).
-    after_last: Signal<Local, Bits<8>>,
-    /// Some port above the last grant requests.
-    any_after: Signal<Local, Bit>,
+    /// The ports a request from port `i` yields to, for the next frame (round-robin: ports
+    /// above the last one served come first, lowest first; then the rest, lowest first),
+    /// registered from `served`'s next value and stored XOR its value after reset
+    /// (`yield_rest`), so that reset and power-on are both zero.
+    yield_x: [DFF<Bits<8>>; N],
+    yield_rest: [Constant<Bits<8>>; N],
+    /// Ports above the last one served, next clock (from `served.d`).
+    after_next: Signal<Local, Bits<8>>,
     /// The port granted now, one-hot: the held one inside a frame, else the round-robin
     /// pick. One-hot, not a port number: each port's `tready` and its share of the beat mux
     /// are one AND of flip-flops' and requests' functions (the number's decode and compare
@@ -99,8 +103,9 @@ impl<const W: usize, const K: usize, const N: usize> Default for AxisArbiter<W, 
             requests: Default::default(),
             room: Default::default(),
             held_dst: Default::default(),
-            after_last: Default::default(),
-            any_after: Default::default(),
+            yield_x: std::array::from_fn(|_| Default::default()),
+            yield_rest: std::array::from_fn(|i| Constant::new(bits::<8>(yields_to(0, i)))),
+            after_next: Default::default(),
             grant: Default::default(),
             mux_tdata: Default::default(),
             mux_tkeep: Default::default(),
@@ -143,21 +148,17 @@ impl<const W: usize, const K: usize, const N: usize> Logic for AxisArbiter<W, K,
                 self.requests.next = self.requests.val() | self.bit[i].val();
             }
         }
-        // Round-robin: the lowest requesting port above the last grant, else the lowest.
-        self.after_last.next = self.requests.val() & !self.served.q.val() & self.above_first.val();
-        self.any_after.next = self.after_last.val() != bits::<8>(0);
+        // Round-robin: the lowest requesting port above the last one served, else the lowest;
+        // what each port yields to comes from a flip-flop, so a grant is its own request and
+        // the requests it yields to, not a search that starts at `served`.
         self.grant.next = bits::<8>(0);
         for i in 0..N {
+            self.yield_x[i].clock.next = self.clock.val();
             if self.locked.q.val() {
                 self.grant.next = self.sel.q.val();
-            } else if self.any_after.val() {
-                if self.after_last.val().get_bit(i)
-                    & ((self.after_last.val() & self.below[i].val()) == bits::<8>(0))
-                {
-                    self.grant.next = self.grant.val() | self.bit[i].val();
-                }
             } else if self.requests.val().get_bit(i)
-                & ((self.requests.val() & self.below[i].val()) == bits::<8>(0))
+                & ((self.requests.val() & (self.yield_x[i].q.val() ^ self.yield_rest[i].val()))
+                    == bits::<8>(0))
             {
                 self.grant.next = self.grant.val() | self.bit[i].val();
             }
@@ -212,6 +213,31 @@ impl<const W: usize, const K: usize, const N: usize> Logic for AxisArbiter<W, K,
             self.sel.d.next = bits::<8>(0);
             self.served.d.next = bits::<8>(0);
         }
+        // What each port yields to once `served` takes its next value (reset included).
+        self.after_next.next = !self.served.d.val() & self.above_first.val();
+        for i in 0..N {
+            if self.after_next.val().get_bit(i) {
+                self.yield_x[i].d.next =
+                    (self.after_next.val() & self.below[i].val()) ^ self.yield_rest[i].val();
+            } else {
+                self.yield_x[i].d.next =
+                    (self.after_next.val() | self.below[i].val()) ^ self.yield_rest[i].val();
+            }
+        }
+    }
+}
+
+/// The ports a request from port `i` yields to when `served` holds `served` (the rule of
+/// `yield_x`, here for its value after reset): with `after` the ports above the last one
+/// served (never port 0), a port in `after` yields to the lower ports in `after`, any other
+/// port to every port in `after` and every lower port.
+const fn yields_to(served: u64, i: usize) -> u64 {
+    let after = !served & 0xfe;
+    let below = (1u64 << i) - 1;
+    if after & (1 << i) != 0 {
+        after & below
+    } else {
+        (after | below) & 0xff
     }
 }
 

@@ -250,16 +250,16 @@ pub struct Cipe<
     reads_a: Signal<Local, Bit>,
     reads_b: Signal<Local, Bit>,
     hazard: Signal<Local, Bit>,
-    /// The read-after-write check, a clock ahead: for the active instruction, for the one
-    /// offered; and whether the instruction was loaded on the last clock (use the latter).
+    /// The read-after-write check, a clock ahead: for the active instruction (`h_cur`), for
+    /// the one offered (`h_off`); `hazard_q` holds next clock's answer, picked by whether an
+    /// instruction is loaded on this clock (`load`), so `issue` starts at one flip-flop.
     off_opcode: Signal<Local, Bits<4>>,
     off_reads_a: Signal<Local, Bit>,
     off_reads_b: Signal<Local, Bit>,
     h_cur: Signal<Local, Bit>,
     h_off: Signal<Local, Bit>,
-    hazard_cur: DFF<Bit>,
-    hazard_off: DFF<Bit>,
-    loaded: DFF<Bit>,
+    hazard_q: DFF<Bit>,
+    load: Signal<Local, Bit>,
     issue: Signal<Local, Bit>,
     /// The word at `index` is the active instruction's last (registered: `remaining` is 0).
     last_word: DFF<Bit>,
@@ -377,9 +377,8 @@ impl<
             off_reads_b: Default::default(),
             h_cur: Default::default(),
             h_off: Default::default(),
-            hazard_cur: Default::default(),
-            hazard_off: Default::default(),
-            loaded: Default::default(),
+            hazard_q: Default::default(),
+            load: Default::default(),
             issue: Default::default(),
             last_word: Default::default(),
             remaining: Default::default(),
@@ -451,7 +450,7 @@ impl<
         dff_setup!(
             self, clock, active, instr, index, past_first, remaining, p_valid, p_in, p_addr,
             p_instr, p_last, p_bad, q_valid, q_in, q_addr, q_instr, q_last, q_bad, q_a, q_b,
-            hazard_cur, hazard_off, loaded, last_word, soon_q, w_en, w_addr, w_data
+            hazard_q, last_word, soon_q, w_en, w_addr, w_data
         );
         clock!(self, clock, alu, out);
         self.buffer_a.read_clock.next = self.clock.val();
@@ -556,12 +555,7 @@ impl<
         {
             self.h_off.next = true;
         }
-        self.hazard_cur.d.next = self.h_cur.val();
-        self.hazard_off.d.next = self.h_off.val();
-        self.hazard.next = !self.past_first.q.val() & self.hazard_cur.q.val();
-        if self.loaded.q.val() {
-            self.hazard.next = !self.past_first.q.val() & self.hazard_off.q.val();
-        }
+        self.hazard.next = self.hazard_q.q.val();
         self.issue.next = self.active.q.val()
             & (self.s_axis.tvalid.val() | !self.needs_input.val())
             & !self.out.almost_full.val()
@@ -591,11 +585,9 @@ impl<
         // A new instruction when idle or as the last word of the current one issues.
         self.s_instr.tready.next =
             !self.active.q.val() | (self.issue.val() & self.last_word.q.val());
-        self.loaded.d.next = false;
-        if self.s_instr.tvalid.val()
-            & (!self.active.q.val() | (self.issue.val() & self.last_word.q.val()))
-        {
-            self.loaded.d.next = true;
+        self.load.next = self.s_instr.tvalid.val()
+            & (!self.active.q.val() | (self.issue.val() & self.last_word.q.val()));
+        if self.load.val() {
             self.instr.d.next = self.offered.val();
             self.index.d.next = bits::<12>(0);
             self.past_first.d.next = false;
@@ -713,11 +705,17 @@ impl<
             self.p_valid.d.next = false;
             self.q_valid.d.next = false;
             self.w_en.d.next = false;
-            self.loaded.d.next = false;
-            self.hazard_cur.d.next = false;
-            self.hazard_off.d.next = false;
             for i in 0..ALU_LATENCY {
                 self.d_valid[i].d.next = false;
+            }
+        }
+        // Next clock's hazard (reset included): none once the first word has issued, else the
+        // check of the instruction then active, the one offered if it is loaded now.
+        self.hazard_q.d.next = false;
+        if !self.reset.val() & !self.past_first.d.val() {
+            self.hazard_q.d.next = self.h_cur.val();
+            if self.load.val() {
+                self.hazard_q.d.next = self.h_off.val();
             }
         }
         // A word at delay stage `i` reaches `m_axis` ALU_LATENCY − 1 − i clocks later plus

@@ -6,10 +6,13 @@
 //! computed for the next clock, with `read` choosing at the last mux, so a path that starts at
 //! this FIFO's head does not run through its pointers (the router's class FIFO read pointer →
 //! its output registers was one of board64's worst paths, 104.5 MHz). `full` comes from a
-//! register too (`full_q`, the pointers' compare for the next clock: the class FIFO's read
-//! pointer → `full` → the router's `accept` → the header capture's enables was board64's worst
-//! path on seed 1 after 6102a4a, 8.18 ns); `write` while full and `read` while empty are
-//! ignored; `reset` empties it and zeroes every entry.
+//! register too (`full_q`: the class FIFO's read pointer → `full` → the router's `accept` →
+//! the header capture's enables was board64's worst path on seed 1 after 6102a4a, 8.18 ns).
+//! `filled_q`, `full_q` and `level_q` (exactly 1, 2, 3 words) are a one-hot count shifted by
+//! `push` and `pop`, not a compare of the incremented pointers (the input arbiter's grant →
+//! the router's `accept` → the class FIFO's `write` → `full_q` was board64's worst path on
+//! seed 1 at b33b2d9); `write` while full and `read` while empty are ignored; `reset` empties
+//! it and zeroes every entry.
 
 use rust_hdl::prelude::*;
 
@@ -24,11 +27,10 @@ pub struct RegFifo4<D: Synth> {
     pub data_out: Signal<Out, D>,
     pub empty: Signal<Out, Bit>,
     entries: [DFF<D>; 4],
-    /// Pointers with a lap bit (bit 2), as in the block-RAM FIFO.
+    /// Pointers; bit 2 is a lap bit, as in the block-RAM FIFO (the flags do not read it).
     read_at: DFF<Bits<3>>,
     write_at: DFF<Bits<3>>,
     index: [Constant<Bits<2>>; 4],
-    lap: Constant<Bits<3>>,
     zero: Constant<D>,
     push: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
@@ -39,6 +41,13 @@ pub struct RegFifo4<D: Synth> {
     filled_q: DFF<Bit>,
     /// Full (low at power-on).
     full_q: DFF<Bit>,
+    /// Exactly 1, 2, 3 words (bits 0, 1, 2; with `filled_q` and `full_q` a one-hot count, all
+    /// low at power-on): the flags' next values are a shift of it by `push` and `pop`, not a
+    /// compare of the pointers after their increments.
+    level_q: DFF<Bits<3>>,
+    /// Words up (`push`, no `pop`) or down.
+    up: Signal<Local, Bit>,
+    down: Signal<Local, Bit>,
     /// The entry after the head (its slot is written this clock: the word written).
     after_head: Signal<Local, D>,
     /// The head if it stays (the FIFO empty and written this clock: the word written).
@@ -65,7 +74,6 @@ impl<D: Synth> Default for RegFifo4<D> {
             read_at: Default::default(),
             write_at: Default::default(),
             index: std::array::from_fn(|i| Constant::new(bits::<2>(i as u64))),
-            lap: Constant::new(bits::<3>(4)),
             zero: Constant::new(D::default()),
             push: Default::default(),
             pop: Default::default(),
@@ -74,6 +82,9 @@ impl<D: Synth> Default for RegFifo4<D> {
             head_q: Default::default(),
             filled_q: Default::default(),
             full_q: Default::default(),
+            level_q: Default::default(),
+            up: Default::default(),
+            down: Default::default(),
             after_head: Default::default(),
             stay_head: Default::default(),
             read_slot: Default::default(),
@@ -88,7 +99,9 @@ impl<D: Synth> Default for RegFifo4<D> {
 impl<D: Synth> Logic for RegFifo4<D> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, read_at, write_at, head_q, filled_q, full_q);
+        dff_setup!(
+            self, clock, read_at, write_at, head_q, filled_q, full_q, level_q
+        );
         // The pointer registers say the FIFO is empty exactly when `filled_q` is low, full
         // exactly when `full_q` is high.
         self.is_empty.next = !self.filled_q.q.val();
@@ -129,14 +142,29 @@ impl<D: Synth> Logic for RegFifo4<D> {
         self.read_next.next = self.read_at.q.val() + bit_cast::<3, 1>(self.pop.val().into());
         self.write_at.d.next = self.write_next.val();
         self.read_at.d.next = self.read_next.val();
-        self.filled_q.d.next = self.read_next.val() != self.write_next.val();
-        self.full_q.d.next = (self.read_next.val() ^ self.write_next.val()) == self.lap.val();
+        self.up.next = self.push.val() & !self.pop.val();
+        self.down.next = self.pop.val() & !self.push.val();
+        self.filled_q.d.next = self.filled_q.q.val();
+        self.level_q.d.next = self.level_q.q.val();
+        self.full_q.d.next = self.full_q.q.val();
+        if self.up.val() {
+            self.filled_q.d.next = true;
+            self.level_q.d.next =
+                (self.level_q.q.val() << 1) | bit_cast::<3, 1>(self.is_empty.val().into());
+            self.full_q.d.next = self.level_q.q.val().get_bit(2);
+        } else if self.down.val() {
+            self.filled_q.d.next = !self.level_q.q.val().get_bit(0);
+            self.level_q.d.next =
+                (self.level_q.q.val() >> 1) | (bit_cast::<3, 1>(self.full_q.q.val().into()) << 2);
+            self.full_q.d.next = false;
+        }
         if self.reset.val() {
             self.write_at.d.next = bits::<3>(0);
             self.read_at.d.next = bits::<3>(0);
             self.head_q.d.next = self.zero.val();
             self.filled_q.d.next = false;
             self.full_q.d.next = false;
+            self.level_q.d.next = bits::<3>(0);
         }
         self.data_out.next = self.head_q.q.val();
         self.empty.next = self.is_empty.val();
