@@ -38,6 +38,9 @@ pub struct AxisFifo<
     pub m_axis: AxisSource<W, K>,
     /// Beats are seen on `m_axis` as they are written (high), or whole frames only (low).
     pub cut_through: Signal<In, Bit>,
+    /// With a bad frame's last beat: keep it ([`FrameFifo`]'s `keep_bad`; high at the last
+    /// beat of a frame cut through).
+    pub keep_bad: Signal<In, Bit>,
     /// With `cut_through`: a beat written on cycle `t` leaves from `t + 1`, not `t + 2`
     /// ([`FrameFifo`]'s `early`).
     pub early: Signal<In, Bit>,
@@ -73,6 +76,7 @@ impl<
             s_axis: Default::default(),
             m_axis: Default::default(),
             cut_through: Default::default(),
+            keep_bad: Default::default(),
             early: Default::default(),
             almost_level: Default::default(),
             almost_full: Default::default(),
@@ -126,6 +130,7 @@ impl<
         self.beats.last.next = self.s_axis.tlast.val();
         self.beats.drop.next = self.s_axis.tuser.val().get_bit(self.bad_at.val().index());
         self.beats.cut_through.next = self.cut_through.val();
+        self.beats.keep_bad.next = self.keep_bad.val();
         self.beats.early.next = self.early.val();
         self.beats.room_gate.next = false;
         self.beats.almost_level.next = self.almost_level.val();

@@ -3,8 +3,8 @@
 //! `collwire_proto::reduce` — bit-exact.
 //!
 //! A 64-bit word holds 1 × 64-bit or 2 × 32-bit lanes; a 256-bit word 4 or 8. Float SUM goes
-//! through the pipelined IEEE adders ([`crate::fp_add`]); every other op is computed in two short
-//! stages and delayed to the same latency, so results never reorder. The operands are
+//! through the pipelined IEEE adders ([`crate::fp_add`]); every other op is computed in short
+//! pipelined stages and delayed to the same latency, so results never reorder. The operands are
 //! registered on the way in.
 //! Integer MIN/MAX compare keys (sign bit flipped for signed types); float MIN/MAX compare the
 //! IEEE total-order key (`sign ? !x : x | sign_bit`), which orders −0 below +0; a NaN operand
@@ -23,7 +23,7 @@ use crate::place::Place;
 /// Clocks from operands in to result out: the operand register, then the adders' pipeline.
 pub const ALU_LATENCY: usize = FP_ADD_LATENCY + 1;
 /// Clocks through a [`LaneOp`].
-pub const LANE_LATENCY: usize = 1;
+pub const LANE_LATENCY: usize = 2;
 /// Stages that delay a [`LaneOp`] result to the adders' latency.
 const OTHER_DELAY: usize = FP_ADD_LATENCY - LANE_LATENCY;
 
@@ -32,10 +32,26 @@ fn code(c: u8) -> Constant<Bits<4>> {
     Constant::new(bits::<4>(u64::from(c)))
 }
 
-/// One lane of `LW` bits (32 or 64): every (datatype, op) result but float SUM, in two
-/// stages ([`LANE_LATENCY`] clocks): first the compare, the integer sum and the NaN tests,
-/// registered; then the op picks the result. The lane's signed and float datatypes are the
-/// `LW`-bit ones.
+/// A bitwise op as the truth table of one result bit over the operands' bits: bit `2·b + a`
+/// of the table is the result for operand bits `a`, `b`.
+const TT_A: u64 = 0b1010;
+const TT_B: u64 = 0b1100;
+const TT_AND: u64 = 0b1000;
+const TT_OR: u64 = 0b1110;
+const TT_XOR: u64 = 0b0110;
+const TT_ONE: u64 = 0b1111;
+
+/// One lane of `LW` bits (32 or 64): every (datatype, op) result but float SUM, in
+/// [`LANE_LATENCY`] clocks. Stage 1 registers the compare, the integer sum, the NaN and
+/// zero tests and the op decoded (a lane that is not `active` decodes as nothing). Stage 2
+/// turns them into selects, registered: a truth table over the operands' bits (`a`, `b`,
+/// and, or, xor; the logical ops' 0 or 1 in bit 0), the sum, the canonical NaN. After that
+/// only the selects are applied, bit by bit, so nothing decodes the op or a compare on the
+/// way out (the op register, decoded after its register and fanned out over every lane's
+/// result, was cipe256's worst path; the compare and the decode in one stage were then
+/// cipe_alu256's). The stages are free: the other ops wait for the IEEE adders anyway. The
+/// lane's signed and float datatypes are the `LW`-bit ones. A lane whose width is not the
+/// datatype's (`active` low) gives zero.
 #[derive(LogicBlock)]
 pub struct LaneOp<const LW: usize> {
     pub clock: Signal<In, Clock>,
@@ -49,6 +65,9 @@ pub struct LaneOp<const LW: usize> {
     pub op: Signal<In, Bits<4>>,
     /// The datatype is a float (of either width).
     pub is_float: Signal<In, Bit>,
+    /// The datatype's width is the lane's: when low, the lane's result is zero (so the ALU
+    /// ORs its 32- and 64-bit lanes' words instead of selecting one).
+    pub active: Signal<In, Bit>,
     pub r: Signal<Out, Bits<LW>>,
     op_sum: Constant<Bits<4>>,
     op_min: Constant<Bits<4>>,
@@ -59,25 +78,54 @@ pub struct LaneOp<const LW: usize> {
     op_lor: Constant<Bits<4>>,
     op_bxor: Constant<Bits<4>>,
     op_lxor: Constant<Bits<4>>,
+    tt_a: Constant<Bits<4>>,
+    tt_b: Constant<Bits<4>>,
+    tt_and: Constant<Bits<4>>,
+    tt_or: Constant<Bits<4>>,
+    tt_xor: Constant<Bits<4>>,
+    tt_one: Constant<Bits<4>>,
+    tt_zero: Constant<Bits<4>>,
     nan: Constant<Bits<LW>>,
     exp_mask: Constant<Bits<LW>>,
     frac_mask: Constant<Bits<LW>>,
     zero: Constant<Bits<LW>>,
-    one: Constant<Bits<LW>>,
     nan_a: Signal<Local, Bit>,
     nan_b: Signal<Local, Bit>,
+    /// The table of the ops that need no compare and no zero test, before its register.
+    tt_op: Signal<Local, Bits<4>>,
+    /// The result takes `b` (MIN or MAX), and a logical op's result is 1.
+    take_b: Signal<Local, Bit>,
+    one: Signal<Local, Bit>,
     // Stage 1, registered.
-    r_a: DFF<Bits<LW>>,
-    r_b: DFF<Bits<LW>>,
-    r_op: DFF<Bits<4>>,
+    r1_a: DFF<Bits<LW>>,
+    r1_b: DFF<Bits<LW>>,
+    r1_sum: DFF<Bits<LW>>,
     /// `b` orders before / after `a`.
-    r_b_less: DFF<Bit>,
-    r_b_greater: DFF<Bit>,
-    r_sum: DFF<Bits<LW>>,
-    /// A float operand is a NaN.
-    r_nan: DFF<Bit>,
-    r_a_any: DFF<Bit>,
-    r_b_any: DFF<Bit>,
+    r1_b_less: DFF<Bit>,
+    r1_b_greater: DFF<Bit>,
+    r1_a_any: DFF<Bit>,
+    r1_b_any: DFF<Bit>,
+    r1_tt: DFF<Bits<4>>,
+    r1_min: DFF<Bit>,
+    r1_max: DFF<Bit>,
+    r1_land: DFF<Bit>,
+    r1_lor: DFF<Bit>,
+    r1_lxor: DFF<Bit>,
+    r1_sum_sel: DFF<Bit>,
+    r1_nan: DFF<Bit>,
+    // Stage 2, registered: the selects.
+    r2_a: DFF<Bits<LW>>,
+    r2_b: DFF<Bits<LW>>,
+    r2_sum: DFF<Bits<LW>>,
+    /// The truth tables of bits 1.. and of bit 0.
+    r2_tt: DFF<Bits<4>>,
+    r2_tt0: DFF<Bits<4>>,
+    /// The result is the integer sum.
+    r2_sum_sel: DFF<Bit>,
+    /// A float operand is a NaN: the result is the canonical NaN.
+    r2_nan: DFF<Bit>,
+    /// Bit 0 of the result, from `r2_tt0`.
+    lo: Signal<Local, Bit>,
     /// Drives `r`, assigned once at the end of `update`.
     result: Signal<Local, Bits<LW>>,
 }
@@ -92,6 +140,7 @@ impl<const LW: usize> Default for LaneOp<LW> {
         let all = u64::MAX >> (64 - LW);
         let sign = 1u64 << (LW - 1);
         let frac = (1u64 << frac_bits) - 1;
+        let tt = |t: u64| Constant::new(bits::<4>(t));
         Self {
             clock: Default::default(),
             a: Default::default(),
@@ -100,6 +149,7 @@ impl<const LW: usize> Default for LaneOp<LW> {
             kb: Default::default(),
             op: Default::default(),
             is_float: Default::default(),
+            active: Default::default(),
             r: Default::default(),
             op_sum: code(ReduceOp::Sum.code()),
             op_min: code(ReduceOp::Min.code()),
@@ -110,22 +160,45 @@ impl<const LW: usize> Default for LaneOp<LW> {
             op_lor: code(ReduceOp::Lor.code()),
             op_bxor: code(ReduceOp::Bxor.code()),
             op_lxor: code(ReduceOp::Lxor.code()),
+            tt_a: tt(TT_A),
+            tt_b: tt(TT_B),
+            tt_and: tt(TT_AND),
+            tt_or: tt(TT_OR),
+            tt_xor: tt(TT_XOR),
+            tt_one: tt(TT_ONE),
+            tt_zero: tt(0),
             nan: Constant::new(bits::<LW>(nan)),
             exp_mask: Constant::new(bits::<LW>(all & !sign & !frac)),
             frac_mask: Constant::new(bits::<LW>(frac)),
             zero: Constant::new(bits::<LW>(0)),
-            one: Constant::new(bits::<LW>(1)),
             nan_a: Default::default(),
             nan_b: Default::default(),
-            r_a: Default::default(),
-            r_b: Default::default(),
-            r_op: Default::default(),
-            r_b_less: Default::default(),
-            r_b_greater: Default::default(),
-            r_sum: Default::default(),
-            r_nan: Default::default(),
-            r_a_any: Default::default(),
-            r_b_any: Default::default(),
+            tt_op: Default::default(),
+            take_b: Default::default(),
+            one: Default::default(),
+            r1_a: Default::default(),
+            r1_b: Default::default(),
+            r1_sum: Default::default(),
+            r1_b_less: Default::default(),
+            r1_b_greater: Default::default(),
+            r1_a_any: Default::default(),
+            r1_b_any: Default::default(),
+            r1_tt: Default::default(),
+            r1_min: Default::default(),
+            r1_max: Default::default(),
+            r1_land: Default::default(),
+            r1_lor: Default::default(),
+            r1_lxor: Default::default(),
+            r1_sum_sel: Default::default(),
+            r1_nan: Default::default(),
+            r2_a: Default::default(),
+            r2_b: Default::default(),
+            r2_sum: Default::default(),
+            r2_tt: Default::default(),
+            r2_tt0: Default::default(),
+            r2_sum_sel: Default::default(),
+            r2_nan: Default::default(),
+            lo: Default::default(),
             result: Default::default(),
         }
     }
@@ -137,70 +210,125 @@ impl<const LW: usize> Logic for LaneOp<LW> {
         dff_setup!(
             self,
             clock,
-            r_a,
-            r_b,
-            r_op,
-            r_b_less,
-            r_b_greater,
-            r_sum,
-            r_nan,
-            r_a_any,
-            r_b_any
+            r1_a,
+            r1_b,
+            r1_sum,
+            r1_b_less,
+            r1_b_greater,
+            r1_a_any,
+            r1_b_any,
+            r1_tt,
+            r1_min,
+            r1_max,
+            r1_land,
+            r1_lor,
+            r1_lxor,
+            r1_sum_sel,
+            r1_nan,
+            r2_a,
+            r2_b,
+            r2_sum,
+            r2_tt,
+            r2_tt0,
+            r2_sum_sel,
+            r2_nan
         );
-        // ---- Stage 1: compare keys, sum, NaN tests.
+        // ---- Stage 1: compare, sum, NaN and zero tests; the op decoded.
         self.nan_a.next = ((self.a.val() & self.exp_mask.val()) == self.exp_mask.val())
             & (self.a.val() & self.frac_mask.val()).any();
         self.nan_b.next = ((self.b.val() & self.exp_mask.val()) == self.exp_mask.val())
             & (self.b.val() & self.frac_mask.val()).any();
-        self.r_a.d.next = self.a.val();
-        self.r_b.d.next = self.b.val();
-        self.r_op.d.next = self.op.val();
-        self.r_b_less.d.next = self.kb.val() < self.ka.val();
-        self.r_b_greater.d.next = self.kb.val() > self.ka.val();
-        self.r_sum.d.next = self.a.val() + self.b.val();
-        self.r_nan.d.next = self.is_float.val() & (self.nan_a.val() | self.nan_b.val());
-        self.r_a_any.d.next = self.a.val().any();
-        self.r_b_any.d.next = self.b.val().any();
+        self.r1_a.d.next = self.a.val();
+        self.r1_b.d.next = self.b.val();
+        self.r1_sum.d.next = self.a.val() + self.b.val();
+        self.r1_b_less.d.next = self.kb.val() < self.ka.val();
+        self.r1_b_greater.d.next = self.kb.val() > self.ka.val();
+        self.r1_a_any.d.next = self.a.val().any();
+        self.r1_b_any.d.next = self.b.val().any();
+        // One table for every bit of the bitwise ops; `a` for MIN and MAX (until their
+        // compare says `b`) and for an invalid op; nothing for SUM and the logical ops.
+        self.tt_op.next = self.tt_a.val();
+        if self.op.val() == self.op_band.val() {
+            self.tt_op.next = self.tt_and.val();
+        }
+        if self.op.val() == self.op_bor.val() {
+            self.tt_op.next = self.tt_or.val();
+        }
+        if self.op.val() == self.op_bxor.val() {
+            self.tt_op.next = self.tt_xor.val();
+        }
+        if (self.op.val() == self.op_sum.val())
+            | (self.op.val() == self.op_land.val())
+            | (self.op.val() == self.op_lor.val())
+            | (self.op.val() == self.op_lxor.val())
+        {
+            self.tt_op.next = self.tt_zero.val();
+        }
+        self.r1_tt.d.next = self.tt_zero.val();
+        if self.active.val() {
+            self.r1_tt.d.next = self.tt_op.val();
+        }
+        self.r1_min.d.next = self.active.val() & (self.op.val() == self.op_min.val());
+        self.r1_max.d.next = self.active.val() & (self.op.val() == self.op_max.val());
+        self.r1_land.d.next = self.active.val() & (self.op.val() == self.op_land.val());
+        self.r1_lor.d.next = self.active.val() & (self.op.val() == self.op_lor.val());
+        self.r1_lxor.d.next = self.active.val() & (self.op.val() == self.op_lxor.val());
+        self.r1_sum_sel.d.next = self.active.val() & (self.op.val() == self.op_sum.val());
+        self.r1_nan.d.next =
+            self.active.val() & self.is_float.val() & (self.nan_a.val() | self.nan_b.val());
 
-        // ---- Stage 2: the op picks the result.
-        self.result.next = self.r_a.q.val();
-        if self.r_op.q.val() == self.op_sum.val() {
-            self.result.next = self.r_sum.q.val();
+        // ---- Stage 2: the selects.
+        self.take_b.next = (self.r1_min.q.val() & self.r1_b_less.q.val())
+            | (self.r1_max.q.val() & self.r1_b_greater.q.val());
+        self.one.next = (self.r1_land.q.val() & self.r1_a_any.q.val() & self.r1_b_any.q.val())
+            | (self.r1_lor.q.val() & (self.r1_a_any.q.val() | self.r1_b_any.q.val()))
+            | (self.r1_lxor.q.val() & (self.r1_a_any.q.val() != self.r1_b_any.q.val()));
+        self.r2_tt.d.next = self.r1_tt.q.val();
+        if self.take_b.val() {
+            self.r2_tt.d.next = self.tt_b.val();
         }
-        if (self.r_op.q.val() == self.op_min.val()) & self.r_b_less.q.val() {
-            self.result.next = self.r_b.q.val();
+        self.r2_tt0.d.next = self.r2_tt.d.val();
+        if self.one.val() {
+            self.r2_tt0.d.next = self.tt_one.val();
         }
-        if (self.r_op.q.val() == self.op_max.val()) & self.r_b_greater.q.val() {
-            self.result.next = self.r_b.q.val();
+        self.r2_a.d.next = self.r1_a.q.val();
+        self.r2_b.d.next = self.r1_b.q.val();
+        self.r2_sum.d.next = self.r1_sum.q.val();
+        self.r2_sum_sel.d.next = self.r1_sum_sel.q.val();
+        self.r2_nan.d.next = self.r1_nan.q.val();
+
+        // ---- Out: the selects applied bit by bit (the table is a 4-to-1 mux per bit).
+        self.result.next = self.zero.val();
+        if self.r2_tt.q.val().get_bit(0) {
+            self.result.next = self.result.val() | (!self.r2_a.q.val() & !self.r2_b.q.val());
         }
-        if self.r_op.q.val() == self.op_band.val() {
-            self.result.next = self.r_a.q.val() & self.r_b.q.val();
+        if self.r2_tt.q.val().get_bit(1) {
+            self.result.next = self.result.val() | (self.r2_a.q.val() & !self.r2_b.q.val());
         }
-        if self.r_op.q.val() == self.op_bor.val() {
-            self.result.next = self.r_a.q.val() | self.r_b.q.val();
+        if self.r2_tt.q.val().get_bit(2) {
+            self.result.next = self.result.val() | (!self.r2_a.q.val() & self.r2_b.q.val());
         }
-        if self.r_op.q.val() == self.op_bxor.val() {
-            self.result.next = self.r_a.q.val() ^ self.r_b.q.val();
+        if self.r2_tt.q.val().get_bit(3) {
+            self.result.next = self.result.val() | (self.r2_a.q.val() & self.r2_b.q.val());
         }
-        if self.r_op.q.val() == self.op_land.val() {
-            self.result.next = self.zero.val();
-            if self.r_a_any.q.val() & self.r_b_any.q.val() {
-                self.result.next = self.one.val();
-            }
+        self.lo.next = (self.r2_tt0.q.val().get_bit(0)
+            & !self.r2_a.q.val().get_bit(0)
+            & !self.r2_b.q.val().get_bit(0))
+            | (self.r2_tt0.q.val().get_bit(1)
+                & self.r2_a.q.val().get_bit(0)
+                & !self.r2_b.q.val().get_bit(0))
+            | (self.r2_tt0.q.val().get_bit(2)
+                & !self.r2_a.q.val().get_bit(0)
+                & self.r2_b.q.val().get_bit(0))
+            | (self.r2_tt0.q.val().get_bit(3)
+                & self.r2_a.q.val().get_bit(0)
+                & self.r2_b.q.val().get_bit(0));
+        self.result.next = self.result.val().replace_bit(0, self.lo.val());
+        // SUM's table is zero: the sum is OR-ed in.
+        if self.r2_sum_sel.q.val() {
+            self.result.next = self.result.val() | self.r2_sum.q.val();
         }
-        if self.r_op.q.val() == self.op_lor.val() {
-            self.result.next = self.zero.val();
-            if self.r_a_any.q.val() | self.r_b_any.q.val() {
-                self.result.next = self.one.val();
-            }
-        }
-        if self.r_op.q.val() == self.op_lxor.val() {
-            self.result.next = self.zero.val();
-            if self.r_a_any.q.val() != self.r_b_any.q.val() {
-                self.result.next = self.one.val();
-            }
-        }
-        if self.r_nan.q.val() {
+        if self.r2_nan.q.val() {
             self.result.next = self.nan.val();
         }
         self.r.next = self.result.val();
@@ -344,8 +472,6 @@ pub struct CipeAlu<const W: usize, const L64: usize, const L32: usize> {
     wide_lanes: Signal<Local, Bit>,
     /// Drives `result`, assigned once at the end of `update`.
     result_mux: Signal<Local, Bits<W>>,
-    /// `wide_lanes` of the word the lanes are working on (their results come a clock later).
-    wide_lanes_d: DFF<Bit>,
     // Non-adder results and tags, delayed to the adders' latency.
     other: [DFF<Bits<W>>; OTHER_DELAY],
     f64_sum: [DFF<Bit>; FP_ADD_LATENCY],
@@ -410,7 +536,6 @@ impl<const W: usize, const L64: usize, const L32: usize> Default for CipeAlu<W, 
             is_float: Default::default(),
             wide_lanes: Default::default(),
             result_mux: Default::default(),
-            wide_lanes_d: Default::default(),
             other: Default::default(),
             f64_sum: Default::default(),
             f32_sum: Default::default(),
@@ -422,16 +547,7 @@ impl<const W: usize, const L64: usize, const L32: usize> Default for CipeAlu<W, 
 impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L64, L32> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self,
-            clock,
-            in_a,
-            in_b,
-            in_datatype,
-            in_op,
-            in_valid,
-            wide_lanes_d
-        );
+        dff_setup!(self, clock, in_a, in_b, in_datatype, in_op, in_valid);
         self.in_a.d.next = self.a.val();
         self.in_b.d.next = self.b.val();
         self.in_datatype.d.next = self.datatype.val();
@@ -504,6 +620,7 @@ impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L6
             self.lane32[i].kb.next = self.in_kb32[i].q.val();
             self.lane32[i].op.next = self.in_op.q.val();
             self.lane32[i].is_float.next = self.is_float.val();
+            self.lane32[i].active.next = !self.wide_lanes.val();
             self.fp32[i].clock.next = self.clock.val();
             self.fp32[i].reset.next = self.reset.val();
             self.fp32[i].a.next = self.f32_a[i].q.val();
@@ -520,6 +637,7 @@ impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L6
             self.lane64[i].kb.next = self.in_kb64[i].q.val();
             self.lane64[i].op.next = self.in_op.q.val();
             self.lane64[i].is_float.next = self.is_float.val();
+            self.lane64[i].active.next = self.wide_lanes.val();
             self.fp64[i].clock.next = self.clock.val();
             self.fp64[i].reset.next = self.reset.val();
             self.fp64[i].a.next = self.f64_a[i].q.val();
@@ -553,11 +671,8 @@ impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L6
 
         // ---- Delay the non-adder result (a lane's result comes LANE_LATENCY clocks after its
         // operands) and the tags to the adders' latency.
-        self.wide_lanes_d.d.next = self.wide_lanes.val();
-        self.other[0].d.next = self.word32.val();
-        if self.wide_lanes_d.q.val() {
-            self.other[0].d.next = self.word64.val();
-        }
+        // The lanes of the other width give zero.
+        self.other[0].d.next = self.word32.val() | self.word64.val();
         for i in 1..OTHER_DELAY {
             self.other[i].d.next = self.other[i - 1].q.val();
         }

@@ -84,6 +84,7 @@ impl<D: Synth, const N: usize, const NP1: usize, const ALMOST: u32> Logic
         self.words.last.next = false;
         self.words.drop.next = false;
         self.words.cut_through.next = true;
+        self.words.keep_bad.next = true;
         self.words.early.next = self.early.val();
         // `full` from a flip-flop, and the write enable without the pointers' compare
         // (the router's verdict queue: its read pointer → the compare → the RAM's write

@@ -5,8 +5,12 @@
 //! whose last word comes with `drop` is discarded: the tentative pointer goes back to where the
 //! frame started, and the reader never sees any of it. While `cut_through` is high the read
 //! side sees every word written (a plain FIFO, [`crate::fifo::Fifo`]; a frame being cut
-//! through, [`crate::output_queues`]) and `drop` discards nothing: a frame already being read
-//! cannot be called back, so its last word leaves as it is (marked bad, for the MAC to abort).
+//! through, [`crate::output_queues`]). A frame already being read cannot be called back: its
+//! writer holds `keep_bad` high at its last word, `drop` then discards nothing, and the last
+//! word leaves as it is (marked bad, for the MAC to abort). `keep_bad` is an input of its own,
+//! not `cut_through`, so that a writer that picks the mode at a frame's first word can drive it
+//! from the register that holds that choice (the output queues: `cut_through` comes from the
+//! queues' fill levels through the merge's grant, and the discard moves the write pointers).
 //!
 //! Timing as [`crate::fifo::Fifo`]: a frame whose last word is written on cycle `t` can be read
 //! from cycle `t + 2` (cutting through with `early`: a word written on cycle `t` from `t + 1`,
@@ -44,6 +48,9 @@ pub struct FrameFifo<D: Synth, const N: usize, const NP1: usize> {
     pub drop: Signal<In, Bit>,
     /// The read side sees words as they are written, not only whole frames.
     pub cut_through: Signal<In, Bit>,
+    /// With `last` and `drop`: keep the frame (its words may have been read). High at the
+    /// last word of every frame any of whose words was written with `cut_through`.
+    pub keep_bad: Signal<In, Bit>,
     /// With `cut_through`: a word written on cycle `t` is seen from cycle `t + 1` (its data
     /// forwarded past the RAM, whose read of an address written in the same clock gives the
     /// old word), not `t + 2`.
@@ -123,6 +130,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for FrameFifo<D, N, NP1
             last: Default::default(),
             drop: Default::default(),
             cut_through: Default::default(),
+            keep_bad: Default::default(),
             early: Default::default(),
             full: Default::default(),
             almost_level: Default::default(),
@@ -267,7 +275,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
         self.committed.d.next = self.committed.q.val();
         self.next_committed_plus1.next = self.committed_plus1.q.val();
         if self.push.val() {
-            if self.last.val() & self.drop.val() & !self.cut_through.val() {
+            if self.last.val() & self.drop.val() & !self.keep_bad.val() {
                 self.next_write.next = self.committed.q.val();
                 self.next_write_plus1.next = self.committed_plus1.q.val();
             } else {

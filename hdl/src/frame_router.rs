@@ -569,6 +569,7 @@ impl<
         self.classifier.reset.next = self.reset.val();
         self.ingress.reset.next = self.reset.val();
         self.ingress.cut_through.next = true;
+        self.ingress.keep_bad.next = true;
         self.ingress.early.next = false;
         self.ingress.almost_level.next = self.ingress_room.val();
         self.classes.reset.next = self.reset.val();
@@ -786,6 +787,7 @@ impl<
         self.offload.s_axis.tvalid.next = self.o_valid.val() & self.offload.room.val();
         self.offload.almost_level.next = self.offload_level.val();
         self.offload.cut_through.next = true;
+        self.offload.keep_bad.next = true;
         // The engine sees a beat the clock after it was stored (the 64-bit engine hop waits
         // for the header beats to pass the splitter).
         self.offload.early.next = true;

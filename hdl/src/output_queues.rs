@@ -10,9 +10,11 @@
 //!   queue forwards a beat past its block RAM, [`crate::frame_fifo`]'s `early`) —
 //!   when the frame comes from a source that delivers a frame's beats on consecutive clocks
 //!   (`gapless`, a mask of `tuser` source bits: the board's pass-through, transit and engine
-//!   paths; the frame builder starts an engine frame only once its payload flows) and
+//!   paths; the frame builder starts an engine frame only once its payload flows),
 //!   every queue it goes to has room for a longest frame (`limits::MAX_FRAME` + one beat) as it
-//!   starts. The input then never waits inside the frame, so the queue never runs dry inside
+//!   starts, and it has more than one beat (a frame of one beat, a runt on either bus, goes in
+//!   frame mode: whether a bad frame is kept is then read at its last beat from the register
+//!   that holds the frame's mode, not from the queues' fill levels through the merge). The input then never waits inside the frame, so the queue never runs dry inside
 //!   it: a MAC never sees a gap (underrun). A cut-through frame found bad at its last beat has
 //!   already left in part: it leaves whole, its last beat marked bad, and the MAC aborts it
 //!   (`tuser`, the board's `m_axis_*_tuser`).
@@ -176,6 +178,7 @@ impl<
         }
         // Cut through: decided at the first beat, held for the frame.
         self.cut.next = self.all_room.val()
+            & !self.s_axis.tlast.val()
             & ((self.s_axis.tuser.val().get_bits::<8>(0) & self.gapless.val()) != bits::<8>(0));
         if self.in_frame.q.val() {
             self.cut.next = self.held_cut.q.val();
@@ -204,6 +207,8 @@ impl<
             self.queues[i].reset.next = self.reset.val();
             self.queues[i].almost_level.next = self.room_level.val();
             self.queues[i].cut_through.next = self.cut.val() & self.mask.val().get_bit(i);
+            // A last beat cut through is never a first one.
+            self.queues[i].keep_bad.next = self.in_frame.q.val() & self.held_cut.q.val();
             // Cutting through, a beat leaves the clock after it came.
             self.queues[i].early.next = true;
             self.queues[i].s_axis.tvalid.next = self.accept.val() & self.mask.val().get_bit(i);

@@ -70,6 +70,7 @@ macro_rules! runner {
             let mut m = Model::default();
             let mut seen = Seen::default();
             dut.set_cut_through(u64::from(mode != Mode::Frames));
+            dut.set_keep_bad(u64::from(mode != Mode::Frames));
             dut.set_early(u64::from(mode == Mode::Early));
             dut.set_almost_level(level as u64);
             for now in 0..60_000u64 {
