@@ -14,8 +14,9 @@
 //!   every queue it goes to has room for a longest frame (`limits::MAX_FRAME` + one beat) as it
 //!   starts, and it has more than one beat (a frame of one beat, a runt on either bus, goes in
 //!   frame mode: whether a bad frame is kept is then read at its last beat from the register
-//!   that holds the frame's mode, not from the queues' fill levels through the merge). The input then never waits inside the frame, so the queue never runs dry inside
-//!   it: a MAC never sees a gap (underrun). A cut-through frame found bad at its last beat has
+//!   that holds the frame's mode, not from the queues' fill levels through the merge). The
+//!   input then never waits inside the frame, so the queue never runs dry inside it: a MAC
+//!   never sees a gap (underrun). A cut-through frame found bad at its last beat has
 //!   already left in part: it leaves whole, its last beat marked bad, and the MAC aborts it
 //!   (`tuser`, the board's `m_axis_*_tuser`).
 //! * **Frame mode** ([`AxisFifo`]) for every other frame (a source not in `gapless`, or a
