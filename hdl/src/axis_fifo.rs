@@ -50,6 +50,8 @@ pub struct AxisFifo<
     /// From a register, conservative: a beat can be written this clock ([`FrameFifo`]'s
     /// `room`); `s_axis_tready` is exact but starts at the pointers.
     pub room: Signal<Out, Bit>,
+    /// [`FrameFifo`]'s `idle`: no beat stored, no frame open.
+    pub idle: Signal<Out, Bit>,
     beats: FrameFifo<Bits<BB>, DL, DL1>,
     bad_at: Constant<Bits<16>>,
     W: Constant<Bits<16>>,
@@ -81,6 +83,7 @@ impl<
             almost_level: Default::default(),
             almost_full: Default::default(),
             room: Default::default(),
+            idle: Default::default(),
             beats: FrameFifo::registered_write(),
             bad_at: Constant::new(bits::<16>(TUSER_BAD_AT as u64)),
             W: Constant::new(bits::<16>(W as u64)),
@@ -106,6 +109,15 @@ impl<
     pub fn direct_write() -> Self {
         Self {
             beats: FrameFifo::default(),
+            ..Default::default()
+        }
+    }
+
+    /// The registered-write FIFO with `room` a beat sooner ([`FrameFifo::staged_writer`]):
+    /// for a writer with a register between its room check and `s_axis`.
+    pub fn staged() -> Self {
+        Self {
+            beats: FrameFifo::registered_write().staged_writer(),
             ..Default::default()
         }
     }
@@ -136,6 +148,7 @@ impl<
         self.beats.almost_level.next = self.almost_level.val();
         self.almost_full.next = self.beats.almost_full.val();
         self.room.next = self.beats.room.val();
+        self.idle.next = self.beats.idle.val();
         self.beats.data_in.next = bit_cast::<BB, W>(self.s_axis.tdata.val())
             | (bit_cast::<BB, K>(self.s_axis.tkeep.val()) << self.W.val())
             | (bit_cast::<BB, 1>(self.s_axis.tlast.val().into()) << self.LAST.val())

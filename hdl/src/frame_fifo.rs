@@ -65,6 +65,11 @@ pub struct FrameFifo<D: Synth, const N: usize, const NP1: usize> {
     /// A word is taken only with `room`, and `full` is `!room`: the RAM's write enable does
     /// not hang on the pointers' compare (a parent ties it high or low; one word less fits).
     pub room_gate: Signal<In, Bit>,
+    /// Every word written has been read and no frame is open (the pointers as they are:
+    /// from flip-flops; exact while an open frame is shorter than 2^(N+1) words, as every
+    /// user's frames are). A writer with a register in front of the FIFO can hand the word in
+    /// that register straight to the reader instead ([`crate::output_queues`]'s bypass).
+    pub idle: Signal<Out, Bit>,
     ram: RAM<D, N>,
     read_address: DFF<Bits<NP1>>,
     /// `read_address + 1`, kept beside it (as in [`crate::fifo::Fifo`]).
@@ -83,7 +88,8 @@ pub struct FrameFifo<D: Synth, const N: usize, const NP1: usize> {
     next_committed_plus1: Signal<Local, Bits<NP1>>,
     not_empty: DFF<Bit>,
     almost_full_r: DFF<Bit>,
-    /// 2^N - 1 words or more were stored or being written a clock ago: `room` is low.
+    /// 2^N - 1 words (`crowded_level`; 2^N − 2 for a [`FrameFifo::staged_writer`]) or more
+    /// were stored or being written a clock ago: `room` is low.
     crowded_r: DFF<Bit>,
     /// The RAM was read at the address written in the same clock: `data_out` is the word
     /// written then (`fwd_data`), not the RAM's.
@@ -137,6 +143,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for FrameFifo<D, N, NP1
             almost_full: Default::default(),
             room: Default::default(),
             room_gate: Default::default(),
+            idle: Default::default(),
             ram: Default::default(),
             read_address: Default::default(),
             read_address_plus1: DFFWithInit::new(1u64.to_bits()),
@@ -182,6 +189,16 @@ impl<D: Synth, const N: usize, const NP1: usize> FrameFifo<D, N, NP1> {
             ..Default::default()
         }
     }
+
+    /// `room` a word sooner (low from 2^N − 2 words a clock ago): for a writer that checks
+    /// `room` a clock before its word reaches `write` (a register between,
+    /// [`crate::output_queues`]), so the word in that register always fits.
+    pub fn staged_writer(self) -> Self {
+        Self {
+            crowded_level: Constant::new(((1u64 << N) - 2).to_bits()),
+            ..self
+        }
+    }
 }
 
 impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> {
@@ -225,6 +242,8 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
         }
         self.seen_stay.next = self.next_read.val() != self.write_address.q.val();
         self.empty.next = !self.not_empty.q.val();
+        self.idle.next = (self.read_address.q.val() == self.committed.q.val())
+            & (self.committed.q.val() == self.write_address.q.val());
         self.full.next = self.is_full.val();
         self.almost_full.next = self.almost_full_r.q.val();
         self.room.next = !self.crowded_r.q.val();

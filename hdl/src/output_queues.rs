@@ -2,7 +2,15 @@
 //! `tuser[15:8]` destination mask at once (multicast: the collective engine sends one result to
 //! the host and to its partners in the same pass).
 //!
-//! * A full queue (2^DL − 1 beats: its registered `room` flag) back-pressures the input
+//! * **Input stage**: every beat taken is registered with what was decided for it (its
+//!   destination mask, cut-through, the bad-frame rule) before it is written to its queues,
+//!   so the merge's grant in front ends at flip-flops beside the merge, not at the queues'
+//!   pointers spread over the die. The stage costs no clock: an **idle** queue (nothing
+//!   stored, no frame open: [`crate::frame_fifo`]'s `idle`) hands the staged beat of a frame
+//!   cut through straight to its port (the bypass), and writes it only if the port does not
+//!   take it. A queue that holds beats writes it, and it leaves behind them as before.
+//! * A full queue (its registered `room` flag, low from 2^DL − 2 beats a clock ago, so the
+//!   staged beat always fits: [`AxisFifo::staged`]) back-pressures the input
 //!   (`s_axis_tready` low) — nothing is dropped silently.
 //!   A frame whose destination mask is empty has nowhere to go: it is dropped and counted
 //!   (`queue_drops`, [`crate::statistics`]).
@@ -66,10 +74,10 @@ pub struct OutputQueues<
     /// Bit `i`: queue `i` takes a beat now (the merge checks each source's own destinations
     /// against these and offers the granted beat only with room, so `s_axis_tready` is true
     /// for every beat it offers). From each queue's registered, conservative `room` (at most
-    /// 2^DL − 2 beats a clock ago), not from its pointers' compare: the merge's grant and the
+    /// 2^DL − 3 beats a clock ago), not from its pointers' compare: the merge's grant and the
     /// queue's write enable then start at a flip-flop (the pointers → full → `dst_ready` →
     /// grant → write enable chain was board64's worst on both seeds at a7bede0 with the
-    /// proxy's `no_rw_check`, 8.9–9.3 ns). A queue so holds at most 2^DL − 1 beats.
+    /// proxy's `no_rw_check`, 8.9–9.3 ns). The input stage's beat always fits.
     /// The bits above the last queue are set: a destination bit with no queue is ignored, as
     /// the queues' own room check does.
     pub dst_ready: Signal<Out, Bits<8>>,
@@ -86,6 +94,25 @@ pub struct OutputQueues<
     room_level: Constant<Bits<DL1>>,
     in_frame: DFF<Bit>,
     held_mask: DFF<Bits<8>>,
+    /// The input stage: the beat taken on the clock before, with what was decided for it
+    /// (its destination mask, cut-through, keep a bad last beat). The queues are written
+    /// from these flip-flops, so the merge's grant ends here and not at the queues' pointers
+    /// spread over the die (board64's worst paths at f2f8eb6: the router → the merge's grant
+    /// → a queue's write pointer, 11–14 cells, 6.4–7.5 ns of routing).
+    b_valid: DFF<Bit>,
+    b_mask: DFF<Bits<8>>,
+    b_cut: DFF<Bit>,
+    b_keep_bad: DFF<Bit>,
+    b_data: DFF<Bits<W>>,
+    b_keep: DFF<Bits<K>>,
+    b_last: DFF<Bit>,
+    b_user: DFF<Bits<16>>,
+    /// Bit `i`: the staged beat goes straight to port `i` (queue `i` is idle and the frame is
+    /// cut through), so the stage costs no clock: a beat still leaves the clock after the
+    /// merge offered it.
+    bypass: Signal<Local, Bits<8>>,
+    /// Bit `i`: port `i` takes the bypassed beat now (it is not written to queue `i`).
+    taken: Signal<Local, Bits<8>>,
     /// The frame being written is cut through.
     held_cut: DFF<Bit>,
     cut: Signal<Local, Bit>,
@@ -125,9 +152,9 @@ impl<
             ready_bits: Default::default(),
             no_events: Constant::new(StatEvents::default()),
             ev: Default::default(),
-            queues: std::array::from_fn(|_| Default::default()),
+            queues: std::array::from_fn(|_| AxisFifo::staged()),
             room_level: Constant::new(bits::<DL1>(
-                ((1 << DL) - (collwire_proto::limits::MAX_FRAME / K + 1 + 2)) as u64,
+                ((1 << DL) - (collwire_proto::limits::MAX_FRAME / K + 1 + 3)) as u64,
             )),
             held_cut: Default::default(),
             cut: Default::default(),
@@ -135,6 +162,16 @@ impl<
             gapless: Default::default(),
             in_frame: Default::default(),
             held_mask: Default::default(),
+            b_valid: Default::default(),
+            b_mask: Default::default(),
+            b_cut: Default::default(),
+            b_keep_bad: Default::default(),
+            b_data: Default::default(),
+            b_keep: Default::default(),
+            b_last: Default::default(),
+            b_user: Default::default(),
+            bypass: Default::default(),
+            taken: Default::default(),
             mask: Default::default(),
             room: Default::default(),
             accept: Default::default(),
@@ -156,7 +193,10 @@ impl<
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, in_frame, held_mask, held_cut);
+        dff_setup!(
+            self, clock, in_frame, held_mask, held_cut, b_valid, b_mask, b_cut, b_keep_bad, b_data,
+            b_keep, b_last, b_user
+        );
         self.ev.next = self.no_events.val();
         self.mask.next = self
             .s_axis
@@ -203,30 +243,70 @@ impl<
             }
         }
         self.dst_ready.next = self.ready_bits.val();
+        // The input stage.
+        self.b_valid.d.next = self.accept.val();
+        self.b_mask.d.next = self.mask.val();
+        self.b_cut.d.next = self.cut.val();
+        // A last beat cut through is never a first one.
+        self.b_keep_bad.d.next = self.in_frame.q.val() & self.held_cut.q.val();
+        self.b_data.d.next = self.s_axis.tdata.val();
+        self.b_keep.d.next = self.s_axis.tkeep.val();
+        self.b_last.d.next = self.s_axis.tlast.val();
+        self.b_user.d.next = self.s_axis.tuser.val();
+        self.bypass.next = bits::<8>(0);
+        self.taken.next = bits::<8>(0);
+        for i in 0..N {
+            if self.b_valid.q.val()
+                & self.b_mask.q.val().get_bit(i)
+                & self.b_cut.q.val()
+                & self.queues[i].idle.val()
+            {
+                self.bypass.next = self.bypass.val() | self.queue_bit[i].val();
+            }
+        }
+        for i in 0..N {
+            if self.bypass.val().get_bit(i)
+                & self.m_axis[i].tready.val()
+                & !self.queues[i].m_axis.tvalid.val()
+            {
+                self.taken.next = self.taken.val() | self.queue_bit[i].val();
+            }
+        }
         for i in 0..N {
             self.queues[i].clock.next = self.clock.val();
             self.queues[i].reset.next = self.reset.val();
             self.queues[i].almost_level.next = self.room_level.val();
-            self.queues[i].cut_through.next = self.cut.val() & self.mask.val().get_bit(i);
-            // A last beat cut through is never a first one.
-            self.queues[i].keep_bad.next = self.in_frame.q.val() & self.held_cut.q.val();
+            self.queues[i].cut_through.next = self.b_cut.q.val() & self.b_mask.q.val().get_bit(i);
+            self.queues[i].keep_bad.next = self.b_keep_bad.q.val();
             // Cutting through, a beat leaves the clock after it came.
             self.queues[i].early.next = true;
-            self.queues[i].s_axis.tvalid.next = self.accept.val() & self.mask.val().get_bit(i);
-            self.queues[i].s_axis.tdata.next = self.s_axis.tdata.val();
-            self.queues[i].s_axis.tkeep.next = self.s_axis.tkeep.val();
-            self.queues[i].s_axis.tlast.next = self.s_axis.tlast.val();
-            self.queues[i].s_axis.tuser.next = self.s_axis.tuser.val();
+            self.queues[i].s_axis.tvalid.next = self.b_valid.q.val()
+                & self.b_mask.q.val().get_bit(i)
+                & !self.taken.val().get_bit(i);
+            self.queues[i].s_axis.tdata.next = self.b_data.q.val();
+            self.queues[i].s_axis.tkeep.next = self.b_keep.q.val();
+            self.queues[i].s_axis.tlast.next = self.b_last.q.val();
+            self.queues[i].s_axis.tuser.next = self.b_user.q.val();
             // A queue shows whole frames, or a frame cut through from a gapless source: a
-            // port never waits inside one.
-            self.m_axis[i].tvalid.next = self.queues[i].m_axis.tvalid.val();
-            self.m_axis[i].tdata.next = self.queues[i].m_axis.tdata.val();
-            self.m_axis[i].tkeep.next = self.queues[i].m_axis.tkeep.val();
-            self.m_axis[i].tlast.next = self.queues[i].m_axis.tlast.val();
-            self.m_axis[i].tuser.next = self.queues[i].m_axis.tuser.val();
+            // port never waits inside one. An idle queue shows the staged beat of a frame cut
+            // through.
+            self.m_axis[i].tvalid.next =
+                self.queues[i].m_axis.tvalid.val() | self.bypass.val().get_bit(i);
+            if self.queues[i].m_axis.tvalid.val() {
+                self.m_axis[i].tdata.next = self.queues[i].m_axis.tdata.val();
+                self.m_axis[i].tkeep.next = self.queues[i].m_axis.tkeep.val();
+                self.m_axis[i].tlast.next = self.queues[i].m_axis.tlast.val();
+                self.m_axis[i].tuser.next = self.queues[i].m_axis.tuser.val();
+            } else {
+                self.m_axis[i].tdata.next = self.b_data.q.val();
+                self.m_axis[i].tkeep.next = self.b_keep.q.val();
+                self.m_axis[i].tlast.next = self.b_last.q.val();
+                self.m_axis[i].tuser.next = self.b_user.q.val();
+            }
             self.queues[i].m_axis.tready.next = self.m_axis[i].tready.val();
         }
         if self.reset.val() {
+            self.b_valid.d.next = false;
             self.in_frame.d.next = false;
             self.held_mask.d.next = bits::<8>(0);
             self.held_cut.d.next = false;

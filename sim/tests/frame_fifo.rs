@@ -9,8 +9,10 @@
 //!   `drop` discards nothing;
 //! * in every mode: words leave in order, `full` refuses words once 2^N are stored or being
 //!   written, `almost_full` is high one clock after `almost_level` or more were, `room` one
-//!   clock after at most 2^N - 2 were (so a writer gated by `room` is never refused), and
-//!   `reset` empties it (the flags low a clock later).
+//!   clock after at most 2^N - 2 were (so a writer gated by `room` is never refused), `idle`
+//!   high exactly while every word written has been read and no frame is open (one shorter
+//!   than 2^(N+1) words), and `reset`
+//!   empties it (the flags low a clock later).
 
 use std::collections::VecDeque;
 
@@ -34,6 +36,8 @@ struct Model {
     pending: Vec<u64>,
     /// Words stored or being written at the start of the last clock, or `None` after a reset.
     before: Option<usize>,
+    /// Words written since the last `last` (the open frame's, in every mode).
+    open: usize,
 }
 
 impl Model {
@@ -59,6 +63,7 @@ struct Seen {
     almost: usize,
     dropped: usize,
     resets: usize,
+    idle: usize,
 }
 
 /// The run against the model, for each build of the FIFO.
@@ -108,6 +113,13 @@ macro_rules! runner {
                     "{at}: room ({before} stored a clock ago)"
                 );
                 assert!(!(room && m.full()), "{at}: room while full");
+                // `idle` compares pointers of N + 1 bits: it holds for open frames shorter
+                // than 2^(N+1) words (the doc; only cut-through frames here may be longer).
+                if m.open < 2 * SIZE {
+                    let idle = m.words.is_empty() && m.open == 0;
+                    assert_eq!(dut.idle() == 1, idle, "{at}: idle");
+                    seen.idle += usize::from(idle);
+                }
                 seen.almost += usize::from(almost);
                 seen.no_room += usize::from(!room);
                 seen.refused += usize::from(write && m.full());
@@ -119,6 +131,7 @@ macro_rules! runner {
                     seen.pops += 1;
                 }
                 if push {
+                    m.open = if last { 0 } else { m.open + 1 };
                     match mode {
                         Mode::Frames => {
                             m.pending.push(data);
@@ -165,7 +178,8 @@ fn frame_mode_matches_its_model() {
             && seen.no_room > 2_000
             && seen.almost > 5_000
             && seen.dropped > 1_000
-            && seen.resets > 10,
+            && seen.resets > 10
+            && seen.idle > 1_000,
         "{seen:?}"
     );
 }
@@ -175,7 +189,11 @@ fn cut_through_matches_its_model() {
     for (mode, seed, level) in [(Mode::CutThrough, 52, 6), (Mode::Early, 53, 3)] {
         let seen = run(mode, seed, level);
         assert!(
-            seen.pops > 10_000 && seen.refused > 500 && seen.no_room > 2_000 && seen.almost > 5_000,
+            seen.pops > 10_000
+                && seen.refused > 500
+                && seen.no_room > 2_000
+                && seen.almost > 5_000
+                && seen.idle > 1_000,
             "{mode:?}: {seen:?}"
         );
     }
