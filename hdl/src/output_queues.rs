@@ -89,8 +89,8 @@ pub struct OutputQueues<
     no_events: Constant<StatEvents>,
     ev: Signal<Local, StatEvents>,
     queues: [AxisFifo<W, K, BB, LAST, USER, DL, DL1>; N],
-    /// `almost_level` of a queue: room for a longest frame (plus the flag's delay) is left
-    /// below it.
+    /// `almost_level` of a queue: room for a longest frame (plus the flag's delay and the
+    /// input stage's beat) is left below it.
     room_level: Constant<Bits<DL1>>,
     in_frame: DFF<Bit>,
     held_mask: DFF<Bits<8>>,
