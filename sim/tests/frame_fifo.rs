@@ -11,8 +11,7 @@
 //!   written, `almost_full` is high one clock after `almost_level` or more were, `room` one
 //!   clock after at most 2^N - 2 were (so a writer gated by `room` is never refused), `idle`
 //!   high exactly while every word written has been read and no frame is open (one shorter
-//!   than 2^(N+1) words), and `reset`
-//!   empties it (the flags low a clock later).
+//!   than 2^(N+1) words), and `reset` empties it (the flags low a clock later).
 
 use std::collections::VecDeque;
 
