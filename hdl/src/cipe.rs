@@ -251,14 +251,18 @@ pub struct Cipe<
     reads_b: Signal<Local, Bit>,
     hazard: Signal<Local, Bit>,
     /// The read-after-write check, a clock ahead: for the active instruction (`h_cur`), for
-    /// the one offered (`h_off`); `hazard_q` holds next clock's answer, picked by whether an
-    /// instruction is loaded on this clock (`load`), so `issue` starts at one flip-flop.
+    /// the one offered (`h_off`), each registered (`hz_cur`, `hz_off`) beside whether an
+    /// instruction was loaded (`hz_load`). `hazard` picks between them: a multiplexer of three
+    /// flip-flops, so neither `load` nor `issue` (their enables fan out across the block) is
+    /// on the compare's path.
     off_opcode: Signal<Local, Bits<4>>,
     off_reads_a: Signal<Local, Bit>,
     off_reads_b: Signal<Local, Bit>,
     h_cur: Signal<Local, Bit>,
     h_off: Signal<Local, Bit>,
-    hazard_q: DFF<Bit>,
+    hz_cur: DFF<Bit>,
+    hz_off: DFF<Bit>,
+    hz_load: DFF<Bit>,
     load: Signal<Local, Bit>,
     issue: Signal<Local, Bit>,
     /// The word at `index` is the active instruction's last (registered: `remaining` is 0).
@@ -377,7 +381,9 @@ impl<
             off_reads_b: Default::default(),
             h_cur: Default::default(),
             h_off: Default::default(),
-            hazard_q: Default::default(),
+            hz_cur: Default::default(),
+            hz_off: Default::default(),
+            hz_load: Default::default(),
             load: Default::default(),
             issue: Default::default(),
             last_word: Default::default(),
@@ -450,7 +456,7 @@ impl<
         dff_setup!(
             self, clock, active, instr, index, past_first, remaining, p_valid, p_in, p_addr,
             p_instr, p_last, p_bad, q_valid, q_in, q_addr, q_instr, q_last, q_bad, q_a, q_b,
-            hazard_q, last_word, soon_q, w_en, w_addr, w_data
+            hz_cur, hz_off, hz_load, last_word, soon_q, w_en, w_addr, w_data
         );
         clock!(self, clock, alu, out);
         self.buffer_a.read_clock.next = self.clock.val();
@@ -555,7 +561,10 @@ impl<
         {
             self.h_off.next = true;
         }
-        self.hazard.next = self.hazard_q.q.val();
+        self.hazard.next = self.hz_cur.q.val();
+        if self.hz_load.q.val() {
+            self.hazard.next = self.hz_off.q.val();
+        }
         self.issue.next = self.active.q.val()
             & (self.s_axis.tvalid.val() | !self.needs_input.val())
             & !self.out.almost_full.val()
@@ -709,15 +718,17 @@ impl<
                 self.d_valid[i].d.next = false;
             }
         }
-        // Next clock's hazard (reset included): none once the first word has issued, else the
-        // check of the instruction then active, the one offered if it is loaded now.
-        self.hazard_q.d.next = false;
-        if !self.reset.val() & !self.past_first.d.val() {
-            self.hazard_q.d.next = self.h_cur.val();
-            if self.load.val() {
-                self.hazard_q.d.next = self.h_off.val();
-            }
-        }
+        // Next clock's hazard inputs (cleared by reset): the check of the instruction then
+        // active, of the one offered, and whether that one is loaded now. None once the first
+        // word has issued: `past_first`'s flip-flop masks `hz_cur`, not its next value, which
+        // hangs on `issue` and `load`. On the clock the first word issues `h_cur` is low
+        // anyway: every word in flight then was checked the clock before (the issue needed
+        // that check clear), but the one issued then, which belongs to an instruction that
+        // was done by then or, if this one was loaded on that clock, was in that clock's
+        // `h_off` (the active instruction's own stores).
+        self.hz_cur.d.next = !self.reset.val() & !self.past_first.q.val() & self.h_cur.val();
+        self.hz_off.d.next = !self.reset.val() & self.h_off.val();
+        self.hz_load.d.next = !self.reset.val() & self.load.val();
         // A word at delay stage `i` reaches `m_axis` ALU_LATENCY − 1 − i clocks later plus
         // the output FIFO's one (`early`: a word written is the head the next clock). Read
         // from the stages' `d` after every assignment above (reset included), `soon_q` holds
