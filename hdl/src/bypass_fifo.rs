@@ -1,21 +1,30 @@
 //! A [`crate::fifo::Fifo`] whose word written into it while it is empty is the head on the
-//! next clock, not two clocks later: the block-RAM FIFO plus one register in front of its
-//! read side (`early`). For a queue of one entry per frame whose reader waits for the head
-//! (the router's verdict queue, the frame builder's entry queue): each such queue sat on the
-//! engine hop with its two clocks.
+//! next clock, not two clocks later, and whose head comes straight out of a register
+//! (`head`): for a queue of one entry per frame whose reader waits for the head and compares
+//! it with much (the router's verdict queue: its head's fields are the CFE's lookup key and
+//! signature; the frame builder's entry queue). Each such queue sits on the engine hop.
 //!
-//! A word written when the FIFO is empty and nothing written on the clock before is still on
-//! its way through the RAM goes into `early` (also when `early` is being read this clock);
-//! any other word goes into the RAM FIFO, behind it. So `early`, when full, is the oldest word,
-//! and the order is kept. `data_out` is `early` when full, else the RAM FIFO's head: one
-//! multiplexer, its select a flip-flop. A word written into the RAM FIFO behind `early` is
-//! seen two clocks after it was written (the RAM FIFO's own timing), so a reader that takes a
-//! word every clock may see a gap when the FIFO goes from one to two words: this is a queue of
-//! frames' side-band, not a stream.
+//! Behind `head` is the block-RAM FIFO in its `early` mode (a word written is its head the
+//! next clock). `head` is loaded when it is empty or read: from the RAM FIFO's head if it has
+//! one, else with the word written this clock. So `data_out` is one flip-flop, and the RAM's
+//! read data, its forward select and `data_in` meet at `head`'s input, not on the reader's path.
+//! (The first design, a register beside the RAM FIFO and a select between them, put that
+//! select and the RAM FIFO's own forward select in front of the CFE's key compares: board64's
+//! worst path on seed 1 at 406f211, 132.7 MHz.)
 //!
-//! `full` and `almost_full` are the RAM FIFO's (`early` is room on top: conservative);
-//! `write` while full and `read` while empty are ignored; `reset` empties it in one clock.
-//! Every output is assigned once per evaluation (see `collwire_flow::verilog_lint`).
+//! The timing is the first design's, clock for clock (`sim/tests/bypass_fifo.rs` checks it
+//! against a model of that design): a word written while nothing is held and nothing was written
+//! on the clock before, or while the only word held is shown and read and came in that way, is
+//! the head on the next clock; any other word no earlier than two clocks after its write, and
+//! once every older word has gone. The second rule is kept by `from_ram`: a head that came
+//! through the RAM FIFO stood for a word of the first design's RAM FIFO, and a word written on
+//! the clock it is read went behind it there. So a reader that takes a word every clock may see a
+//! gap when the FIFO goes from one to two words: this is a queue of frames' side-band, not a
+//! stream.
+//!
+//! `full` and `almost_full` are the RAM FIFO's (`head` is room on top: conservative); `write`
+//! while full and `read` while empty are ignored; `reset` empties it in one clock. Every output
+//! is assigned once per evaluation (see `collwire_flow::verilog_lint`).
 
 use rust_hdl::prelude::*;
 
@@ -34,14 +43,18 @@ pub struct BypassFifo<D: Synth, const N: usize, const NP1: usize, const ALMOST: 
     pub full: Signal<Out, Bit>,
     pub almost_full: Signal<Out, Bit>,
     words: Fifo<D, N, NP1, ALMOST>,
-    early: DFF<D>,
-    early_full: DFF<Bit>,
-    /// A word went into the RAM FIFO on the last clock (its `empty` does not show it yet).
-    in_flight: DFF<Bit>,
-    pop_early: Signal<Local, Bit>,
+    head: DFF<D>,
+    head_full: DFF<Bit>,
+    /// `head` was loaded from the RAM FIFO.
+    from_ram: DFF<Bit>,
+    pop: Signal<Local, Bit>,
     push: Signal<Local, Bit>,
-    to_early: Signal<Local, Bit>,
-    l_data_out: Signal<Local, D>,
+    /// `head` takes a word this clock: it is empty or read.
+    refill: Signal<Local, Bit>,
+    /// ... from the RAM FIFO's head.
+    take_ram: Signal<Local, Bit>,
+    /// ... the word written.
+    take_in: Signal<Local, Bit>,
 }
 
 impl<D: Synth, const N: usize, const NP1: usize, const ALMOST: u32> Default
@@ -59,13 +72,14 @@ impl<D: Synth, const N: usize, const NP1: usize, const ALMOST: u32> Default
             full: Default::default(),
             almost_full: Default::default(),
             words: Default::default(),
-            early: Default::default(),
-            early_full: Default::default(),
-            in_flight: Default::default(),
-            pop_early: Default::default(),
+            head: Default::default(),
+            head_full: Default::default(),
+            from_ram: Default::default(),
+            pop: Default::default(),
             push: Default::default(),
-            to_early: Default::default(),
-            l_data_out: Default::default(),
+            refill: Default::default(),
+            take_ram: Default::default(),
+            take_in: Default::default(),
         }
     }
 }
@@ -75,38 +89,38 @@ impl<D: Synth, const N: usize, const NP1: usize, const ALMOST: u32> Logic
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, early, early_full, in_flight);
+        dff_setup!(self, clock, head, head_full, from_ram);
         clock!(self, clock, words);
         self.words.reset.next = self.reset.val();
-        self.words.early.next = false;
-        self.pop_early.next = self.read.val() & self.early_full.q.val();
+        self.words.early.next = true;
+        self.pop.next = self.read.val() & self.head_full.q.val();
         self.push.next = self.write.val() & !self.words.full.val();
-        // Into `early` only while nothing is in the RAM FIFO or on its way there: so `early`
-        // is older than every word behind it.
-        self.to_early.next = self.push.val()
+        self.refill.next = !self.head_full.q.val() | self.pop.val();
+        self.take_ram.next = self.refill.val() & !self.words.empty.val();
+        // The word written goes straight to `head` only while nothing else is held, or the
+        // head read now came in straight too (see the module doc).
+        self.take_in.next = self.push.val()
             & self.words.empty.val()
-            & !self.in_flight.q.val()
-            & (!self.early_full.q.val() | self.pop_early.val());
-        if self.to_early.val() {
-            self.early.d.next = self.data_in.val();
-        }
-        self.early_full.d.next =
-            self.to_early.val() | (self.early_full.q.val() & !self.pop_early.val());
-        self.words.write.next = self.push.val() & !self.to_early.val();
+            & (!self.head_full.q.val() | (self.pop.val() & !self.from_ram.q.val()));
+        self.words.read.next = self.take_ram.val();
+        self.words.write.next = self.push.val() & !self.take_in.val();
         self.words.data_in.next = self.data_in.val();
-        self.in_flight.d.next = self.push.val() & !self.to_early.val();
-        // The RAM FIFO is read only once `early` is empty (its head is behind `early`).
-        self.words.read.next = self.read.val() & !self.early_full.q.val();
-        self.l_data_out.next = self.words.data_out.val();
-        if self.early_full.q.val() {
-            self.l_data_out.next = self.early.q.val();
+        if self.take_ram.val() {
+            self.head.d.next = self.words.data_out.val();
+        } else if self.take_in.val() {
+            self.head.d.next = self.data_in.val();
+        }
+        self.head_full.d.next =
+            self.take_ram.val() | self.take_in.val() | (self.head_full.q.val() & !self.pop.val());
+        if self.take_ram.val() | self.take_in.val() {
+            self.from_ram.d.next = self.take_ram.val();
         }
         if self.reset.val() {
-            self.early_full.d.next = false;
-            self.in_flight.d.next = false;
+            self.head_full.d.next = false;
+            self.from_ram.d.next = false;
         }
-        self.data_out.next = self.l_data_out.val();
-        self.empty.next = !self.early_full.q.val() & self.words.empty.val();
+        self.data_out.next = self.head.q.val();
+        self.empty.next = !self.head_full.q.val();
         self.full.next = self.words.full.val();
         self.almost_full.next = self.words.almost_full.val();
     }
