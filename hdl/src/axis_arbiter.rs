@@ -37,12 +37,6 @@ pub struct AxisArbiter<const W: usize, const K: usize, const N: usize> {
     one_hot: [Constant<Bits<16>>; N],
     /// Bit `i` of the request vector.
     bit: [Constant<Bits<8>>; N],
-    /// Every port but port 0.
-    above_first: Constant<Bits<8>>,
-    /// Ports numbered below `i`.
-    below: [Constant<Bits<8>>; N],
-    /// Ports 1 to `i`.
-    upto: [Constant<Bits<8>>; N],
     /// The `tuser` bits that pass: the destination mask and the bad bit.
     dst_mask: Constant<Bits<16>>,
     /// Where the destination mask is in `tuser`.
@@ -54,12 +48,16 @@ pub struct AxisArbiter<const W: usize, const K: usize, const N: usize> {
     held_dst: DFF<Bits<8>>,
     /// The ports a request from port `i` yields to, for the next frame (round-robin: ports
     /// above the last one served come first, lowest first; then the rest, lowest first),
-    /// registered from `served`'s next value and stored XOR its value after reset
-    /// (`yield_rest`), so that reset and power-on are both zero.
+    /// stored XOR its value after reset (`yield_rest`), so that reset and power-on are both
+    /// zero. Loaded as a frame's last beat is taken, with a constant picked by the port
+    /// granted (`yield_after`), not recomputed from the port served: the grant → the served
+    /// port → the yield masks was board64's worst path on seeds 1 and 3 at 7a1cbd4.
     yield_x: [DFF<Bits<8>>; N],
     yield_rest: [Constant<Bits<8>>; N],
-    /// Ports above the last one served, next clock (from `served.d`).
-    after_next: Signal<Local, Bits<8>>,
+    /// `yield_after[g]`, byte `i`: what `yield_x[i]` holds after a frame from port `g`.
+    yield_after: [Constant<Bits<64>>; N],
+    /// Where port `i`'s byte is in `yield_after`.
+    byte_at: [Constant<Bits<16>>; N],
     /// The port granted now, one-hot: the held one inside a frame, else the round-robin
     /// pick. One-hot, not a port number: each port's `tready` and its share of the beat mux
     /// are one AND of flip-flops' and requests' functions (the number's decode and compare
@@ -77,10 +75,6 @@ pub struct AxisArbiter<const W: usize, const K: usize, const N: usize> {
     /// Inside a frame of port `sel` (one-hot).
     locked: DFF<Bit>,
     sel: DFF<Bits<8>>,
-    /// The ports from 1 up to the one granted last (registered, so the round-robin mask is a
-    /// flip-flop, not a decode of the last port's number): the search starts above them and
-    /// above port 0, so 0 (power-on, reset) starts it at port 1, as after a grant of port 0.
-    served: DFF<Bits<8>>,
 }
 
 impl<const W: usize, const K: usize, const N: usize> Default for AxisArbiter<W, K, N> {
@@ -95,9 +89,6 @@ impl<const W: usize, const K: usize, const N: usize> Default for AxisArbiter<W, 
             dst_ready: Default::default(),
             one_hot: std::array::from_fn(|i| Constant::new(bits::<16>(1 << i))),
             bit: std::array::from_fn(|i| Constant::new(bits::<8>(1 << i))),
-            above_first: Constant::new(bits::<8>(0xfe)),
-            below: std::array::from_fn(|i| Constant::new(bits::<8>((1u64 << i) - 1))),
-            upto: std::array::from_fn(|i| Constant::new(bits::<8>(((2u64 << i) - 1) & 0xfe))),
             dst_mask: Constant::new(bits::<16>(0xff00 | 1 << TUSER_BAD_AT)),
             dst_at: Constant::new(bits::<16>(TUSER_DST_AT as u64)),
             requests: Default::default(),
@@ -105,7 +96,12 @@ impl<const W: usize, const K: usize, const N: usize> Default for AxisArbiter<W, 
             held_dst: Default::default(),
             yield_x: std::array::from_fn(|_| Default::default()),
             yield_rest: std::array::from_fn(|i| Constant::new(bits::<8>(yields_to(0, i)))),
-            after_next: Default::default(),
+            yield_after: std::array::from_fn(|g| {
+                Constant::new(bits::<64>((0..N).fold(0, |word, i| {
+                    word | (yields_to(served_after(g), i) ^ yields_to(0, i)) << (8 * i)
+                })))
+            }),
+            byte_at: std::array::from_fn(|i| Constant::new(bits::<16>(8 * i as u64))),
             grant: Default::default(),
             mux_tdata: Default::default(),
             mux_tkeep: Default::default(),
@@ -114,7 +110,6 @@ impl<const W: usize, const K: usize, const N: usize> Default for AxisArbiter<W, 
             mux_tvalid: Default::default(),
             locked: Default::default(),
             sel: Default::default(),
-            served: Default::default(),
         }
     }
 }
@@ -122,7 +117,7 @@ impl<const W: usize, const K: usize, const N: usize> Default for AxisArbiter<W, 
 impl<const W: usize, const K: usize, const N: usize> Logic for AxisArbiter<W, K, N> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, locked, sel, served, held_dst);
+        dff_setup!(self, clock, locked, sel, held_dst);
         self.requests.next = bits::<8>(0);
         self.room.next = bits::<8>(0);
         for i in 0..N {
@@ -150,10 +145,11 @@ impl<const W: usize, const K: usize, const N: usize> Logic for AxisArbiter<W, K,
         }
         // Round-robin: the lowest requesting port above the last one served, else the lowest;
         // what each port yields to comes from a flip-flop, so a grant is its own request and
-        // the requests it yields to, not a search that starts at `served`.
+        // the requests it yields to, not a search that starts at the port served last.
         self.grant.next = bits::<8>(0);
         for i in 0..N {
             self.yield_x[i].clock.next = self.clock.val();
+            self.yield_x[i].d.next = self.yield_x[i].q.val();
             if self.locked.q.val() {
                 self.grant.next = self.sel.q.val();
             } else if self.requests.val().get_bit(i)
@@ -190,10 +186,13 @@ impl<const W: usize, const K: usize, const N: usize> Logic for AxisArbiter<W, K,
         if self.m_axis.tvalid.val() & self.m_axis.tready.val() {
             if self.m_axis.tlast.val() {
                 self.locked.d.next = false;
-                self.served.d.next = bits::<8>(0);
-                for i in 0..N {
-                    if self.grant.val().get_bit(i) {
-                        self.served.d.next = self.upto[i].val();
+                for g in 0..N {
+                    if self.grant.val().get_bit(g) {
+                        for i in 0..N {
+                            self.yield_x[i].d.next = self.yield_after[g]
+                                .val()
+                                .get_bits::<8>(self.byte_at[i].val().index());
+                        }
                     }
                 }
             } else {
@@ -211,24 +210,22 @@ impl<const W: usize, const K: usize, const N: usize> Logic for AxisArbiter<W, K,
             self.locked.d.next = false;
             self.held_dst.d.next = bits::<8>(0);
             self.sel.d.next = bits::<8>(0);
-            self.served.d.next = bits::<8>(0);
-        }
-        // What each port yields to once `served` takes its next value (reset included).
-        self.after_next.next = !self.served.d.val() & self.above_first.val();
-        for i in 0..N {
-            if self.after_next.val().get_bit(i) {
-                self.yield_x[i].d.next =
-                    (self.after_next.val() & self.below[i].val()) ^ self.yield_rest[i].val();
-            } else {
-                self.yield_x[i].d.next =
-                    (self.after_next.val() | self.below[i].val()) ^ self.yield_rest[i].val();
+            for i in 0..N {
+                self.yield_x[i].d.next = bits::<8>(0);
             }
         }
     }
 }
 
-/// The ports a request from port `i` yields to when `served` holds `served` (the rule of
-/// `yield_x`, here for its value after reset): with `after` the ports above the last one
+/// The ports from 1 up to `g`: those a frame from port `g` leaves behind (the search starts
+/// above them and above port 0, so none (power-on, reset) starts it at port 1, as after a
+/// frame from port 0).
+const fn served_after(g: usize) -> u64 {
+    ((2u64 << g) - 1) & 0xfe
+}
+
+/// The ports a request from port `i` yields to when the ports served are `served` (the rule
+/// of `yield_x`): with `after` the ports above the last one
 /// served (never port 0), a port in `after` yields to the lower ports in `after`, any other
 /// port to every port in `after` and every lower port.
 const fn yields_to(served: u64, i: usize) -> u64 {
