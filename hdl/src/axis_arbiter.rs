@@ -51,7 +51,8 @@ pub struct AxisArbiter<const W: usize, const K: usize, const N: usize> {
     /// stored XOR its value after reset (`yield_rest`), so that reset and power-on are both
     /// zero. Loaded as a frame's last beat is taken, with a constant picked by the port
     /// granted (`yield_after`), not recomputed from the port served: the grant → the served
-    /// port → the yield masks was board64's worst path on seeds 1 and 3 at 7a1cbd4.
+    /// port → the yield masks was board64's worst path on seeds 1 and 3 once the verdict
+    /// queue's head was a register.
     yield_x: [DFF<Bits<8>>; N],
     yield_rest: [Constant<Bits<8>>; N],
     /// `yield_after[g]`, byte `i`: what `yield_x[i]` holds after a frame from port `g`.
