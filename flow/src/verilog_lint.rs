@@ -98,10 +98,13 @@ pub fn reassigned_crossings(verilog: &str) -> Vec<String> {
         let mut reported = HashSet::new();
         for (indent, target) in &m.assignments {
             if unconditional.contains(target.as_str()) && reported.insert(target.clone()) {
+                // A child's input is `instance$port`; the instance of an array of children
+                // has the index in its name (`ctx_is$0`), so every prefix ending before a `$`
+                // is tried.
                 let crosses = m.outputs.contains(target)
-                    || target.split_once('$').is_some_and(|(inst, _)| {
+                    || target.match_indices('$').any(|(at, _)| {
                         m.instances
-                            .get(inst)
+                            .get(&target[..at])
                             .is_some_and(|ty| comb.contains(ty.as_str()))
                     });
                 if crosses {
@@ -176,6 +179,22 @@ endmodule // top$c
         assert_eq!(
             reassigned_crossings(&registered),
             vec!["top: y".to_string()]
+        );
+    }
+
+    #[test]
+    fn a_child_in_an_array_of_children_is_found_too() {
+        // rust-hdl names the children of an array `c$0`, `c$1`, …: the input `c$0$x`.
+        let twice = SAMPLE
+            .replace(
+                "        if (a) begin\n            c$x = 1'b1;",
+                "        c$0$x = 1'b0;\n        if (a) begin\n            c$0$x = 1'b1;",
+            )
+            .replace("c$x = 1'b0;", "c$0$x = 1'b0;")
+            .replace("    top$c c(", "    top$c c$0(");
+        assert_eq!(
+            reassigned_crossings(&twice),
+            vec!["top: y".to_string(), "top: c$0$x".to_string()]
         );
     }
 }

@@ -295,6 +295,12 @@ pub struct Cfe {
     arrival_cmd: Signal<Local, SplitCommand>,
     // The context being run, and which local rank a Respond step answers.
     cur: DFF<Bits<3>>,
+    /// `cur` one-hot, loaded with it (from the table's `pick_is` or `ctx_is`; context 0 at
+    /// power-on and after a reset, as `cur`): it selects the table's `at_end`.
+    cur_is: DFFWithInit<Bits<8>>,
+    /// `cur_is`'s next value, assigned to its flip-flop once (the flip-flop with a power-on
+    /// value has logic of its own: see `collwire_flow::verilog_lint`).
+    l_cur_is: Signal<Local, Bits<8>>,
     /// Where `cur` came from on the last clock edge: 0 it held, 1 `pick` (`Idle`), 2 the
     /// arrival's context. It chooses the table's flip-flop that holds `cur`'s program counter
     /// now (`pc_r`, `pick_pc`, `ctx_pc`), so the program RAM's address comes from flip-flops
@@ -544,6 +550,8 @@ impl Cfe {
             st_fused: Default::default(),
             arrival_cmd: Default::default(),
             cur: Default::default(),
+            cur_is: DFFWithInit::new(bits::<8>(1)),
+            l_cur_is: Default::default(),
             cur_src: Default::default(),
             cur_rph2: Default::default(),
             cur_present: Default::default(),
@@ -739,6 +747,9 @@ impl Logic for Cfe {
 
         // ---- The running context and its micro-op (valid from Decide on).
         self.contexts.cur.next = self.cur.q.val();
+        self.contexts.cur_is.next = self.cur_is.q.val();
+        self.l_cur_is.next = self.cur_is.q.val();
+        self.cur_is.clock.next = self.clock.val();
         self.cur_src.d.next = bits::<2>(0);
         self.uop_addr.next = self.contexts.pc_r.val();
         if self.cur_src.q.val() == bits::<2>(1) {
@@ -977,6 +988,7 @@ impl Logic for Cfe {
                     self.state.d.next = CfeState::Lookup;
                 } else if self.contexts.pick_found.val() {
                     self.cur.d.next = self.contexts.pick.val();
+                    self.l_cur_is.next = self.contexts.pick_is.val();
                     self.cur_src.d.next = bits::<2>(1);
                     self.state.d.next = CfeState::Fetch;
                 } else if self.contexts.expired.val() {
@@ -1036,6 +1048,7 @@ impl Logic for Cfe {
                     self.cmd.d.next = self.arrival_cmd.val();
                     self.fusing.d.next = true;
                     self.cur.d.next = self.contexts.ctx.val();
+                    self.l_cur_is.next = self.contexts.ctx_is.val();
                     self.cur_src.d.next = bits::<2>(2);
                     self.cur_rph2.d.next = self.arrival.rph2.val();
                     self.cur_words.d.next = self.arrival.words.val();
@@ -1115,6 +1128,7 @@ impl Logic for Cfe {
                                 // of this rank, runs again (`Fetch` … `Send`, then `Idle`).
                                 self.ev.next.resent = true;
                                 self.cur.d.next = self.contexts.ctx.val();
+                                self.l_cur_is.next = self.contexts.ctx_is.val();
                                 self.cur_src.d.next = bits::<2>(2);
                                 self.sub.d.next = self.arr_reg_r.q.val().get_bit(0);
                                 self.resending.d.next = true;
@@ -1143,6 +1157,7 @@ impl Logic for Cfe {
                             // from another board lost on the way is nacked).
                             self.probing.d.next = true;
                             self.cur.d.next = self.contexts.ctx.val();
+                            self.l_cur_is.next = self.contexts.ctx_is.val();
                             self.cur_src.d.next = bits::<2>(2);
                         }
                         if self.verdict.q.val().pend {
@@ -1159,6 +1174,7 @@ impl Logic for Cfe {
                             // program is read backwards from its counter for the pass that
                             // sent it.
                             self.cur.d.next = self.contexts.ctx.val();
+                            self.l_cur_is.next = self.contexts.ctx_is.val();
                             self.cur_src.d.next = bits::<2>(2);
                             self.scan_addr.d.next = self.contexts.ctx_pc.val();
                             self.scan_pc.d.next = self.contexts.ctx_pc.val();
@@ -1464,6 +1480,7 @@ impl Logic for Cfe {
             self.fuse_go.d.next = false;
             self.f_sel.d.next = false;
             self.cur.d.next = bits::<3>(0);
+            self.l_cur_is.next = bits::<8>(1);
             self.cur_src.d.next = bits::<2>(0);
             self.sub.d.next = false;
             self.resending.d.next = false;
@@ -1477,6 +1494,7 @@ impl Logic for Cfe {
         self.again.d.next =
             self.resending.d.val() & !self.nack_resend.d.val() & !self.probing.d.val();
         // Children's inputs decided above, each assigned once.
+        self.cur_is.d.next = self.l_cur_is.val();
         self.conf.route_addr.next = self.route_addr.val();
         self.req_we.next =
             self.arriving.val() & self.verdict.q.val().store & self.verdict.q.val().is_req;

@@ -130,6 +130,9 @@ pub struct ContextTable {
     /// The context an arrival goes to: the hit one, else the lowest free one, else the done
     /// one that retired first.
     pub ctx: Signal<Out, Bits<3>>,
+    /// `ctx` one-hot (bit `c`: `ctx` is context `c`), from the flip-flops `ctx` is registered
+    /// in beside it: the engine loads its one-hot `cur_is` from it.
+    pub ctx_is: Signal<Out, Bits<8>>,
     /// `ctx`'s program counter (with `hit`, the micro-op the arrival's segment runs next: the
     /// engine reads it from the program RAM while it judges the arrival). From a flip-flop
     /// the lookup loads and the commands on `ctx`'s context step (the same value as a read
@@ -140,6 +143,10 @@ pub struct ContextTable {
     pub ctx_present: Signal<Out, Bits<8>>,
     // The running context.
     pub cur: Signal<In, Bits<3>>,
+    /// `cur` one-hot (bit `c`: `cur` is context `c`), from a register the engine loads with
+    /// `cur`. It selects `at_end` (an AND-OR of eight flip-flops, not `cur` → the 8:1 select:
+    /// `cur` → `at_end` → the engine's next state was board64's worst path at 94c0d61).
+    pub cur_is: Signal<In, Bits<8>>,
     pub pc: Signal<Out, Bits<12>>,
     /// The program counter of the context that was `cur` a clock ago, as it is now (the
     /// commands of that clock applied; context 0's after a reset, which makes the engine's
@@ -159,6 +166,8 @@ pub struct ContextTable {
     /// The lowest context with news, if `pick_found`.
     pub pick: Signal<Out, Bits<3>>,
     pub pick_found: Signal<Out, Bit>,
+    /// `pick` one-hot (0 without `pick_found`).
+    pub pick_is: Signal<Out, Bits<8>>,
     /// The program counter of the context that was `pick` a clock ago, as it was then (from
     /// a flip-flop, as `pc_r`; the engine reads it after `Idle`, which gives no command that
     /// moves a counter).
@@ -363,6 +372,10 @@ pub struct ContextTable {
     l_pick: Signal<Local, Bits<3>>,
     /// Drives `pick_found`, assigned once at the end of `update`.
     l_pick_found: Signal<Local, Bit>,
+    /// Drives `pick_is`, assigned once at the end of `update`.
+    l_pick_is: Signal<Local, Bits<8>>,
+    /// Drives `ctx_is`, assigned once at the end of `update`.
+    l_ctx_is: Signal<Local, Bits<8>>,
 }
 
 impl Default for ContextTable {
@@ -427,6 +440,11 @@ impl Default for ContextTable {
             l_pick: Default::default(),
             pick_found: Default::default(),
             l_pick_found: Default::default(),
+            pick_is: Default::default(),
+            l_pick_is: Default::default(),
+            ctx_is: Default::default(),
+            l_ctx_is: Default::default(),
+            cur_is: Default::default(),
             store: Default::default(),
             alloc: Default::default(),
             alloc_pc: Default::default(),
@@ -566,7 +584,6 @@ impl Logic for ContextTable {
             self.c_end[c].clock.next = self.clock.val();
             self.c_present[c].clock.next = self.clock.val();
             self.r_ctx_is[c].clock.next = self.clock.val();
-            self.r_ctx_is[c].d.next = self.r_ctx_is[c].q.val();
             self.c_rph2[c].clock.next = self.clock.val();
             self.c_words[c].clock.next = self.clock.val();
             self.c_bytes[c].clock.next = self.clock.val();
@@ -609,7 +626,6 @@ impl Logic for ContextTable {
             self.h_eq[c].clock.next = self.clock.val();
             self.h_eq[c].d.next = self.h_key[c].q.val() == self.peek_key.val();
             self.h_valid[c].d.next = self.h_valid[c].q.val();
-            self.h_ptr[c].d.next = self.h_ptr[c].q.val();
         }
 
         // ---- The arrival: its context, a free one, the history.
@@ -699,11 +715,16 @@ impl Logic for ContextTable {
             self.r_has_free.d.next = self.l_has_free.val();
             self.r_late.d.next = self.l_late.val();
             self.r_ctx.d.next = self.l_ctx.val();
-            for c in 0..8 {
-                self.r_ctx_is[c].d.next = self.ctx_vec.val().get_bit(c);
-            }
             self.r_sig_match.d.next = self.l_sig_match.val();
             self.r_present.d.next = self.l_present.val();
+        }
+        // `r_ctx` one-hot, each flip-flop's input assigned once on either way.
+        for c in 0..8 {
+            if self.lookup.val() {
+                self.r_ctx_is[c].d.next = self.ctx_vec.val().get_bit(c);
+            } else {
+                self.r_ctx_is[c].d.next = self.r_ctx_is[c].q.val();
+            }
         }
 
         // ---- The running context, and the lowest context with news.
@@ -717,14 +738,18 @@ impl Logic for ContextTable {
         self.cur_key.next = bits::<48>(0);
         self.cur_done.next = false;
         self.l_ctx_present.next = bits::<8>(0);
+        self.l_ctx_is.next = bits::<8>(0);
         for c in 0..8 {
             if self.r_ctx_is[c].q.val() {
                 self.l_ctx_present.next = self.c_present[c].q.val();
+                self.l_ctx_is.next = self.l_ctx_is.val() | self.onehot[c].val();
             }
+            // An OR of ANDs (the bits of `cur_is` are exclusive: no priority chain).
+            self.l_at_end.next =
+                self.l_at_end.val() | (self.cur_is.val().get_bit(c) & self.c_at_end[c].q.val());
             if self.cur.val() == self.index[c].val() {
                 self.l_pc.next = self.c_pc[c].q.val();
                 self.l_end_pc.next = self.c_end[c].q.val();
-                self.l_at_end.next = self.c_at_end[c].q.val();
                 self.l_present_mask.next = self.c_present[c].q.val();
                 self.l_rph2.next = self.c_rph2[c].q.val();
                 self.l_words.next = self.c_words[c].q.val();
@@ -735,9 +760,11 @@ impl Logic for ContextTable {
         }
         self.l_pick.next = bits::<3>(0);
         self.l_pick_found.next = false;
+        self.l_pick_is.next = bits::<8>(0);
         for c in 0..8 {
             if self.valid[c].q.val() & self.dirty[c].q.val() & !self.l_pick_found.val() {
                 self.l_pick.next = self.index[c].val();
+                self.l_pick_is.next = self.onehot[c].val();
                 self.l_pick_found.next = true;
             }
         }
@@ -921,6 +948,12 @@ impl Logic for ContextTable {
                     self.h_valid[c].d.next = false;
                 }
             }
+        } else {
+            // Held: each pointer flip-flop's input assigned once on either way (a flip-flop
+            // with a power-on value has logic of its own: `collwire_flow::verilog_lint`).
+            for c in 0..9 {
+                self.h_ptr[c].d.next = self.h_ptr[c].q.val();
+            }
         }
         // ---- The counters, and the three of them the engine reads from flip-flops.
         self.pick_or.next = bits::<12>(0);
@@ -1065,6 +1098,8 @@ impl Logic for ContextTable {
         self.bytes.next = self.l_bytes.val();
         self.pick.next = self.l_pick.val();
         self.pick_found.next = self.l_pick_found.val();
+        self.pick_is.next = self.l_pick_is.val();
+        self.ctx_is.next = self.l_ctx_is.val();
         self.expired.next = self.expired_now.val();
         self.expired_ctx.next = self.r_exp_idx.q.val();
     }

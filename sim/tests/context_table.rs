@@ -263,6 +263,7 @@ fn table_matches_its_model_under_random_commands() {
         dut.set_sig(&sig_words(sig));
         dut.set_arr_reg(reg);
         dut.set_cur(cur as u64);
+        dut.set_cur_is(1 << cur);
         dut.set_age_tick(u64::from(ticks[0]));
         dut.tick();
         m.age(ticks[0], limit, false, None);
@@ -296,6 +297,13 @@ fn table_matches_its_model_under_random_commands() {
         dut.eval();
         let want = m.lookup(key, sig, reg, cur);
         assert_eq!(observe(&dut), want, "cycle {cycle}, command {command}");
+        // The one-hot copies the engine loads its one-hot `cur` from.
+        assert_eq!(dut.ctx_is(), 1 << want.ctx, "cycle {cycle}");
+        assert_eq!(
+            dut.pick_is(),
+            want.pick.map_or(0, |p| 1 << p),
+            "cycle {cycle}"
+        );
         // `pick`'s counter as it is in the command's clock (0 without a pick).
         let pick_pc = want.pick.map_or(0, |p| m.c[p as usize].pc);
         done_hits += usize::from(want.done);
