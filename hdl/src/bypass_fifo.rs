@@ -5,9 +5,11 @@
 //! signature; the frame builder's entry queue). Each such queue sits on the engine hop.
 //!
 //! Behind `head` is the block-RAM FIFO in its `early` mode (a word written is its head the
-//! next clock). `head` is loaded when it is empty or read: from the RAM FIFO's head if it has
-//! one, else with the word written this clock. So `data_out` is one flip-flop, and the RAM's
-//! read data, its forward select and `data_in` meet at `head`'s input, not on the reader's path.
+//! next clock). `head` is loaded whenever it is empty or read: from the RAM FIFO's head if it
+//! has one, else with `data_in` (the word written this clock, if one is; `head` counts as full
+//! only when a word was taken, and `data_out` means something only while not `empty`). So
+//! `data_out` is one flip-flop, and the RAM's read data, its forward select and `data_in` meet
+//! at `head`'s input, not on the reader's path.
 //! (The first design, a register beside the RAM FIFO and a select between them, put that
 //! select and the RAM FIFO's own forward select in front of the CFE's key compares: board64's
 //! worst path on seed 1 at 406f211, 132.7 MHz.)
@@ -105,10 +107,17 @@ impl<D: Synth, const N: usize, const NP1: usize, const ALMOST: u32> Logic
         self.words.read.next = self.take_ram.val();
         self.words.write.next = self.push.val() & !self.take_in.val();
         self.words.data_in.next = self.data_in.val();
-        if self.take_ram.val() {
-            self.head.d.next = self.words.data_out.val();
-        } else if self.take_in.val() {
-            self.head.d.next = self.data_in.val();
+        // Loaded on `refill` alone, not on whether a word comes (`take_ram | take_in`): the
+        // writer's `write` stays out of the enable of all of `head`'s bits (the CFE's
+        // `ent_pend` → the entry queue's write → the 570 enables was board64's worst path on
+        // seed 3 at bce5998). A `head` loaded with nothing taken is not full: it holds the
+        // word written (or whatever is on `data_in`), never shown.
+        if self.refill.val() {
+            if self.words.empty.val() {
+                self.head.d.next = self.data_in.val();
+            } else {
+                self.head.d.next = self.words.data_out.val();
+            }
         }
         self.head_full.d.next =
             self.take_ram.val() | self.take_in.val() | (self.head_full.q.val() & !self.pop.val());
