@@ -105,6 +105,15 @@ pub const DECIDE_BYTES: usize = {
 /// frame was still arriving; a beat more has come since.
 pub const TRANSIT_LAG: usize = CLASSIFY_LATENCY;
 
+/// A 512-bit header mask with lane `lane` (`w` bits wide) cleared and every other bit set.
+fn lane_mask(lane: usize, w: usize) -> Bits<512> {
+    let mut m = bits::<512>(0);
+    for b in lane * w..(lane + 1) * w {
+        m = m.replace_bit(b, true);
+    }
+    !m
+}
+
 /// `tuser` destination mask of port `port` (bits 15:8).
 fn to_port(port: usize) -> Constant<Bits<16>> {
     Constant::new(bits::<16>(u64::from(
@@ -166,14 +175,27 @@ pub struct FrameRouter<
     classifier: OffloadClassifier,
     /// The candidate rule on the header as it stands once the deciding beat arrives.
     rule: OffloadCandidate,
-    /// The rule's checks on the captured header (the classifier's, which reads it as it is),
-    /// registered every clock: on the deciding clock they hold the answers for every field in
-    /// the beats before the one before the deciding beat (`early`), which then come from
-    /// flip-flops instead of from the captured header through the compares (that path, through
-    /// the class into `tag_start`, was board64's worst on seed 1 at 9eac2c1: 8.44 ns).
+    /// The rule on the header as it stands once the beat before the deciding beat arrives.
+    prev_rule: OffloadCandidate,
+    /// That beat placed where it sits in the header, and the header with it in its place.
+    prev_beat: Place<512, W>,
+    prev_mask: Constant<Bits<512>>,
+    prev: Signal<Local, Bits<512>>,
+    /// `prev_rule`'s checks, loaded with every stored beat: on the deciding clock they hold
+    /// the answers for every field in the beats before the deciding beat (`early`), which then
+    /// come from flip-flops instead of through the compares. (Registered every clock from the
+    /// captured header, they covered only the beats before the one before the deciding beat;
+    /// the UDP port's compare on the captured header, through the class into `w_class`, was
+    /// board64's worst path on seeds 1 and 3 at f39c6fa.)
     pre_q: DFF<Bits<CHECKS>>,
-    /// The checks whose bytes all lie in beats `0 ..= decide − 2`.
+    /// The checks whose bytes all lie in beats `0 ..= decide − 1`.
     early: Constant<Bits<CHECKS>>,
+    /// The destination board lies before the deciding beat (64 bits): whether it is another
+    /// board is then `other_q`, loaded with every stored beat from `prev`.
+    host_early: Constant<Bit>,
+    other_q: DFF<Bit>,
+    /// The frame's destination board is another board.
+    other_host: Signal<Local, Bit>,
     all_checks: Constant<Bits<CHECKS>>,
     /// The frame is a candidate: the early checks from `pre_q`, the others from `rule`.
     cand: Signal<Local, Bit>,
@@ -357,7 +379,7 @@ impl<
         let giant = MAX_FRAME / K;
         let offload_giant = MAX_OFFLOAD_FRAME / K;
         let room = offload_giant + 1 + 8 + 4;
-        assert!(room < 1 << DL && decide < HB);
+        assert!(room < 1 << DL && decide < HB && decide >= 1);
         // A frame that ends before its deciding beat is a runt (dropped whatever the rule
         // says), so the early checks never answer for bytes a frame did not have.
         assert!(
@@ -367,7 +389,7 @@ impl<
         let early = CHECK_BYTES
             .iter()
             .enumerate()
-            .filter(|(_, r)| r.end + K <= decide * K)
+            .filter(|(_, r)| r.end <= decide * K)
             .fold(0u64, |m, (i, _)| m | 1 << i);
         Self {
             clock: Default::default(),
@@ -391,18 +413,19 @@ impl<
             capture: Default::default(),
             classifier: Default::default(),
             rule: Default::default(),
+            prev_rule: Default::default(),
+            prev_beat: Place::lane(decide - 1),
+            prev_mask: Constant::new(lane_mask(decide - 1, W)),
+            prev: Default::default(),
             pre_q: Default::default(),
             early: Constant::new(bits::<CHECKS>(early)),
+            host_early: Constant::new(DST_HOST_BYTE < decide * K),
+            other_q: Default::default(),
+            other_host: Default::default(),
             all_checks: Constant::new(bits::<CHECKS>((1 << CHECKS) - 1)),
             cand: Default::default(),
             live_beat: Place::lane(decide),
-            live_mask: Constant::new({
-                let mut m = bits::<512>(0);
-                for b in decide * W..(decide + 1) * W {
-                    m = m.replace_bit(b, true);
-                }
-                !m
-            }),
+            live_mask: Constant::new(lane_mask(decide, W)),
             live: Default::default(),
             ingress: AxisFifo::direct_write(),
             classes: Default::default(),
@@ -542,6 +565,7 @@ impl<
             w_class,
             swallow,
             pre_q,
+            other_q,
             tag_start,
             ttag_start,
             tail_tag,
@@ -590,7 +614,22 @@ impl<
         self.live.next =
             (self.capture.header.val() & self.live_mask.val()) | self.live_beat.word.val();
         self.rule.header.next = self.live.val();
-        self.pre_q.d.next = self.classifier.checks.val();
+        // The rule and the destination board on the header with the arriving beat in the
+        // place of the beat before the deciding one, kept from every stored beat.
+        self.prev_beat.lane.next = self.s_axis.tdata.val();
+        self.prev.next =
+            (self.capture.header.val() & self.prev_mask.val()) | self.prev_beat.word.val();
+        self.prev_rule.header.next = self.prev.val();
+        self.pre_q.d.next = self.pre_q.q.val();
+        self.other_q.d.next = self.other_q.q.val();
+        if self.stored.val() {
+            self.pre_q.d.next = self.prev_rule.checks.val();
+            self.other_q.d.next = self
+                .prev
+                .val()
+                .get_bits::<8>(self.dst_host_at.val().index())
+                != self.route_table.my_board.val();
+        }
         self.cand.next = ((self.pre_q.q.val() & self.early.val())
             | (self.rule.checks.val() & !self.early.val()))
             == self.all_checks.val();
@@ -600,10 +639,14 @@ impl<
             .live
             .val()
             .get_bits::<8>(self.dst_host_at.val().index());
+        self.other_host.next = self.dst_host.val() != self.route_table.my_board.val();
+        if self.host_early.val() {
+            self.other_host.next = self.other_q.q.val();
+        }
         self.is_transit.next =
             (((self.board_msgs.val() >> bit_cast::<16, 4>(self.msg_type.val())) & bits::<16>(1))
                 != bits::<16>(0))
-                & (self.dst_host.val() != self.route_table.my_board.val());
+                & self.other_host.val();
         self.route_table.addr.next = bit_cast::<6, 8>(self.dst_host.val());
         // What this beat tells: the frame ends short, is marked bad, or runs past the maximum.
         self.runt.next = self.s_axis.tlast.val()
@@ -723,6 +766,8 @@ impl<
         if self.reset.val() {
             self.w_beat.d.next = bits::<16>(0);
             self.w_class.d.next = bits::<3>(0);
+            self.pre_q.d.next = bits::<CHECKS>(0);
+            self.other_q.d.next = false;
             self.swallow.d.next = false;
             self.tag_start.d.next = false;
             self.ttag_start.d.next = false;

@@ -27,6 +27,16 @@ pub fn pick<T: Copy>(rng: &mut SplitMix, all: &[T]) -> T {
 }
 
 pub fn offload_frame(rng: &mut SplitMix) -> Vec<u8> {
+    offload_frame_with(rng, |_| {})
+}
+
+/// A random valid offload frame whose IPv4 destination ends in `dst_host` (the byte a board
+/// frame's destination board is read from): a board frame for that board, if it is one.
+pub fn offload_frame_for(rng: &mut SplitMix, dst_host: u8) -> Vec<u8> {
+    offload_frame_with(rng, |e| e.dst_ip[3] = dst_host)
+}
+
+fn offload_frame_with(rng: &mut SplitMix, addresses: impl FnOnce(&mut Endpoints)) -> Vec<u8> {
     let r = |rng: &mut SplitMix, n: u64| rng.next_u64() % n;
     let datatype = pick(rng, Datatype::ALL);
     let valid_ops: Vec<ReduceOp> = ReduceOp::ALL
@@ -60,11 +70,9 @@ pub fn offload_frame(rng: &mut SplitMix) -> Vec<u8> {
     let payload: Vec<u8> = (0..repr.payload_len())
         .map(|_| rng.next_u64() as u8)
         .collect();
-    build_frame(
-        &endpoints(rng),
-        &repr.to_datagram(&payload).expect("valid repr"),
-    )
-    .unwrap()
+    let mut e = endpoints(rng);
+    addresses(&mut e);
+    build_frame(&e, &repr.to_datagram(&payload).expect("valid repr")).unwrap()
 }
 
 pub fn set16(f: &mut [u8], at: usize, v: u16) {

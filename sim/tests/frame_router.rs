@@ -20,7 +20,9 @@ use collwire_proto::frame::{FrameKind, classify};
 use collwire_proto::limits::{MAX_FRAME, MAX_OFFLOAD_FRAME, MIN_FRAME};
 use collwire_sim::axis::{Sink, Source};
 use collwire_sim::fpu_check::SplitMix;
-use collwire_sim::frames::{frame_fields_of, mutate, offload_frame, plain_frames};
+use collwire_sim::frames::{
+    frame_fields_of, mutate, offload_frame, offload_frame_for, plain_frames,
+};
 use collwire_sim::models::{FrameRouter64, FrameRouter256};
 
 trait Router: Default {
@@ -393,7 +395,12 @@ fn traffic(rng: &mut SplitMix, n: usize, hygiene: bool) -> (Vec<Input>, Expected
                 f
             }
             _ => {
-                let mut f = offload_frame(rng);
+                // Every other one is for this board (a board frame for it is the engine's).
+                let mut f = if i % 2 == 0 {
+                    offload_frame_for(rng, MY_BOARD)
+                } else {
+                    offload_frame(rng)
+                };
                 mutate(rng, &mut f);
                 f
             }
