@@ -39,7 +39,7 @@ use collwire_proto::{Algorithm, Collective, Datatype, MessageType, ReduceOp};
 use rust_hdl::prelude::*;
 
 use crate::header_fields::{FrameFields, HeaderFields};
-use crate::offload_candidate::{CANDIDATE_BYTES, CHECKS, OffloadCandidate};
+use crate::offload_candidate::{CANDIDATE_BYTES, OffloadCandidate};
 
 /// Clocks from `start` to `verdict_valid`.
 pub const CLASSIFY_LATENCY: usize = 3;
@@ -103,9 +103,6 @@ pub struct OffloadClassifier {
     /// Synchronous reset: no frame in the pipeline.
     pub reset: Signal<In, Bit>,
     pub header: Signal<In, Bits<512>>,
-    /// The candidate rule's checks on `header` as it is, every clock (combinational;
-    /// [`OffloadCandidate`]'s `checks`): the router registers them to decide a frame's class.
-    pub checks: Signal<Out, Bits<CHECKS>>,
     /// The header is in (or a frame shorter than it ended): classify it.
     pub start: Signal<In, Bit>,
     /// With `start`: the frame ended before its 64th byte (never an offload frame; a candidate
@@ -220,7 +217,6 @@ impl Default for OffloadClassifier {
             clock: Default::default(),
             reset: Default::default(),
             header: Default::default(),
-            checks: Default::default(),
             start: Default::default(),
             short_frame: Default::default(),
             frame_len: Default::default(),
@@ -364,7 +360,6 @@ impl Logic for OffloadClassifier {
         self.f_elem.next = bit_cast::<20, 16>(self.fin.elem_count.val());
 
         self.rule.header.next = self.header.val();
-        self.checks.next = self.rule.checks.val();
         self.candidate.next = self.rule.candidate.val()
             & (!self.short_frame.val() | (self.len.val() >= self.candidate_bytes.val()));
 
