@@ -1,7 +1,7 @@
 //! The Verilated IEEE adders against Rust's own arithmetic (via `collwire_proto::reduce`),
 //! bit for bit. `COLLWIRE_FPU_VECTORS` sets the random count per format (default 1,000,000).
 
-use collwire_sim::fpu_check::{LATENCY, StreamReport, random_pairs, stream};
+use collwire_sim::fpu_check::{AdderModel, LATENCY, StreamReport, random_pairs, stream};
 use collwire_sim::models::{FpAdd32, FpAdd64};
 
 fn vectors() -> usize {
@@ -61,12 +61,7 @@ fn f64_directed() {
         (d(1.0), d(1e-300)), // far apart: sticky only
         (d(-2.5), d(1.25)),
     ];
-    let mut m = FpAdd64::new();
-    let r = stream(&mut m, &pairs);
-    assert_exact("f64 directed", &r);
-    // The reversed operand order must give the same bits (commutativity, swap logic).
-    let swapped: Vec<_> = pairs.iter().map(|&(a, b)| (b, a)).collect();
-    assert_exact("f64 directed, swapped", &stream(&mut m, &swapped));
+    assert_exact_both_orders("f64 directed", &mut FpAdd64::new(), &pairs);
 }
 
 #[test]
@@ -87,10 +82,7 @@ fn f32_directed() {
         (s(1.0), s(-1.0 + 2f32.powi(-24))),
         (s(1.0), s(1e-30)),
     ];
-    let mut m = FpAdd32::new();
-    assert_exact("f32 directed", &stream(&mut m, &pairs));
-    let swapped: Vec<_> = pairs.iter().map(|&(a, b)| (b, a)).collect();
-    assert_exact("f32 directed, swapped", &stream(&mut m, &swapped));
+    assert_exact_both_orders("f32 directed", &mut FpAdd32::new(), &pairs);
 }
 
 #[test]
@@ -105,6 +97,64 @@ fn f32_random_bit_patterns() {
     let mut m = FpAdd32::new();
     let r = stream(&mut m, &random_pairs(vectors(), 0x00c0_11f3_2000, 8, 23));
     assert_exact("f32 random", &r);
+}
+
+/// A subnormal against a normal number at every exponent field where the alignment shift of
+/// the subnormal crosses the adder's limits: a shift of 0..2, and around the clamp at the
+/// extended significand's width (`x_bits`), where it ends as sticky bits only. The subnormal is
+/// aligned by the field difference with its significand one place left (`hdl::fp_add`, stage
+/// 1), so these are the fields where a wrong place shows.
+fn subnormal_against_normal(exp_bits: u32, frac_bits: u32, x_bits: u64) -> Vec<(u64, u64)> {
+    let sign = 1u64 << (exp_bits + frac_bits);
+    let frac_max = (1u64 << frac_bits) - 1;
+    let subnormals = [
+        1,
+        frac_max,
+        1 << (frac_bits - 1),
+        (1 << (frac_bits - 1)) | 1,
+        frac_max >> 1,
+    ];
+    let normal_fracs = [0, 1, frac_max, 1 << (frac_bits - 1)];
+    let mut pairs = Vec::new();
+    for e in [
+        1,
+        2,
+        3,
+        x_bits - 1,
+        x_bits,
+        x_bits + 1,
+        x_bits + 2,
+        x_bits + 3,
+    ] {
+        for &nf in &normal_fracs {
+            for &sub in &subnormals {
+                let n = (e << frac_bits) | nf;
+                for (sa, sb) in [(0, 0), (0, sign), (sign, 0), (sign, sign)] {
+                    pairs.push((n | sa, sub | sb));
+                }
+            }
+        }
+    }
+    pairs
+}
+
+/// Both operand orders give the exact bits (commutativity, the swap logic).
+fn assert_exact_both_orders<M: AdderModel>(what: &str, m: &mut M, pairs: &[(u64, u64)]) {
+    assert_exact(what, &stream(m, pairs));
+    let swapped: Vec<_> = pairs.iter().map(|&(a, b)| (b, a)).collect();
+    assert_exact(&format!("{what}, swapped"), &stream(m, &swapped));
+}
+
+#[test]
+fn f64_subnormal_against_normal_at_the_alignment_limits() {
+    let pairs = subnormal_against_normal(11, 52, 64);
+    assert_exact_both_orders("f64 subnormal + normal", &mut FpAdd64::new(), &pairs);
+}
+
+#[test]
+fn f32_subnormal_against_normal_at_the_alignment_limits() {
+    let pairs = subnormal_against_normal(8, 23, 32);
+    assert_exact_both_orders("f32 subnormal + normal", &mut FpAdd32::new(), &pairs);
 }
 
 /// II = 1 and the latency, counted exactly: n back-to-back pairs come out on n consecutive
