@@ -16,11 +16,7 @@
 //! multiplexers (so it routes at the boards' clocks; `docs/timing.md`). Widths for binary64:
 //! `X` = 64-bit extended significand (53 significand bits, then 11 guard/sticky bits).
 //! 1. classify specials; significands with their hidden bits; order by magnitude
-//!    (`|a| ≥ |b|`, one compare); both differences of the exponent *fields*, each clamped to
-//!    `X` (7 bits). A subnormal scales like exponent 1, not 0: when the smaller operand is
-//!    subnormal and the larger is not, its field difference is one too many, so its
-//!    significand is registered one place left instead (it has no hidden bit, so nothing is
-//!    lost), and the zero-exponent test stays off the subtraction's carry chain;
+//!    (`|a| ≥ |b|`, one compare); both exponent differences, each clamped to `X` (7 bits);
 //! 2. swap into `x ≥ y`; align, coarse: `y` right by the multiple-of-8 part of the difference
 //!    in a 2X-bit window;
 //! 3. align, fine: right by the rest (0..7); every bit below the top `X` is sticky;
@@ -106,8 +102,7 @@ macro_rules! fp_adder {
             eb_eff: Signal<Local, Bits<$e>>,
             d_ab: Signal<Local, Bits<$e>>,
             d_ba: Signal<Local, Bits<$e>>,
-            /// Significands (hidden bit set for normal numbers; a subnormal against a normal
-            /// one place left, see the exponent differences) and signs.
+            /// Significands (hidden bit set for normal numbers) and signs.
             s1_sig_a: DFF<Bits<$m>>,
             s1_sig_b: DFF<Bits<$m>>,
             s1_sa: DFF<Bit>,
@@ -297,26 +292,21 @@ macro_rules! fp_adder {
                 self.a_inf.next = self.a.val().get_bits::<$e>($f).all() & !self.a.val().get_bits::<$f>(0).any();
                 self.b_inf.next = self.b.val().get_bits::<$e>($f).all() & !self.b.val().get_bits::<$f>(0).any();
                 // Subnormals have exponent field 0 but scale like exponent 1, and no hidden bit.
-                // The exponent carried on (`ea_eff`) is the scale: only its lowest bit differs
-                // from the field (the others are 0 when it is 0).
+                // Only the lowest bit differs from the field (the others are 0 when it is 0),
+                // so only that bit waits for the zero test on its way into the subtraction.
                 self.a_zero_exp.next = !self.a.val().get_bits::<$e>($f).any();
                 self.b_zero_exp.next = !self.b.val().get_bits::<$e>($f).any();
                 self.ea_eff.next = self.a.val().get_bits::<$e>($f)
                     | bit_cast::<$e, 1>(self.a_zero_exp.val().into());
                 self.eb_eff.next = self.b.val().get_bits::<$e>($f)
                     | bit_cast::<$e, 1>(self.b_zero_exp.val().into());
-                // Both differences, of the fields as they come (no zero test ahead of the carry
-                // chain); only the larger operand's side is used (it is ≥ 0, so the other one's
-                // wrap-around does not matter). Against the scales it is one too many exactly
-                // when the smaller operand is subnormal and the larger is not; that smaller
-                // significand is registered one place left below, which undoes it.
+                // Both differences; only the larger operand's side is used (it is ≥ 0, so the
+                // other one's wrap-around does not matter).
                 // Each clamped to X (a longer shift leaves only sticky bits), in 7 bits. X is a
                 // power of two, so "at least X" is any bit from log2 X up: an OR after the
                 // subtraction, not a second carry chain (clamping X itself to X is no change).
-                // A field difference clamped to X is a scale difference of at least X − 1 for
-                // such a subnormal, and as its top bit is 0 that too leaves only sticky bits.
-                self.d_ab.next = self.a.val().get_bits::<$e>($f) - self.b.val().get_bits::<$e>($f);
-                self.d_ba.next = self.b.val().get_bits::<$e>($f) - self.a.val().get_bits::<$e>($f);
+                self.d_ab.next = self.ea_eff.val() - self.eb_eff.val();
+                self.d_ba.next = self.eb_eff.val() - self.ea_eff.val();
                 self.s1_d_ab.d.next = self.d_ab.val().get_bits::<7>(0);
                 if self.d_ab.val().get_bits::<$xh>($xlog).any() {
                     self.s1_d_ab.d.next = self.ext_limit.val().get_bits::<7>(0);
@@ -329,17 +319,9 @@ macro_rules! fp_adder {
                 if self.a.val().get_bits::<$e>($f).any() {
                     self.s1_sig_a.d.next = bit_cast::<$m, $f>(self.a.val().get_bits::<$f>(0)) | self.hidden_bit.val();
                 }
-                // Subnormal against normal: this operand is the smaller (its magnitude field
-                // is less), so it is only ever aligned, by the field difference.
-                if self.a_zero_exp.val() & !self.b_zero_exp.val() {
-                    self.s1_sig_a.d.next = bit_cast::<$m, $f>(self.a.val().get_bits::<$f>(0)) << 1;
-                }
                 self.s1_sig_b.d.next = bit_cast::<$m, $f>(self.b.val().get_bits::<$f>(0));
                 if self.b.val().get_bits::<$e>($f).any() {
                     self.s1_sig_b.d.next = bit_cast::<$m, $f>(self.b.val().get_bits::<$f>(0)) | self.hidden_bit.val();
-                }
-                if self.b_zero_exp.val() & !self.a_zero_exp.val() {
-                    self.s1_sig_b.d.next = bit_cast::<$m, $f>(self.b.val().get_bits::<$f>(0)) << 1;
                 }
                 self.s1_sa.d.next = self.a.val().get_bit($sgn);
                 self.s1_sb.d.next = self.b.val().get_bit($sgn);
