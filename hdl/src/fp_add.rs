@@ -112,6 +112,7 @@ macro_rules! fp_adder {
             s1_d_ab: DFF<Bits<7>>,
             s1_d_ba: DFF<Bits<7>>,
             s1_swap: DFF<Bit>,
+            s1_ysub: DFF<Bit>,
             s1_special: DFF<Special>,
             s1_valid: DFF<Bit>,
             // Stage 2: swap, coarse alignment.
@@ -212,6 +213,7 @@ macro_rules! fp_adder {
                     s1_d_ab: Default::default(),
                     s1_d_ba: Default::default(),
                     s1_swap: Default::default(),
+                    s1_ysub: Default::default(),
                     s1_special: Default::default(),
                     s1_valid: Default::default(),
                     sig_x: Default::default(),
@@ -277,7 +279,7 @@ macro_rules! fp_adder {
             fn update(&mut self) {
                 dff_setup!(
                     self, clock, s1_sig_a, s1_sig_b, s1_sa, s1_sb, s1_ea, s1_eb, s1_d_ab,
-                    s1_d_ba, s1_swap, s1_special, s1_valid, s2_coarse, s2_fine,
+                    s1_d_ba, s1_swap, s1_ysub, s1_special, s1_valid, s2_coarse, s2_fine,
                     s2_sigx, s2_ex, s2_sx, s2_sy, s2_special, s2_valid, s3_x,
                     s3_y, s3_sticky, s3_ex, s3_sx, s3_sy, s3_special, s3_valid,
                     s4_sum, s4_lz_in, s4_ex, s4_sx, s4_sy, s4_special, s4_valid,
@@ -305,8 +307,12 @@ macro_rules! fp_adder {
                 // Each clamped to X (a longer shift leaves only sticky bits), in 7 bits. X is a
                 // power of two, so "at least X" is any bit from log2 X up: an OR after the
                 // subtraction, not a second carry chain (clamping X itself to X is no change).
-                self.d_ab.next = self.ea_eff.val() - self.eb_eff.val();
-                self.d_ba.next = self.eb_eff.val() - self.ea_eff.val();
+                // Experiment (branch fp-stage2): the fields' differences, one too many when
+                // exactly one operand is subnormal (then it is the smaller, y); stage 2 places
+                // y one bit higher in its window for that (`s1_ysub`).
+                self.d_ab.next = self.a.val().get_bits::<$e>($f) - self.b.val().get_bits::<$e>($f);
+                self.d_ba.next = self.b.val().get_bits::<$e>($f) - self.a.val().get_bits::<$e>($f);
+                self.s1_ysub.d.next = self.a_zero_exp.val() ^ self.b_zero_exp.val();
                 self.s1_d_ab.d.next = self.d_ab.val().get_bits::<7>(0);
                 if self.d_ab.val().get_bits::<$xh>($xlog).any() {
                     self.s1_d_ab.d.next = self.ext_limit.val().get_bits::<7>(0);
@@ -354,6 +360,9 @@ macro_rules! fp_adder {
                     self.s2_sy.d.next = self.s1_sa.q.val();
                 }
                 self.window.next = bit_cast::<$d2, $m>(self.sig_y.val()) << ($d2 - $m);
+                if self.s1_ysub.q.val() {
+                    self.window.next = bit_cast::<$d2, $m>(self.sig_y.val()) << ($d2 - $m + 1);
+                }
                 self.s2_coarse.d.next = self.window.val() >> (self.d.val() & bits::<7>(0x78));
                 self.s2_fine.d.next = self.d.val().get_bits::<3>(0);
                 self.s2_sigx.d.next = self.sig_x.val();
