@@ -16,9 +16,11 @@
 //! multiplexers (so it routes at the boards' clocks; `docs/timing.md`). Widths for binary64:
 //! `X` = 64-bit extended significand (53 significand bits, then 11 guard/sticky bits).
 //! 1. classify specials; significands with their hidden bits; order by magnitude
-//!    (`|a| ≥ |b|`, one compare); both exponent differences, each clamped to `X` (7 bits);
+//!    (`|a| ≥ |b|`, one compare); both differences of the exponent fields, each clamped to
+//!    `X` (7 bits), and whether exactly one operand is subnormal (its field difference is
+//!    then one too many);
 //! 2. swap into `x ≥ y`; align, coarse: `y` right by the multiple-of-8 part of the difference
-//!    in a 2X-bit window;
+//!    in a 2X-bit window (one bit higher in it when `y` alone is subnormal);
 //! 3. align, fine: right by the rest (0..7); every bit below the top `X` is sticky;
 //! 4. add or subtract (no negative result, since `|x| ≥ |y|`), one carry bit; beside it, the
 //!    normalise budget as a sentinel bit: a one at `X − 1 − (e_x − 1)`, so that the
@@ -112,6 +114,7 @@ macro_rules! fp_adder {
             s1_d_ab: DFF<Bits<7>>,
             s1_d_ba: DFF<Bits<7>>,
             s1_swap: DFF<Bit>,
+            /// Exactly one operand is subnormal: it is `y`, its field difference one too many.
             s1_ysub: DFF<Bit>,
             s1_special: DFF<Special>,
             s1_valid: DFF<Bit>,
@@ -294,8 +297,8 @@ macro_rules! fp_adder {
                 self.a_inf.next = self.a.val().get_bits::<$e>($f).all() & !self.a.val().get_bits::<$f>(0).any();
                 self.b_inf.next = self.b.val().get_bits::<$e>($f).all() & !self.b.val().get_bits::<$f>(0).any();
                 // Subnormals have exponent field 0 but scale like exponent 1, and no hidden bit.
-                // Only the lowest bit differs from the field (the others are 0 when it is 0),
-                // so only that bit waits for the zero test on its way into the subtraction.
+                // The exponent carried on (`ea_eff`, the scale) differs from the field only in
+                // its lowest bit (the others are 0 when it is 0).
                 self.a_zero_exp.next = !self.a.val().get_bits::<$e>($f).any();
                 self.b_zero_exp.next = !self.b.val().get_bits::<$e>($f).any();
                 self.ea_eff.next = self.a.val().get_bits::<$e>($f)
@@ -307,9 +310,17 @@ macro_rules! fp_adder {
                 // Each clamped to X (a longer shift leaves only sticky bits), in 7 bits. X is a
                 // power of two, so "at least X" is any bit from log2 X up: an OR after the
                 // subtraction, not a second carry chain (clamping X itself to X is no change).
-                // Experiment (branch fp-stage2): the fields' differences, one too many when
-                // exactly one operand is subnormal (then it is the smaller, y); stage 2 places
-                // y one bit higher in its window for that (`s1_ysub`).
+                // The differences are of the exponent *fields*, so no zero test waits in front
+                // of the carry chain (the tests ahead of the low bit were board64's worst path
+                // on seeds 1 and 3 at 563c851). Against the scales a field difference is one too
+                // many exactly when one operand is subnormal and the other is not: the
+                // subnormal one is then the smaller (its magnitude field is less), the one
+                // aligned, and stage 2 places it one bit higher in its window (`s1_ysub`; it
+                // has no hidden bit, so nothing is lost). A field difference clamped to X is a
+                // scale difference of at least X − 1 then, and with its top bit 0 that too
+                // leaves only sticky bits. (Registering its significand one place left in
+                // stage 1 instead, 84e9a2b, made every significand bit a multiplexer on both
+                // zero tests: 249 LUTs on board64, and slower on two of three seeds.)
                 self.d_ab.next = self.a.val().get_bits::<$e>($f) - self.b.val().get_bits::<$e>($f);
                 self.d_ba.next = self.b.val().get_bits::<$e>($f) - self.a.val().get_bits::<$e>($f);
                 self.s1_ysub.d.next = self.a_zero_exp.val() ^ self.b_zero_exp.val();
