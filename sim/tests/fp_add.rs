@@ -102,8 +102,9 @@ fn f32_random_bit_patterns() {
 /// A subnormal against a normal number at every exponent field where the alignment shift of
 /// the subnormal crosses the adder's limits: a shift of 0..2, and around the clamp at the
 /// extended significand's width (`x_bits`), where it ends as sticky bits only. The subnormal is
-/// aligned by the field difference with its significand one place left (`hdl::fp_add`, stage
-/// 1), so these are the fields where a wrong place shows.
+/// aligned by the exponent fields' difference, one too many, and placed one bit higher in the
+/// alignment window for it (`hdl::fp_add`, stages 1 and 2), so these are the fields where a
+/// wrong place shows.
 fn subnormal_against_normal(exp_bits: u32, frac_bits: u32, x_bits: u64) -> Vec<(u64, u64)> {
     let sign = 1u64 << (exp_bits + frac_bits);
     let frac_max = (1u64 << frac_bits) - 1;
