@@ -32,8 +32,9 @@
 //!   dropped here.
 //!
 //! Inside: the beats wait in a small ingress buffer (8 beats; the input stops at 7, on a flag
-//! from registers) until their frame's class is known; the class of each frame waits beside it in a four-entry register FIFO. The input
-//! stalls only when the pass-through output does (its own queueing) or the class FIFO is full.
+//! from registers) and the register slice on its output until their frame's class is known;
+//! the class of each frame waits beside it in a four-entry register FIFO. The input stalls
+//! only when the pass-through output does (its own queueing) or the class FIFO is full.
 //!
 //! One block for both widths: [`FrameRouter64`] and [`FrameRouter256`].
 
@@ -204,9 +205,17 @@ pub struct FrameRouter<
     live_mask: Constant<Bits<512>>,
     /// The header as it stands once the deciding beat arrives.
     live: Signal<Local, Bits<512>>,
-    /// The ingress buffer, its RAM written directly ([`AxisFifo::direct_write`]): its read
-    /// data start the router's outputs.
+    /// The ingress buffer, its RAM written directly ([`AxisFifo::direct_write`]); a beat
+    /// written on cycle `t` is at its output from `t + 1` (`early`).
     ingress: AxisFifo<W, K, BB, LAST, USER, 3, 4>,
+    /// A register slice on the ingress buffer's output, where the read side starts: a beat
+    /// leaves it from `t + 2`, as it left the buffer before the slice. The read side's
+    /// decision (`r_take`, from the head beat's `tlast` and class) ends at the slice's few
+    /// control flip-flops, not in the buffer's read address and on through its distributed
+    /// RAM (head `tlast` → `r_take` → read address → RAM → read data, and the forwarded
+    /// word's `fwd_hit` → read side → the transit slice: board64's worst path in 3 of 6
+    /// runs at 1aaed82).
+    ingress_out: AxisRegister<W, K>,
     classes: RegFifo4<Bits<3>>,
     /// The route table (a copy of the CFE's) and the port masks of the transit frames in the
     /// ingress buffer, in order.
@@ -242,7 +251,8 @@ pub struct FrameRouter<
     w_class: DFF<Bits<3>>,
     /// A transit frame was decided on the previous clock: its route is read.
     route_wait: DFF<Bit>,
-    /// Beats in the ingress buffer, and whole frames (their last beat written).
+    /// Beats in the ingress buffer and its slice (stored, not yet taken by the read side), and
+    /// whole frames (their last beat written).
     level: DFF<Bits<4>>,
     /// Whole frames in the ingress buffer, a clock behind: the ends of the clock before are in
     /// `w_end_r` / `r_end_r`, added where `frames_in` is read (`lag_ok`), so the accept and
@@ -428,6 +438,7 @@ impl<
             live_mask: Constant::new(lane_mask(decide, W)),
             live: Default::default(),
             ingress: AxisFifo::direct_write(),
+            ingress_out: Default::default(),
             classes: Default::default(),
             route_table: Default::default(),
             routes: Default::default(),
@@ -549,6 +560,7 @@ impl<
             capture,
             classifier,
             ingress,
+            ingress_out,
             classes,
             offload,
             offload_out,
@@ -594,7 +606,8 @@ impl<
         self.ingress.reset.next = self.reset.val();
         self.ingress.cut_through.next = true;
         self.ingress.keep_bad.next = true;
-        self.ingress.early.next = false;
+        self.ingress.early.next = true;
+        self.ingress_out.reset.next = self.reset.val();
         self.ingress.almost_level.next = self.ingress_room.val();
         self.classes.reset.next = self.reset.val();
         self.offload.reset.next = self.reset.val();
@@ -793,18 +806,20 @@ impl<
         self.transit_ok.data_in.next =
             self.classifier.offload.val() & !self.classifier.unsupported.val();
 
-        // ---- Read side of the ingress buffer: a frame leaves once its class is known.
-        self.r_valid.next = self.ingress.m_axis.tvalid.val() & !self.classes.empty.val();
+        // ---- Read side of the ingress buffer (its register slice): a frame leaves once its
+        // class is known.
+        AxisSource::<W, K>::join(&mut self.ingress.m_axis, &mut self.ingress_out.s_axis);
+        self.r_valid.next = self.ingress_out.m_axis.tvalid.val() & !self.classes.empty.val();
         self.r_class.next = self.classes.data_out.val();
-        self.head_user.next = self.ingress.m_axis.tuser.val();
+        self.head_user.next = self.ingress_out.m_axis.tuser.val();
         // Pass-through: host -> uplink, network -> host.
         self.pass_dst.next = self.to_host.val();
         if (self.head_user.val() & self.from_host.val()) != bits::<16>(0) {
             self.pass_dst.next = self.to_uplink.val();
         }
-        self.m_axis.tdata.next = self.ingress.m_axis.tdata.val();
-        self.m_axis.tkeep.next = self.ingress.m_axis.tkeep.val();
-        self.m_axis.tlast.next = self.ingress.m_axis.tlast.val();
+        self.m_axis.tdata.next = self.ingress_out.m_axis.tdata.val();
+        self.m_axis.tkeep.next = self.ingress_out.m_axis.tkeep.val();
+        self.m_axis.tlast.next = self.ingress_out.m_axis.tlast.val();
         self.m_axis.tuser.next =
             (self.head_user.val() & self.source_mask.val()) | self.pass_dst.val();
         self.m_axis.tvalid.next = self.r_valid.val() & (self.r_class.val() == self.c_pass.val());
@@ -818,13 +833,13 @@ impl<
         // was the board's worst at 104.1 MHz).
         self.hyg_bad.next = self.head_user.val().get_bit(self.bad_at.val().index());
         self.o_user.next = self.head_user.val();
-        if self.ingress.m_axis.tlast.val() & !self.tails.data_out.val() {
+        if self.ingress_out.m_axis.tlast.val() & !self.tails.data_out.val() {
             self.o_user.next = self.head_user.val() | self.bad_bit.val();
         }
         self.o_valid.next = self.r_valid.val() & (self.r_class.val() == self.c_offload.val());
-        self.offload.s_axis.tdata.next = self.ingress.m_axis.tdata.val();
-        self.offload.s_axis.tkeep.next = self.ingress.m_axis.tkeep.val();
-        self.offload.s_axis.tlast.next = self.ingress.m_axis.tlast.val();
+        self.offload.s_axis.tdata.next = self.ingress_out.m_axis.tdata.val();
+        self.offload.s_axis.tkeep.next = self.ingress_out.m_axis.tkeep.val();
+        self.offload.s_axis.tlast.next = self.ingress_out.m_axis.tlast.val();
         self.offload.s_axis.tuser.next = self.o_user.val();
         // The buffer always has room for an admitted frame (`offload_level`); its registered
         // `room`, not its `tready`, gates the write, so no path runs from its pointers through
@@ -839,7 +854,7 @@ impl<
         // Transit: the port mask from the route table; the first beat waits until the last
         // cannot overtake the verdict ([`TRANSIT_LAG`]), the last beat for the verdict, which
         // marks a frame that failed a check bad.
-        self.r_last.next = self.ingress.m_axis.tlast.val();
+        self.r_last.next = self.ingress_out.m_axis.tlast.val();
         // The verdict is taken from its queue, a clock after the classifier gave it (it comes
         // from the header now, early enough; taking it as it arrived put the classifier's
         // output on the transit valid, the merge's grant and an output queue's write pointer,
@@ -858,8 +873,8 @@ impl<
             & self.t_go.val()
             & (!self.r_last.val() | self.t_have.val());
         self.t_bad.next = self.r_last.val() & !self.t_ok.val();
-        self.m_transit_axis.tdata.next = self.ingress.m_axis.tdata.val();
-        self.m_transit_axis.tkeep.next = self.ingress.m_axis.tkeep.val();
+        self.m_transit_axis.tdata.next = self.ingress_out.m_axis.tdata.val();
+        self.m_transit_axis.tkeep.next = self.ingress_out.m_axis.tkeep.val();
         self.m_transit_axis.tlast.next = self.r_last.val();
         self.t_user.next = (self.head_user.val() & self.source_mask.val())
             | (bit_cast::<16, 8>(self.routes.data_out.val()) << 8);
@@ -876,7 +891,7 @@ impl<
         } else if self.r_class.val() == self.c_transit.val() {
             self.r_take.next = self.t_valid.val() & self.m_transit_axis.tready.val();
         }
-        self.ingress.m_axis.tready.next = self.r_take.val();
+        self.ingress_out.m_axis.tready.next = self.r_take.val();
         self.classes.read.next = self.r_take.val() & self.r_last.val();
         self.t_end.next =
             self.r_take.val() & self.r_last.val() & (self.r_class.val() == self.c_transit.val());
@@ -922,7 +937,7 @@ impl<
             self.lag_ok.d.next = false;
         }
         if self.r_take.val()
-            & self.ingress.m_axis.tlast.val()
+            & self.ingress_out.m_axis.tlast.val()
             & (self.r_class.val() == self.c_pass.val())
             & !self.head_user.val().get_bit(self.bad_at.val().index())
         {
