@@ -1,7 +1,9 @@
 //! The open-source place-and-route flow runs and its report is read: a registered 64-bit adder
 //! (the calibration design of `collwire_flow::pnr`) routes on the ECP5 proxy at a plausible
-//! Fmax, with its critical path from one register to another.
+//! Fmax, with its critical path from one register to another; the levels in front of its
+//! registers are counted on the netlist (`collwire_flow::levels`).
 
+use collwire_flow::levels::{endpoints, register_of};
 use collwire_flow::pnr::place_route_ecp5;
 use collwire_hdl::emit::Design;
 
@@ -24,5 +26,22 @@ fn a_registered_adder_places_and_routes() {
     assert!((150.0..1000.0).contains(&fmax), "Fmax {fmax} MHz");
     assert!(r.critical.logic_steps >= 16, "{:?}", r.critical); // 64 bits of carry
     assert!(r.ff_used >= 192 && r.comb_used >= 64, "{r:?}");
+    // The sum's registers: its carry chain entered on the operands (a level) and the sum (a
+    // level), the ripple between them free; the operands' registers straight from the ports.
+    let text = std::fs::read_to_string(dir.join("collwire_add64.json")).expect("netlist");
+    let eps = endpoints(&serde_json::from_str(&text).unwrap(), "collwire_add64").unwrap();
+    let data: Vec<_> = eps.iter().filter(|e| e.port == "DI").collect();
+    assert_eq!(data.len(), 192, "{eps:?}");
+    let sum: Vec<_> = data
+        .iter()
+        .filter(|e| register_of(&e.to).starts_with('s'))
+        .collect();
+    assert_eq!(sum.len(), 64, "{sum:?}");
+    assert_eq!(sum.iter().map(|e| e.levels).max(), Some(2), "{sum:?}");
+    assert!(
+        sum.iter()
+            .all(|e| e.levels >= 1 && register_of(&e.from).starts_with('r'))
+    );
+    assert!(data.iter().filter(|e| e.levels == 0).count() >= 128);
     std::fs::remove_dir_all(&dir).ok();
 }

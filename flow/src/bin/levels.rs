@@ -1,0 +1,89 @@
+//! Logic levels at every endpoint of a design mapped to the ECP5 proxy
+//! ([`collwire_flow::levels`]): a histogram, and the deep endpoints grouped by source and end
+//! register, deepest first. No place and route, so the same netlist always gives the same
+//! figures (a few minutes of Yosys for a board).
+//!
+//!   cargo run --release -p collwire-flow --bin levels -- --width 64 --design collwire_board64
+//!   cargo run --release -p collwire-flow --bin levels -- --netlist DIR/collwire_board64.json \
+//!       --design collwire_board64
+//!
+//! `--netlist` reads a netlist `timing` already wrote (`--out DIR`: `DIR/<design>/ecp5/`).
+
+use std::path::PathBuf;
+
+use anyhow::{Context, anyhow};
+use clap::Parser;
+use collwire_flow::levels::{endpoints, histogram, work_list};
+use collwire_flow::pnr::synth_ecp5;
+use collwire_hdl::emit::{BusWidth, designs_for};
+
+#[derive(Parser)]
+#[command(about = "Logic levels at every endpoint of a design's ECP5 netlist")]
+struct Args {
+    /// Datapath width: 64 or 256.
+    #[arg(long, default_value_t = 64)]
+    width: usize,
+    /// The design (its top module), as `collwire emit` names it.
+    #[arg(long)]
+    design: String,
+    /// Read this `synth_ecp5` JSON netlist instead of synthesizing the design.
+    #[arg(long)]
+    netlist: Option<PathBuf>,
+    /// List the endpoints with at least this many levels.
+    #[arg(long, default_value_t = 8)]
+    min: usize,
+    /// At most this many groups in the list.
+    #[arg(long, default_value_t = 40)]
+    top: usize,
+    /// Where Yosys works (default: a directory under the system temp dir).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let path = match &args.netlist {
+        Some(p) => p.clone(),
+        None => {
+            let width = BusWidth::from_bits(args.width)
+                .ok_or_else(|| anyhow!("--width must be 64 or 256"))?;
+            let out = args.out.clone().unwrap_or_else(|| {
+                std::env::temp_dir().join(format!("collwire-levels-{}", std::process::id()))
+            });
+            // rust-hdl's Verilog generation recurses deeply: a thread with a large stack.
+            let designs = std::thread::Builder::new()
+                .stack_size(256 << 20)
+                .spawn(move || designs_for(width))?
+                .join()
+                .map_err(|_| anyhow!("emitting the designs failed"))?;
+            let d = designs
+                .iter()
+                .find(|d| d.name == args.design)
+                .ok_or_else(|| anyhow!("no design {} at {} bits", args.design, args.width))?;
+            synth_ecp5(&out, d)?;
+            out.join(format!("{}.json", d.name))
+        }
+    };
+    let text = std::fs::read_to_string(&path).with_context(|| format!("{}", path.display()))?;
+    let netlist: serde_json::Value = serde_json::from_str(&text).context("netlist JSON")?;
+    let eps = endpoints(&netlist, &args.design)?;
+    println!(
+        "{}: {} endpoints; logic levels (LUT4, PFUMX, L6MUX21, CCU2C, LUTRAM read) in front of each:",
+        args.design,
+        eps.len()
+    );
+    for (levels, n) in histogram(&eps) {
+        println!("  {levels:>3} levels: {n:>7}");
+    }
+    let list = work_list(&eps, args.min);
+    let deep: usize = list.iter().map(|g| g.1).sum();
+    println!(
+        "{deep} endpoints with {} levels or more, by source → end register ({} groups):",
+        args.min,
+        list.len()
+    );
+    for (levels, n, from, to) in list.iter().take(args.top) {
+        println!("  {levels:>3} x{n:<5} {from} → {to}");
+    }
+    Ok(())
+}
