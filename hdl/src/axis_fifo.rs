@@ -3,9 +3,9 @@
 //! block RAM ([`FrameFifo`], its write port registered, or direct: [`AxisFifo::direct_write`]);
 //! `reset` empties it.
 //!
-//! * `cut_through` high: a beat can leave two clocks after it entered (the router's ingress
-//!   and offload buffers, [`crate::frame_router`]; a frame found bad at its tail leaves with
-//!   its last beat marked).
+//! * `cut_through` high: a beat can leave two clocks after it entered, one with `early` (the
+//!   router's ingress and offload buffers, both `early`, [`crate::frame_router`]; a frame found
+//!   bad at its tail leaves with its last beat marked).
 //! * `cut_through` low, **frame mode**: a frame is seen on `m_axis` only once its `tlast` beat is
 //!   in, and a frame whose `tlast` beat carries the bad bit (`tuser` [`TUSER_BAD_AT`]) is
 //!   discarded whole (every output queue, [`crate::output_queues`], which chooses per
