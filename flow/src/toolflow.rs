@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use collwire_hdl::emit::Design;
+use collwire_hdl::emit::{BusWidth, Design, designs_for};
 
 /// Why a tool run failed.
 #[derive(Debug)]
@@ -233,4 +233,14 @@ pub fn synth_xc7(dir: &Path, design: &Design) -> Result<SynthReport, ToolError> 
         });
     }
     Ok(report)
+}
+
+/// The designs of one target (`collwire_hdl::emit::designs_for`), generated on a thread with a
+/// large stack: rust-hdl's Verilog generation recurses through the whole board hierarchy.
+pub fn emit_designs(width: BusWidth) -> anyhow::Result<Vec<Design>> {
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(move || designs_for(width))?
+        .join()
+        .map_err(|_| anyhow::anyhow!("emitting the designs failed"))
 }

@@ -15,7 +15,8 @@ use anyhow::{Context, anyhow};
 use clap::Parser;
 use collwire_flow::levels::{endpoints, histogram, work_list};
 use collwire_flow::pnr::synth_ecp5;
-use collwire_hdl::emit::{BusWidth, designs_for};
+use collwire_flow::toolflow::emit_designs;
+use collwire_hdl::emit::BusWidth;
 
 #[derive(Parser)]
 #[command(about = "Logic levels at every endpoint of a design's ECP5 netlist")]
@@ -50,12 +51,7 @@ fn main() -> anyhow::Result<()> {
             let out = args.out.clone().unwrap_or_else(|| {
                 std::env::temp_dir().join(format!("collwire-levels-{}", std::process::id()))
             });
-            // rust-hdl's Verilog generation recurses deeply: a thread with a large stack.
-            let designs = std::thread::Builder::new()
-                .stack_size(256 << 20)
-                .spawn(move || designs_for(width))?
-                .join()
-                .map_err(|_| anyhow!("emitting the designs failed"))?;
+            let designs = emit_designs(width)?;
             let d = designs
                 .iter()
                 .find(|d| d.name == args.design)

@@ -18,8 +18,8 @@ use std::path::PathBuf;
 use clap::Parser;
 use collwire_flow::depth;
 use collwire_flow::pnr::{DEVICE, Placer, PnrReport, place_route_seed, synth_ecp5};
-use collwire_flow::toolflow::synth_xc7;
-use collwire_hdl::emit::{BusWidth, designs_for, is_board};
+use collwire_flow::toolflow::{emit_designs, synth_xc7};
+use collwire_hdl::emit::{BusWidth, is_board};
 
 #[derive(Parser)]
 #[command(about = "Post-route Fmax (ECP5 proxy) and 7-series resources of every block")]
@@ -76,12 +76,7 @@ fn main() -> anyhow::Result<()> {
         std::env::temp_dir().join(format!("collwire-timing-{}", std::process::id()))
     });
     let (luts, ffs, brams) = capacity(width);
-    // rust-hdl's Verilog generation recurses deeply: a thread with a large stack.
-    let designs = std::thread::Builder::new()
-        .stack_size(256 << 20)
-        .spawn(move || designs_for(width))?
-        .join()
-        .map_err(|_| anyhow::anyhow!("emitting the designs failed"))?;
+    let designs = emit_designs(width)?;
     let designs: Vec<_> = designs
         .into_iter()
         .filter(|d| args.design.is_empty() || args.design.iter().any(|n| n == d.name))
