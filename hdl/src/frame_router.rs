@@ -69,18 +69,20 @@ pub struct RouterVerdict {
     pub fields: FrameFields,
 }
 
-/// Where a frame in the ingress buffer goes (the class FIFO's entries).
+/// Where a frame in the ingress buffer goes (the class FIFO's entries). Bit 0: the frame
+/// leaves (and is counted if it leaves marked bad). Zero (power-on, reset, and the frame being
+/// written until its class is set) is `DROP`: nothing is tagged or counted for it.
 pub mod class {
-    /// Pass through.
-    pub const PASS: u64 = 0;
-    /// Into the offload buffer.
-    pub const OFFLOAD: u64 = 1;
     /// Ended before its class was decided, or a runt / bad frame ended at that beat: drop.
-    pub const DROP: u64 = 2;
+    pub const DROP: u64 = 0;
+    /// Pass through.
+    pub const PASS: u64 = 1;
     /// A candidate the offload buffer had no room for: drop.
-    pub const BUSY: u64 = 3;
+    pub const BUSY: u64 = 2;
+    /// Into the offload buffer.
+    pub const OFFLOAD: u64 = 3;
     /// A board frame (partial, result, nack) for another board: forwarded by the route table.
-    pub const TRANSIT: u64 = 4;
+    pub const TRANSIT: u64 = 5;
 }
 
 /// The frame bytes the class is decided on: the candidate rule's, the board frame's
@@ -247,10 +249,52 @@ pub struct FrameRouter<
     // Write side.
     /// Beat index within the frame (stops counting once a giant is cut off).
     w_beat: DFF<Bits<16>>,
-    /// The class of the frame being written, once decided.
+    /// The class of the frame being written, once decided (`DROP` before, and after its last
+    /// beat).
     w_class: DFF<Bits<3>>,
+    /// 64 bits: the class is set a clock after the deciding beat was taken, from what that
+    /// beat told, registered (`dq_*`): the input arbiter's grant → the beat → the candidate
+    /// rule → the class → the class FIFO, `w_class`, the tags and the statistics was 11 logic
+    /// levels (`levels` at c8551e3), board64's deepest with the CFE's decode. No hop is longer
+    /// for it: the deciding beat leaves the ingress buffer's slice two clocks after it came at
+    /// the earliest, and the frame's earlier beats, when no class is queued (the frame is the
+    /// buffer's oldest), leave as its class is set if it is pass-through or offload
+    /// (`by_pass`, `by_off`), a clock before the class is at the class FIFO's head. (A
+    /// transit frame's route is queued a clock later anyway; a dropped frame need not hurry.)
+    /// 256 bits: set on the deciding clock.
+    late: Constant<Bit>,
+    /// The class being set now (`late`) is pass-through / offload, and no class is queued.
+    by_pass: Signal<Local, Bit>,
+    by_off: Signal<Local, Bit>,
+    /// The deciding beat was taken on the previous clock; it ended a runt or a frame its MAC
+    /// marked bad (`dq_drop`, `dq_mac_bad`); the frame is a candidate, a board frame for
+    /// another board.
+    dq_go: DFF<Bit>,
+    dq_drop: DFF<Bit>,
+    dq_mac_bad: DFF<Bit>,
+    dq_cand: DFF<Bit>,
+    dq_transit: DFF<Bit>,
+    /// The class is set now, from these (the `dq_*` registers, `late`; else this clock's beat).
+    d_go: Signal<Local, Bit>,
+    d_drop: Signal<Local, Bit>,
+    d_mac_bad: Signal<Local, Bit>,
+    d_cand: Signal<Local, Bit>,
+    d_transit: Signal<Local, Bit>,
+    /// A frame leaves marked bad, found on this clock's last beat: a giant cut off, marked bad
+    /// by its MAC, a runt (bits 0, 1, 2); counted from `tail_q` a clock later when `late`, so
+    /// its statistics event comes a clock after the beat, as the class's do.
+    tail_now: Signal<Local, Bits<3>>,
+    tail_q: DFF<Bits<3>>,
+    tail_ev: Signal<Local, Bits<3>>,
+    /// The class FIFO takes a frame's class (`late`: its `almost_full`, as a class is written a
+    /// clock after the input took the beat).
+    class_room: Signal<Local, Bit>,
     /// A transit frame was decided on the previous clock: its route is read.
     route_wait: DFF<Bit>,
+    /// A transit frame's class is set now; its route is queued now (`late`, a clock after the
+    /// deciding beat) or on the next clock.
+    route_set: Signal<Local, Bit>,
+    route_push: Signal<Local, Bit>,
     /// Beats in the ingress buffer and its slice (stored, not yet taken by the read side), and
     /// whole frames (their last beat written).
     level: DFF<Bits<4>>,
@@ -338,6 +382,13 @@ pub struct FrameRouter<
     // Read side.
     r_valid: Signal<Local, Bit>,
     r_class: Signal<Local, Bits<3>>,
+    /// The head beat goes to the pass-through port.
+    p_valid: Signal<Local, Bit>,
+    /// The head beat is taken by its queued class (`h_take`), or as its class is set
+    /// (`b_take`, never the frame's last beat: `by_pass`, `by_off`). The class FIFO's and the
+    /// side queues' reads come from `h_take` alone.
+    h_take: Signal<Local, Bit>,
+    b_take: Signal<Local, Bit>,
     r_last: Signal<Local, Bit>,
     t_go: Signal<Local, Bit>,
     t_valid: Signal<Local, Bit>,
@@ -396,6 +447,12 @@ impl<
             decide <= (MIN_FRAME - 1) / K,
             "a frame ending before `decide` is a runt"
         );
+        let late = W == 64;
+        // Set late, the class of a frame that ended at its deciding beat lands as the next
+        // frame's first beat comes in: such a frame is a runt (`DROP`, the value `w_class`
+        // holds for a frame whose class is not set yet), and the header's last beat, where
+        // the frame's classifier tag is set, comes after the class.
+        assert!(!late || (decide < (MIN_FRAME - 1) / K && decide + 1 < HB));
         let early = CHECK_BYTES
             .iter()
             .enumerate()
@@ -469,7 +526,26 @@ impl<
             bad_at: Constant::new(bits::<16>(TUSER_BAD_AT as u64)),
             w_beat: Default::default(),
             w_class: Default::default(),
+            late: Constant::new(late),
+            by_pass: Default::default(),
+            by_off: Default::default(),
+            dq_go: Default::default(),
+            dq_drop: Default::default(),
+            dq_mac_bad: Default::default(),
+            dq_cand: Default::default(),
+            dq_transit: Default::default(),
+            d_go: Default::default(),
+            d_drop: Default::default(),
+            d_mac_bad: Default::default(),
+            d_cand: Default::default(),
+            d_transit: Default::default(),
+            tail_now: Default::default(),
+            tail_q: Default::default(),
+            tail_ev: Default::default(),
+            class_room: Default::default(),
             route_wait: Default::default(),
+            route_set: Default::default(),
+            route_push: Default::default(),
             level: Default::default(),
             frames_in: Default::default(),
             w_end_r: Default::default(),
@@ -518,6 +594,9 @@ impl<
             head_bad: Default::default(),
             r_valid: Default::default(),
             r_class: Default::default(),
+            p_valid: Default::default(),
+            h_take: Default::default(),
+            b_take: Default::default(),
             r_last: Default::default(),
             t_go: Default::default(),
             t_valid: Default::default(),
@@ -575,6 +654,12 @@ impl<
             clock,
             w_beat,
             w_class,
+            dq_go,
+            dq_drop,
+            dq_mac_bad,
+            dq_cand,
+            dq_transit,
+            tail_q,
             swallow,
             pre_q,
             other_q,
@@ -617,10 +702,14 @@ impl<
         // ---- Write side: every accepted beat, unless a giant's tail is being swallowed, is
         // written to the ingress buffer and tapped by the parser (which so sees a giant end
         // where it is cut off).
+        self.class_room.next = !self.classes.full.val();
+        if self.late.val() {
+            self.class_room.next = !self.classes.almost_full.val();
+        }
         self.s_axis.tready.next =
-            self.swallow.q.val() | (!self.ingress.almost_full.val() & !self.classes.full.val());
+            self.swallow.q.val() | (!self.ingress.almost_full.val() & self.class_room.val());
         self.accept.next = self.s_axis.tvalid.val()
-            & (self.swallow.q.val() | (!self.ingress.almost_full.val() & !self.classes.full.val()));
+            & (self.swallow.q.val() | (!self.ingress.almost_full.val() & self.class_room.val()));
         self.stored.next = self.accept.val() & !self.swallow.q.val();
         // The rules on the captured beats with the arriving one in its place.
         self.live_beat.lane.next = self.s_axis.tdata.val();
@@ -682,22 +771,39 @@ impl<
         self.deciding.next = !self.swallow.q.val()
             & ((self.w_beat.q.val() == self.decide_beat.val())
                 | (self.s_axis.tlast.val() & (self.w_beat.q.val() < self.decide_beat.val())));
+        self.d_go.next = self.accept.val() & self.deciding.val();
+        self.d_drop.next = self.s_axis.tlast.val() & (self.runt.val() | self.mac_bad.val());
+        self.d_mac_bad.next = self.mac_bad.val();
+        self.d_cand.next = self.cand.val();
+        self.d_transit.next = self.is_transit.val();
+        self.dq_go.d.next = self.d_go.val();
+        self.dq_drop.d.next = self.d_drop.val();
+        self.dq_mac_bad.d.next = self.d_mac_bad.val();
+        self.dq_cand.d.next = self.d_cand.val();
+        self.dq_transit.d.next = self.d_transit.val();
+        if self.late.val() {
+            self.d_go.next = self.dq_go.q.val();
+            self.d_drop.next = self.dq_drop.q.val();
+            self.d_mac_bad.next = self.dq_mac_bad.q.val();
+            self.d_cand.next = self.dq_cand.q.val();
+            self.d_transit.next = self.dq_transit.q.val();
+        }
         self.decided.next = self.c_pass.val();
-        if self.s_axis.tlast.val() & (self.runt.val() | self.mac_bad.val()) {
+        if self.d_drop.val() {
             self.decided.next = self.c_drop.val();
-        } else if self.cand.val() & self.is_transit.val() {
+        } else if self.d_cand.val() & self.d_transit.val() {
             self.decided.next = self.c_transit.val();
-        } else if self.cand.val() {
+        } else if self.d_cand.val() {
             self.decided.next = self.c_busy.val();
             if !self.offload.almost_full.val() & !self.verdicts.almost_full.val() {
                 self.decided.next = self.c_offload.val();
             }
         }
         self.cur_class.next = self.w_class.q.val();
-        if self.deciding.val() {
+        if self.d_go.val() {
             self.cur_class.next = self.decided.val();
         }
-        self.classes.write.next = self.accept.val() & self.deciding.val();
+        self.classes.write.next = self.d_go.val();
         self.classes.data_in.next = self.decided.val();
         // The beat as stored: a giant is cut off here, and the last beat carries the verdict
         // on the frame's hygiene in the bad bit.
@@ -715,31 +821,46 @@ impl<
         self.ingress.s_axis.tkeep.next = self.s_axis.tkeep.val();
         self.ingress.s_axis.tlast.next = self.w_last.val();
         self.ingress.s_axis.tuser.next = self.w_user.val();
-        if self.accept.val() & !self.swallow.q.val() {
-            self.w_beat.d.next = self.w_beat.q.val() + bits::<16>(1);
-            if self.deciding.val() {
-                self.w_class.d.next = self.decided.val();
-                if self.decided.val() == self.c_busy.val() {
-                    self.ev.next.engine_busy_drops = true;
-                } else if self.decided.val() == self.c_drop.val() {
-                    if self.mac_bad.val() {
-                        self.ev.next.bad_frame_drops = true;
-                    } else {
-                        self.ev.next.runt_drops = true;
-                    }
-                }
-            }
-            // One count per frame that leaves marked bad (a dropped or busy one was counted
-            // when its class was decided).
-            if self.w_last.val() & !self.cur_class.val().get_bit(1) {
-                if self.giant.val() {
-                    self.ev.next.giant_drops = true;
-                } else if self.mac_bad.val() {
+        if self.d_go.val() {
+            self.w_class.d.next = self.decided.val();
+            if self.decided.val() == self.c_busy.val() {
+                self.ev.next.engine_busy_drops = true;
+            } else if self.decided.val() == self.c_drop.val() {
+                if self.d_mac_bad.val() {
                     self.ev.next.bad_frame_drops = true;
-                } else if self.runt.val() {
+                } else {
                     self.ev.next.runt_drops = true;
                 }
             }
+        }
+        // One count per frame that leaves marked bad (a dropped or busy one was counted when
+        // its class was set): its class's bit 0.
+        self.tail_now.next = bits::<3>(0);
+        if self.stored.val() & self.w_last.val() & self.cur_class.val().get_bit(0) {
+            if self.giant.val() {
+                self.tail_now.next = bits::<3>(1);
+            } else if self.mac_bad.val() {
+                self.tail_now.next = bits::<3>(2);
+            } else if self.runt.val() {
+                self.tail_now.next = bits::<3>(4);
+            }
+        }
+        self.tail_q.d.next = self.tail_now.val();
+        self.tail_ev.next = self.tail_now.val();
+        if self.late.val() {
+            self.tail_ev.next = self.tail_q.q.val();
+        }
+        if self.tail_ev.val().get_bit(0) {
+            self.ev.next.giant_drops = true;
+        }
+        if self.tail_ev.val().get_bit(1) {
+            self.ev.next.bad_frame_drops = true;
+        }
+        if self.tail_ev.val().get_bit(2) {
+            self.ev.next.runt_drops = true;
+        }
+        if self.accept.val() & !self.swallow.q.val() {
+            self.w_beat.d.next = self.w_beat.q.val() + bits::<16>(1);
             if self.giant.val() & !self.s_axis.tlast.val() {
                 self.swallow.d.next = true;
             }
@@ -747,6 +868,7 @@ impl<
         if self.accept.val() & self.s_axis.tlast.val() {
             self.w_beat.d.next = bits::<16>(0);
             self.swallow.d.next = false;
+            self.w_class.d.next = self.c_drop.val();
         }
         // The classifier starts on a frame once its header is in, or at its end if it is
         // shorter (one start per frame): offload and transit frames are judged while they
@@ -771,14 +893,25 @@ impl<
         self.ttag[0].d.next = self.ttag_start.q.val();
         self.ttag[1].d.next = self.ttag[0].q.val();
         self.ttag[2].d.next = self.ttag[1].q.val();
-        // A transit frame's route, read on its deciding clock.
-        self.route_wait.d.next =
-            self.accept.val() & self.deciding.val() & (self.decided.val() == self.c_transit.val());
-        self.routes.write.next = self.route_wait.q.val();
+        // A transit frame's route, read on its deciding clock (the table's read is
+        // synchronous: the route is out a clock later, when `late` sets the class).
+        self.route_set.next = self.d_go.val() & (self.decided.val() == self.c_transit.val());
+        self.route_wait.d.next = self.route_set.val();
+        self.route_push.next = self.route_wait.q.val();
+        if self.late.val() {
+            self.route_push.next = self.route_set.val();
+        }
+        self.routes.write.next = self.route_push.val();
         self.routes.data_in.next = self.route_table.ports.val();
         if self.reset.val() {
             self.w_beat.d.next = bits::<16>(0);
             self.w_class.d.next = bits::<3>(0);
+            self.dq_go.d.next = false;
+            self.dq_drop.d.next = false;
+            self.dq_mac_bad.d.next = false;
+            self.dq_cand.d.next = false;
+            self.dq_transit.d.next = false;
+            self.tail_q.d.next = bits::<3>(0);
             self.pre_q.d.next = bits::<CHECKS>(0);
             self.other_q.d.next = false;
             self.swallow.d.next = false;
@@ -811,6 +944,22 @@ impl<
         AxisSource::<W, K>::join(&mut self.ingress.m_axis, &mut self.ingress_out.s_axis);
         self.r_valid.next = self.ingress_out.m_axis.tvalid.val() & !self.classes.empty.val();
         self.r_class.next = self.classes.data_out.val();
+        // The class being set (`late`) with none queued is the head frame's: it is the oldest
+        // without one. Its last beat is not out of the slice yet, so the class is in the FIFO
+        // by then. Each is a gate on the `dq_*` registers (and the two buffers' flags).
+        self.by_pass.next = self.late.val()
+            & self.classes.empty.val()
+            & self.dq_go.q.val()
+            & !self.dq_drop.q.val()
+            & !self.dq_cand.q.val();
+        self.by_off.next = self.late.val()
+            & self.classes.empty.val()
+            & self.dq_go.q.val()
+            & !self.dq_drop.q.val()
+            & self.dq_cand.q.val()
+            & !self.dq_transit.q.val()
+            & !self.offload.almost_full.val()
+            & !self.verdicts.almost_full.val();
         self.head_user.next = self.ingress_out.m_axis.tuser.val();
         // Pass-through: host -> uplink, network -> host.
         self.pass_dst.next = self.to_host.val();
@@ -822,7 +971,9 @@ impl<
         self.m_axis.tlast.next = self.ingress_out.m_axis.tlast.val();
         self.m_axis.tuser.next =
             (self.head_user.val() & self.source_mask.val()) | self.pass_dst.val();
-        self.m_axis.tvalid.next = self.r_valid.val() & (self.r_class.val() == self.c_pass.val());
+        self.p_valid.next = (self.r_valid.val() & (self.r_class.val() == self.c_pass.val()))
+            | (self.ingress_out.m_axis.tvalid.val() & self.by_pass.val());
+        self.m_axis.tvalid.next = self.p_valid.val();
         // Offload: into the offload buffer as the beats come (cut-through); the last beat
         // carries the frame's tail check's failure as the bad bit, so the engine, which acts
         // on the frame from its header, undoes what it did. The check is at the head of
@@ -836,7 +987,8 @@ impl<
         if self.ingress_out.m_axis.tlast.val() & !self.tails.data_out.val() {
             self.o_user.next = self.head_user.val() | self.bad_bit.val();
         }
-        self.o_valid.next = self.r_valid.val() & (self.r_class.val() == self.c_offload.val());
+        self.o_valid.next = (self.r_valid.val() & (self.r_class.val() == self.c_offload.val()))
+            | (self.ingress_out.m_axis.tvalid.val() & self.by_off.val());
         self.offload.s_axis.tdata.next = self.ingress_out.m_axis.tdata.val();
         self.offload.s_axis.tkeep.next = self.ingress_out.m_axis.tkeep.val();
         self.offload.s_axis.tlast.next = self.ingress_out.m_axis.tlast.val();
@@ -883,21 +1035,25 @@ impl<
         }
         self.m_transit_axis.tuser.next = self.t_user.val();
         self.m_transit_axis.tvalid.next = self.t_valid.val();
-        self.r_take.next = self.r_valid.val(); // drop, busy: drain
+        self.h_take.next = self.r_valid.val(); // drop, busy: drain
         if self.r_class.val() == self.c_pass.val() {
-            self.r_take.next = self.r_valid.val() & self.m_axis.tready.val();
+            self.h_take.next = self.r_valid.val() & self.m_axis.tready.val();
         } else if self.r_class.val() == self.c_offload.val() {
-            self.r_take.next = self.o_valid.val() & self.offload.room.val();
+            self.h_take.next = self.r_valid.val() & self.offload.room.val();
         } else if self.r_class.val() == self.c_transit.val() {
-            self.r_take.next = self.t_valid.val() & self.m_transit_axis.tready.val();
+            self.h_take.next = self.t_valid.val() & self.m_transit_axis.tready.val();
         }
+        self.b_take.next = self.ingress_out.m_axis.tvalid.val()
+            & ((self.by_pass.val() & self.m_axis.tready.val())
+                | (self.by_off.val() & self.offload.room.val()));
+        self.r_take.next = self.h_take.val() | self.b_take.val();
         self.ingress_out.m_axis.tready.next = self.r_take.val();
-        self.classes.read.next = self.r_take.val() & self.r_last.val();
+        self.classes.read.next = self.h_take.val() & self.r_last.val();
         self.t_end.next =
-            self.r_take.val() & self.r_last.val() & (self.r_class.val() == self.c_transit.val());
+            self.h_take.val() & self.r_last.val() & (self.r_class.val() == self.c_transit.val());
         self.routes.read.next = self.t_end.val();
         self.o_end.next =
-            self.r_take.val() & self.r_last.val() & (self.r_class.val() == self.c_offload.val());
+            self.h_take.val() & self.r_last.val() & (self.r_class.val() == self.c_offload.val());
         self.tails.read.next = self.t_end.val() | self.o_end.val();
         // A frame that failed a check (an offload frame's tail; a transit frame's header or
         // tail, a reserved code among them) is counted as it leaves, unless it was counted
@@ -910,7 +1066,7 @@ impl<
         if self.t_end.val() & self.t_ok.val() & !self.hyg_bad.val() {
             self.ev.next.transits = true;
         }
-        if self.r_take.val() & (self.r_class.val() == self.c_transit.val()) {
+        if self.h_take.val() & (self.r_class.val() == self.c_transit.val()) {
             self.t_started.d.next = !self.r_last.val();
         }
         // Beats and whole frames in the ingress buffer.
@@ -920,7 +1076,7 @@ impl<
             self.level.d.next = self.level.q.val() - bits::<4>(1);
         }
         self.w_end.next = self.stored.val() & self.w_last.val();
-        self.r_end.next = self.r_take.val() & self.r_last.val();
+        self.r_end.next = self.h_take.val() & self.r_last.val();
         self.w_end_r.d.next = self.w_end.val();
         self.r_end_r.d.next = self.r_end.val();
         if self.w_end_r.q.val() & !self.r_end_r.q.val() {
@@ -936,7 +1092,7 @@ impl<
             self.r_end_r.d.next = false;
             self.lag_ok.d.next = false;
         }
-        if self.r_take.val()
+        if self.h_take.val()
             & self.ingress_out.m_axis.tlast.val()
             & (self.r_class.val() == self.c_pass.val())
             & !self.head_user.val().get_bit(self.bad_at.val().index())

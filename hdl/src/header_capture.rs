@@ -46,6 +46,14 @@ pub struct HeaderCapture<const W: usize, const K: usize, const HB: usize> {
     full_beat: Constant<Bits<16>>,
     last_header_beat: Constant<Bits<16>>,
     beat_bytes: Signal<Local, Bits<16>>,
+    /// The length after a full beat (`len` + `K`, from the register alone), and after a last
+    /// beat that is not full: `len` OR its byte count (`len` is a multiple of `K`, the count
+    /// below `K`, so no carry). The frame's length is one of the two, chosen by the top lane's
+    /// keep bit: no adder between the bus's `tkeep` and `done_len` (the input arbiter's grant
+    /// → `tkeep` → the byte count → the adder's carry chain was 12 logic levels, board64's
+    /// deepest with the CFE's decode, `levels` at the router's late class).
+    len_next: Signal<Local, Bits<16>>,
+    len_part: Signal<Local, Bits<16>>,
     /// Lane `i` is the beat's highest kept lane.
     highest: [Signal<Local, Bit>; K],
     lane_count: [Signal<Local, Bits<16>>; K],
@@ -90,6 +98,8 @@ impl<const W: usize, const K: usize, const HB: usize> Default for HeaderCapture<
             full_beat: Constant::new(bits::<16>(K as u64)),
             last_header_beat: Constant::new(bits::<16>(HB as u64 - 1)),
             beat_bytes: Default::default(),
+            len_next: Default::default(),
+            len_part: Default::default(),
             highest: std::array::from_fn(|_| Default::default()),
             lane_count: std::array::from_fn(|_| Default::default()),
             count_acc: std::array::from_fn(|_| Default::default()),
@@ -152,6 +162,8 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for HeaderCapture<W,
         for i in (K - 1usize)..K {
             self.beat_bytes.next = self.count_acc[i].val();
         }
+        self.len_next.next = self.len.q.val() + self.full_beat.val();
+        self.len_part.next = self.len.q.val() | self.beat_bytes.val();
         // The frame ends before byte 64: on a header beat before the last, or on the last one
         // not full (its top lane not kept) — from the beat count, not from the length's sum.
         self.ends_short.next = (self.beat.q.val() < self.last_header_beat.val())
@@ -176,12 +188,15 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for HeaderCapture<W,
                 self.header_pulse.d.next = true;
             }
             self.beat.d.next = self.beat.q.val() + bits::<16>(1);
-            self.len.d.next = self.len.q.val() + self.full_beat.val();
+            self.len.d.next = self.len_next.val();
             if self.s_axis_tlast.val() {
                 self.beat.d.next = bits::<16>(0);
                 self.len.d.next = bits::<16>(0);
                 self.done.d.next = true;
-                self.done_len.d.next = self.len.q.val() + self.beat_bytes.val();
+                self.done_len.d.next = self.len_part.val();
+                if self.s_axis_tkeep.val().get_bit(self.top_lane.val().index()) {
+                    self.done_len.d.next = self.len_next.val();
+                }
                 self.done_short.d.next = self.ends_short.val();
                 // A frame of exactly 64 bytes or more whose header ended on an
                 // earlier beat already pulsed; a short one never does.

@@ -11,8 +11,9 @@
 //! `filled_q`, `full_q` and `level_q` (exactly 1, 2, 3 words) are a one-hot count shifted by
 //! `push` and `pop`, not a compare of the incremented pointers (the input arbiter's grant →
 //! the router's `accept` → the class FIFO's `write` → `full_q` was board64's worst path on
-//! seed 1 at b33b2d9); `write` while full and `read` while empty are ignored; `reset` empties
-//! it and zeroes every entry.
+//! seed 1 at b33b2d9); `almost_full` (three words or four) is one gate on those registers, for
+//! a writer whose write lands a clock after it decides to take a beat; `write` while full and
+//! `read` while empty are ignored; `reset` empties it and zeroes every entry.
 
 use rust_hdl::prelude::*;
 
@@ -23,6 +24,8 @@ pub struct RegFifo4<D: Synth> {
     pub write: Signal<In, Bit>,
     pub data_in: Signal<In, D>,
     pub full: Signal<Out, Bit>,
+    /// Three words or four.
+    pub almost_full: Signal<Out, Bit>,
     pub read: Signal<In, Bit>,
     pub data_out: Signal<Out, D>,
     pub empty: Signal<Out, Bit>,
@@ -67,6 +70,7 @@ impl<D: Synth> Default for RegFifo4<D> {
             write: Default::default(),
             data_in: Default::default(),
             full: Default::default(),
+            almost_full: Default::default(),
             read: Default::default(),
             data_out: Default::default(),
             empty: Default::default(),
@@ -169,5 +173,6 @@ impl<D: Synth> Logic for RegFifo4<D> {
         self.data_out.next = self.head_q.q.val();
         self.empty.next = self.is_empty.val();
         self.full.next = self.is_full.val();
+        self.almost_full.next = self.is_full.val() | self.level_q.q.val().get_bit(2);
     }
 }

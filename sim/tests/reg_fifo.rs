@@ -1,6 +1,7 @@
 //! The four-entry flip-flop FIFO (`hdl/src/reg_fifo.rs`) through Verilator against a model of
 //! what it promises: `data_out` the entry at the read pointer (the word written last into that
-//! slot, even when empty), `empty` / `full` from the pointers, writes while full and reads
+//! slot, even when empty), `empty` / `full` / `almost_full` (three words or four) from the
+//! pointers, writes while full and reads
 //! while empty ignored, `reset` empties it and zeroes every entry. Its head, `empty` and `full` come
 //! out of registers kept equal to that; random writes, reads and resets on every clock.
 
@@ -21,6 +22,9 @@ impl Model {
     fn full(&self) -> bool {
         (self.read_at ^ self.write_at) == 4
     }
+    fn words(&self) -> usize {
+        (self.write_at + 8 - self.read_at) % 8
+    }
     fn head(&self) -> u64 {
         self.entries[self.read_at % 4]
     }
@@ -31,7 +35,7 @@ fn fifo_matches_its_model_under_random_traffic() {
     let mut rng = SplitMix(44);
     let mut dut = RegFifo4::default();
     let mut m = Model::default();
-    let (mut pops, mut fulls, mut bypass) = (0, 0, 0);
+    let (mut pops, mut fulls, mut bypass, mut threes) = (0, 0, 0, 0);
     for cycle in 0..50_000 {
         // Bursts: mostly writing, then mostly reading, so it fills and drains.
         let phase = (cycle / 37) % 2 == 0;
@@ -47,6 +51,12 @@ fn fifo_matches_its_model_under_random_traffic() {
         assert_eq!(dut.data_out(), m.head(), "cycle {cycle}: head");
         assert_eq!(dut.empty() == 1, m.empty(), "cycle {cycle}: empty");
         assert_eq!(dut.full() == 1, m.full(), "cycle {cycle}: full");
+        assert_eq!(
+            dut.almost_full() == 1,
+            m.words() >= 3,
+            "cycle {cycle}: almost_full"
+        );
+        threes += usize::from(m.words() == 3);
         dut.tick();
         let push = write && !m.full();
         let pop = read && !m.empty();
@@ -67,7 +77,7 @@ fn fifo_matches_its_model_under_random_traffic() {
         }
     }
     assert!(
-        pops > 10_000 && fulls > 1_000 && bypass > 1_000,
-        "{pops} {fulls} {bypass}"
+        pops > 10_000 && fulls > 1_000 && bypass > 1_000 && threes > 1_000,
+        "{pops} {fulls} {bypass} {threes}"
     );
 }
