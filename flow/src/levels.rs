@@ -22,13 +22,23 @@ use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
 /// One endpoint: its logic levels, the storage cell (or input) its deepest path starts at,
-/// the cell and port it ends at.
+/// the cell and port it ends at, and the net bit it reads ([`Levels::path`] traces it).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Endpoint {
     pub levels: usize,
     pub from: String,
     pub to: String,
     pub port: String,
+    pub bit: u64,
+}
+
+/// One level of a path: the cell, its type, and the name of the net it drives (a name Yosys
+/// kept from the design where there is one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub cell: String,
+    pub cell_type: String,
+    pub net: String,
 }
 
 /// The level one pin adds, and the input pins it is reached from, for a combinational cell
@@ -69,7 +79,13 @@ struct Netlist<'a> {
     cells: Vec<(&'a str, &'a str, Vec<Conn<'a>>)>,
     /// Net bit → the cell and output port driving it.
     driver: HashMap<u64, (usize, &'a str)>,
+    /// Net bit → a name of its net (a design name before one Yosys made up).
+    names: HashMap<u64, String>,
 }
+
+/// What is known of a net bit: its levels, the source of its deepest path, and the input bit
+/// of its driver that path comes through.
+type Memo = HashMap<u64, (usize, String, Option<u64>)>;
 
 impl<'a> Netlist<'a> {
     fn new(module: &'a Value) -> Result<Self> {
@@ -106,28 +122,59 @@ impl<'a> Netlist<'a> {
             }
             cells.push((name.as_str(), ty, conns));
         }
-        Ok(Self { cells, driver })
+        let mut names: HashMap<u64, (bool, String)> = HashMap::new();
+        if let Some(nets) = module["netnames"].as_object() {
+            for (name, net) in nets {
+                let hidden = net["hide_name"].as_u64() == Some(1);
+                let bits = net["bits"]
+                    .as_array()
+                    .map(Vec::as_slice)
+                    .unwrap_or_default();
+                let wide = bits.len() > 1;
+                for (i, b) in bits.iter().enumerate() {
+                    let Some(b) = b.as_u64() else { continue };
+                    let better = match names.get(&b) {
+                        None => true,
+                        Some((h, n)) => (*h && !hidden) || (*h == hidden && name.len() < n.len()),
+                    };
+                    if better {
+                        let n = if wide {
+                            format!("{name}[{i}]")
+                        } else {
+                            name.clone()
+                        };
+                        names.insert(b, (hidden, n));
+                    }
+                }
+            }
+        }
+        let names = names.into_iter().map(|(b, (_, n))| (b, n)).collect();
+        Ok(Self {
+            cells,
+            driver,
+            names,
+        })
     }
 
     /// Levels in front of net bit `bit`, and the source its deepest path starts at.
-    fn level(&self, bit: u64, memo: &mut HashMap<u64, (usize, String)>) -> (usize, String) {
-        if let Some(l) = memo.get(&bit) {
-            return l.clone();
+    fn level(&self, bit: u64, memo: &mut Memo) -> (usize, String) {
+        if let Some((l, src, _)) = memo.get(&bit) {
+            return (*l, src.clone());
         }
         let Some(&(ci, out)) = self.driver.get(&bit) else {
             let l = (0, format!("input bit {bit}"));
-            memo.insert(bit, l.clone());
+            memo.insert(bit, (l.0, l.1.clone(), None));
             return l;
         };
         let (name, ty, conns) = &self.cells[ci];
         let Some((add, from)) = through(ty, out) else {
             let l = (0, (*name).to_string());
-            memo.insert(bit, l.clone());
+            memo.insert(bit, (l.0, l.1.clone(), None));
             return l;
         };
         // A combinational loop (the flow reports those elsewhere) ends here.
-        memo.insert(bit, (0, format!("loop at {name}")));
-        let mut best: Option<(usize, String)> = None;
+        memo.insert(bit, (0, format!("loop at {name}"), None));
+        let mut best: Option<(usize, String, Option<u64>)> = None;
         for (port, is_out, bits) in conns {
             if *is_out || !from.contains(port) {
                 continue;
@@ -140,43 +187,103 @@ impl<'a> Netlist<'a> {
                 } else {
                     l + add
                 };
-                if best.as_ref().is_none_or(|(bl, _)| l > *bl) {
-                    best = Some((l, src));
+                if best.as_ref().is_none_or(|(bl, _, _)| l > *bl) {
+                    best = Some((l, src, Some(b)));
                 }
             }
         }
-        let l = best.unwrap_or((add, (*name).to_string()));
+        let l = best.unwrap_or((add, (*name).to_string(), None));
         memo.insert(bit, l.clone());
-        l
+        (l.0, l.1)
+    }
+
+    /// The cells of the deepest path into net bit `bit` (after [`Netlist::level`] on it),
+    /// source side first; the ripple of a carry chain is one step per `CCU2C` as it is.
+    fn path(&self, bit: u64, memo: &Memo) -> Vec<Step> {
+        let mut steps = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut at = Some(bit);
+        while let Some(b) = at {
+            if !seen.insert(b) {
+                break; // around a loop
+            }
+            let Some(&(ci, _)) = self.driver.get(&b) else {
+                break;
+            };
+            let (name, ty, _) = &self.cells[ci];
+            let Some((_, _, via)) = memo.get(&b) else {
+                break;
+            };
+            if via.is_none() && through(ty, "").is_none() {
+                break; // the source's storage cell
+            }
+            steps.push(Step {
+                cell: (*name).to_string(),
+                cell_type: (*ty).to_string(),
+                net: self
+                    .names
+                    .get(&b)
+                    .cloned()
+                    .unwrap_or_else(|| format!("bit {b}")),
+            });
+            at = *via;
+        }
+        steps.reverse();
+        steps
+    }
+}
+
+/// A netlist's logic levels, with what is needed to trace an endpoint's deepest path.
+pub struct Levels<'a> {
+    net: Netlist<'a>,
+    memo: Memo,
+}
+
+impl<'a> Levels<'a> {
+    /// Module `top` of the Yosys JSON netlist `netlist`.
+    pub fn new(netlist: &'a Value, top: &str) -> Result<Self> {
+        let module = &netlist["modules"][top];
+        if module.is_null() {
+            bail!("no module {top} in the netlist");
+        }
+        Ok(Self {
+            net: Netlist::new(module)?,
+            memo: HashMap::new(),
+        })
+    }
+
+    /// Every endpoint, with its logic levels.
+    pub fn endpoints(&mut self) -> Vec<Endpoint> {
+        let mut out = Vec::new();
+        for (name, ty, conns) in &self.net.cells {
+            for (port, is_out, bits) in conns {
+                if *is_out || !ends(ty, port) {
+                    continue;
+                }
+                for &b in bits {
+                    let (levels, from) = self.net.level(b, &mut self.memo);
+                    out.push(Endpoint {
+                        levels,
+                        from,
+                        to: (*name).to_string(),
+                        port: (*port).to_string(),
+                        bit: b,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// The cells of an endpoint's deepest path, source side first (after [`Levels::endpoints`]).
+    pub fn path(&self, endpoint: &Endpoint) -> Vec<Step> {
+        self.net.path(endpoint.bit, &self.memo)
     }
 }
 
 /// Every endpoint of module `top` of the Yosys JSON netlist `netlist`, with its logic levels.
 pub fn endpoints(netlist: &Value, top: &str) -> Result<Vec<Endpoint>> {
-    let module = &netlist["modules"][top];
-    if module.is_null() {
-        bail!("no module {top} in the netlist");
-    }
-    let net = Netlist::new(module)?;
-    let mut memo = HashMap::new();
-    let mut out = Vec::new();
-    for (name, ty, conns) in &net.cells {
-        for (port, is_out, bits) in conns {
-            if *is_out || !ends(ty, port) {
-                continue;
-            }
-            for &b in bits {
-                let (levels, from) = net.level(b, &mut memo);
-                out.push(Endpoint {
-                    levels,
-                    from,
-                    to: (*name).to_string(),
-                    port: (*port).to_string(),
-                });
-            }
-        }
-    }
-    Ok(out)
+    Ok(Levels::new(netlist, top)?.endpoints())
 }
 
 /// Endpoints per number of levels.
@@ -201,25 +308,47 @@ pub fn register_of(cell: &str) -> &str {
     &cell[..end]
 }
 
-/// Endpoints of at least `min` levels grouped by (source register, end register), the
-/// deepest level in each group and the group's size, deepest groups first.
-pub fn work_list(eps: &[Endpoint], min: usize) -> Vec<(usize, usize, String, String)> {
-    let mut groups: BTreeMap<(String, String), (usize, usize)> = BTreeMap::new();
-    for e in eps.iter().filter(|e| e.levels >= min) {
+/// Deep endpoints from one source register to one end register.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Group {
+    /// The deepest endpoint's levels.
+    pub levels: usize,
+    /// Endpoints in the group.
+    pub count: usize,
+    pub from: String,
+    pub to: String,
+    /// The index in the endpoint list of the deepest (the first found).
+    pub deepest: usize,
+}
+
+/// Endpoints of at least `min` levels grouped by (source register, end register), deepest
+/// groups first, then the larger.
+pub fn work_list(eps: &[Endpoint], min: usize) -> Vec<Group> {
+    let mut groups: BTreeMap<(String, String), Group> = BTreeMap::new();
+    for (i, e) in eps.iter().enumerate().filter(|(_, e)| e.levels >= min) {
+        let (from, to) = (register_of(&e.from), register_of(&e.to));
         let g = groups
-            .entry((
-                register_of(&e.from).to_string(),
-                register_of(&e.to).to_string(),
-            ))
-            .or_insert((0, 0));
-        g.0 = g.0.max(e.levels);
-        g.1 += 1;
+            .entry((from.to_string(), to.to_string()))
+            .or_insert_with(|| Group {
+                levels: e.levels,
+                count: 0,
+                from: from.to_string(),
+                to: to.to_string(),
+                deepest: i,
+            });
+        if e.levels > g.levels {
+            g.levels = e.levels;
+            g.deepest = i;
+        }
+        g.count += 1;
     }
-    let mut list: Vec<_> = groups
-        .into_iter()
-        .map(|((from, to), (levels, n))| (levels, n, from, to))
-        .collect();
-    list.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+    let mut list: Vec<_> = groups.into_values().collect();
+    list.sort_by(|a, b| {
+        b.levels
+            .cmp(&a.levels)
+            .then(b.count.cmp(&a.count))
+            .then(a.from.cmp(&b.from))
+    });
     list
 }
 
@@ -255,6 +384,10 @@ mod tests {
             "ff_d": cell("TRELLIS_FF", &[("CE", "input", vec![31]), ("DI", "input", vec![13])]),
             "ff_e": cell("TRELLIS_FF", &[("LSR", "input", vec![2])]),
             "scope": cell("$scopeinfo", &[]),
+        }, "netnames": {
+            "$abc$1": {"bits": [11], "hide_name": 1},
+            "u.mid": {"bits": [11], "hide_name": 0},
+            "u.wide": {"bits": [40, 12], "hide_name": 0},
         }}}})
     }
 
@@ -289,10 +422,35 @@ mod tests {
         let n = netlist();
         let eps = endpoints(&n, "top").unwrap();
         let list = work_list(&eps, 2);
-        assert_eq!(list[0].0, 2);
-        assert!(list.iter().any(
-            |(l, n, from, to)| (*l, *n, from.as_str(), to.as_str()) == (2, 1, "ff_a", "u.ff_b")
-        ));
+        assert_eq!(list[0].levels, 2);
+        let g = list
+            .iter()
+            .find(|g| (g.from.as_str(), g.to.as_str()) == ("ff_a", "u.ff_b"))
+            .unwrap();
+        assert_eq!((g.levels, g.count), (2, 1));
+        assert_eq!(eps[g.deepest].to, "u.ff_b$q_TRELLIS_FF_Q");
+    }
+
+    #[test]
+    fn a_path_names_its_cells_and_nets_source_side_first() {
+        let n = netlist();
+        let mut lv = Levels::new(&n, "top").unwrap();
+        let eps = lv.endpoints();
+        let path = lv.path(find(&eps, "u.ff_b$q_TRELLIS_FF_Q", "DI"));
+        let got: Vec<_> = path
+            .iter()
+            .map(|s| (s.cell.as_str(), s.cell_type.as_str(), s.net.as_str()))
+            .collect();
+        // The design's name before Yosys's, a bit of a wide net by its index.
+        assert_eq!(
+            got,
+            [("u.l1$x", "LUT4", "u.mid"), ("u.l2", "LUT4", "u.wide[1]")]
+        );
+        // The carry chain: one step per CCU2C.
+        assert_eq!(lv.path(find(&eps, "ff_c", "DI")).len(), 3);
+        // A loop ends.
+        assert_eq!(lv.path(find(&eps, "ff_d", "CE")).len(), 2);
+        assert!(lv.path(find(&eps, "ff_e", "LSR")).is_empty());
         assert!(work_list(&eps, 3).is_empty());
         assert_eq!(register_of("cfe.uop_r$q_TRELLIS_FF_Q_4"), "cfe.uop_r");
         assert_eq!(register_of("cfe.keep_uop.q_TRELLIS_FF_Q"), "cfe.keep_uop");

@@ -8,12 +8,14 @@
 //!       --design collwire_board64
 //!
 //! `--netlist` reads a netlist `timing` already wrote (`--out DIR`: `DIR/<design>/ecp5/`).
+//! `--paths N` prints the deepest path of the first `N` groups, cell by cell, with the name of
+//! the net each drives (the design's signal names where Yosys kept them).
 
 use std::path::PathBuf;
 
 use anyhow::{Context, anyhow};
 use clap::Parser;
-use collwire_flow::levels::{endpoints, histogram, work_list};
+use collwire_flow::levels::{Levels, histogram, work_list};
 use collwire_flow::pnr::synth_ecp5;
 use collwire_flow::toolflow::emit_designs;
 use collwire_hdl::emit::BusWidth;
@@ -36,6 +38,10 @@ struct Args {
     /// At most this many groups in the list.
     #[arg(long, default_value_t = 40)]
     top: usize,
+    /// Print the deepest path of the first this many groups: each cell, its type and the net
+    /// it drives.
+    #[arg(long, default_value_t = 0)]
+    paths: usize,
     /// Where Yosys works (default: a directory under the system temp dir).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -62,7 +68,8 @@ fn main() -> anyhow::Result<()> {
     };
     let text = std::fs::read_to_string(&path).with_context(|| format!("{}", path.display()))?;
     let netlist: serde_json::Value = serde_json::from_str(&text).context("netlist JSON")?;
-    let eps = endpoints(&netlist, &args.design)?;
+    let mut lv = Levels::new(&netlist, &args.design)?;
+    let eps = lv.endpoints();
     println!(
         "{}: {} endpoints; logic levels (LUT4, PFUMX, L6MUX21, CCU2C, LUTRAM read) in front of each:",
         args.design,
@@ -72,14 +79,21 @@ fn main() -> anyhow::Result<()> {
         println!("  {levels:>3} levels: {n:>7}");
     }
     let list = work_list(&eps, args.min);
-    let deep: usize = list.iter().map(|g| g.1).sum();
+    let deep: usize = list.iter().map(|g| g.count).sum();
     println!(
         "{deep} endpoints with {} levels or more, by source → end register ({} groups):",
         args.min,
         list.len()
     );
-    for (levels, n, from, to) in list.iter().take(args.top) {
-        println!("  {levels:>3} x{n:<5} {from} → {to}");
+    for g in list.iter().take(args.top) {
+        println!("  {:>3} x{:<5} {} → {}", g.levels, g.count, g.from, g.to);
+    }
+    for g in list.iter().take(args.paths) {
+        let e = &eps[g.deepest];
+        println!("\n{} levels: {} → {}.{}", e.levels, e.from, e.to, e.port);
+        for s in lv.path(e) {
+            println!("    {:<8} {:<60} {}", s.cell_type, s.net, s.cell);
+        }
     }
     Ok(())
 }
