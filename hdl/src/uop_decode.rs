@@ -192,6 +192,16 @@ pub struct UopDecode {
     ctx_base: Signal<Local, Bits<7>>,
     has_a: Signal<Local, Bit>,
     has_b: Signal<Local, Bit>,
+    /// `a`, `b`, `dst` name [`H`]; H's register as a number, and whether it is present. The
+    /// operand checks select between H's answer and the plain register's (`present` at the
+    /// field's low three bits): neither waits for the register number's own select (`ra`:
+    /// `a` == H → `rph2`), which stood in front of the 8:1 select of `present` on the CFE's
+    /// deepest paths (`uop_r` → `has_a` → `ready` / `fuses` → the state, 11 levels).
+    a_h: Signal<Local, Bit>,
+    b_h: Signal<Local, Bit>,
+    d_h: Signal<Local, Bit>,
+    h_reg: Signal<Local, Bits<3>>,
+    p_h: Signal<Local, Bit>,
     /// Drives `ready`, assigned once at the end of `update`.
     l_ready: Signal<Local, Bit>,
     /// Drives `last_sub`, assigned once at the end of `update`.
@@ -271,6 +281,11 @@ impl Default for UopDecode {
             ctx_base: Default::default(),
             has_a: Default::default(),
             has_b: Default::default(),
+            a_h: Default::default(),
+            b_h: Default::default(),
+            d_h: Default::default(),
+            h_reg: Default::default(),
+            p_h: Default::default(),
         }
     }
 }
@@ -295,12 +310,35 @@ impl Logic for UopDecode {
             self.rd.next = bit_cast::<3, 1>(self.rph2.val().into());
         }
         self.dst_reg.next = self.rd.val();
-        self.has_a.next = ((self.present.val() >> bit_cast::<8, 3>(self.ra.val())) & bits::<8>(1))
-            != bits::<8>(0);
-        self.has_b.next = ((self.present.val() >> bit_cast::<8, 3>(self.rb.val())) & bits::<8>(1))
-            != bits::<8>(0);
-        self.has_d.next = ((self.present.val() >> bit_cast::<8, 3>(self.rd.val())) & bits::<8>(1))
-            != bits::<8>(0);
+        self.a_h.next = self.w.val().a == self.reg_h.val();
+        self.b_h.next = self.w.val().b == self.reg_h.val();
+        self.d_h.next = self.w.val().dst == self.reg_h.val();
+        self.h_reg.next = bit_cast::<3, 1>(self.rph2.val().into());
+        self.p_h.next = self.present.val().get_bit(0);
+        if self.rph2.val() {
+            self.p_h.next = self.present.val().get_bit(1);
+        }
+        self.has_a.next = self
+            .present
+            .val()
+            .get_bit(bit_cast::<3, 4>(self.w.val().a).index());
+        if self.a_h.val() {
+            self.has_a.next = self.p_h.val();
+        }
+        self.has_b.next = self
+            .present
+            .val()
+            .get_bit(bit_cast::<3, 4>(self.w.val().b).index());
+        if self.b_h.val() {
+            self.has_b.next = self.p_h.val();
+        }
+        self.has_d.next = self
+            .present
+            .val()
+            .get_bit(bit_cast::<3, 4>(self.w.val().dst).index());
+        if self.d_h.val() {
+            self.has_d.next = self.p_h.val();
+        }
         self.answer_pass.next =
             (self.w.val().kind == self.kind_pass.val()) & !self.w.val().send & self.w.val().result;
         self.as_answer.next = self.answer_pass.val() & (self.sub.val() | self.again.val());
@@ -388,9 +426,19 @@ impl Logic for UopDecode {
         }
         // Combining on arrival: the pass's operands are present (the arrival's register is
         // marked present when it arrives) and the arrival is one the compiler allows.
-        self.via_a.next = self.w.val().fuse_a & (self.ra.val() == self.arr_reg.val());
-        self.via_b.next =
-            self.w.val().fuse_b & self.w.val().combine & (self.rb.val() == self.arr_reg.val());
+        self.via_a.next =
+            self.w.val().fuse_a & (bit_cast::<3, 4>(self.w.val().a) == self.arr_reg.val());
+        if self.a_h.val() {
+            self.via_a.next = self.w.val().fuse_a & (self.h_reg.val() == self.arr_reg.val());
+        }
+        self.via_b.next = self.w.val().fuse_b
+            & self.w.val().combine
+            & (bit_cast::<3, 4>(self.w.val().b) == self.arr_reg.val());
+        if self.b_h.val() {
+            self.via_b.next = self.w.val().fuse_b
+                & self.w.val().combine
+                & (self.h_reg.val() == self.arr_reg.val());
+        }
         // The pass when it takes the arrival.
         self.l_fused.next = self.base.val();
         if self.w.val().combine {
