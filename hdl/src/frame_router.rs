@@ -34,7 +34,8 @@
 //! Inside: the beats wait in a small ingress buffer (8 beats; the input stops at 7, on a flag
 //! from registers) and the register slice on its output until their frame's class is known;
 //! the class of each frame waits beside it in a four-entry register FIFO. The input stalls
-//! only when the pass-through output does (its own queueing) or the class FIFO is full.
+//! only when the pass-through output does (its own queueing) or the class FIFO is full (at 64
+//! bits, where a class is set a clock after its deciding beat, three queued count as full).
 //!
 //! One block for both widths: [`FrameRouter64`] and [`FrameRouter256`].
 
@@ -767,7 +768,8 @@ impl<
         {
             self.giant.next = self.w_beat.q.val() == self.offload_giant_beat.val();
         }
-        // The class is decided on the deciding beat, or on an earlier last beat.
+        // The class is decided on the deciding beat, or on an earlier last beat (and set then,
+        // or a clock later: `late`).
         self.deciding.next = !self.swallow.q.val()
             & ((self.w_beat.q.val() == self.decide_beat.val())
                 | (self.s_axis.tlast.val() & (self.w_beat.q.val() < self.decide_beat.val())));
