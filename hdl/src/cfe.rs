@@ -313,13 +313,15 @@ pub struct Cfe {
     /// `cur` (a hit context's parameters are the arrival's: `Judge` refuses a mismatch).
     /// Every other way into `Decide` or `Read` leaves `cur` unchanged for two clocks before.
     cur_rph2: DFF<Bit>,
-    /// `cur`'s present mask and words, registered for the decode the same way (in `Arrive`
-    /// what the arrival's `store` makes of its context's mask, and the arrival's words: a
-    /// stored arrival's are its segment's). The mask changes under a stable `cur` only by a
+    /// `cur`'s present mask and whether it has words, registered for the decode the same way
+    /// (in `Arrive` what the arrival's `store` makes of its context's mask, and whether the
+    /// arrival has words: a stored arrival's are its segment's). The mask changes under a stable `cur` only by a
     /// `produce` (from `Issue` or `Tail`, then `Send`/`Tail` → `Fetch` → `Load` → `Decide`)
     /// or an `unstore` (then `Idle`), so the decode reads it only where it is current.
     cur_present: DFF<Bits<8>>,
-    cur_words: DFF<Bits<12>>,
+    /// (`contexts.words` ≠ 0, or the arrival's `has_words` in `Arrive`: the 12-bit compare is
+    /// in front of this register, not between it and the state.)
+    cur_has_words: DFF<Bit>,
     /// The register the arrival fills (`arrival.arr_reg`), registered in `Lookup` (the
     /// arrival's fields are held from there to the next `Idle`) and used from `Judge` on, so
     /// the step's decode and the request RAM's address do not start at the fields' decode.
@@ -555,7 +557,7 @@ impl Cfe {
             cur_src: Default::default(),
             cur_rph2: Default::default(),
             cur_present: Default::default(),
-            cur_words: Default::default(),
+            cur_has_words: Default::default(),
             arr_reg_r: Default::default(),
             arr_reg_in: Default::default(),
             arr_sig_in: Default::default(),
@@ -645,7 +647,7 @@ impl Logic for Cfe {
             cur,
             cur_rph2,
             cur_present,
-            cur_words,
+            cur_has_words,
             arr_reg_r,
             arr_reg_q,
             arr_dir_q,
@@ -803,7 +805,7 @@ impl Logic for Cfe {
         self.step.cur.next = self.cur.q.val();
         self.step.present.next = self.cur_present.q.val();
         self.step.rph2.next = self.cur_rph2.q.val();
-        self.step.words.next = self.cur_words.q.val();
+        self.step.has_words.next = self.cur_has_words.q.val();
         self.step.sub.next = self.sub.q.val();
         self.dec_flags.next = self.req_flags.read_data.val();
         if self.fusing.q.val() {
@@ -947,7 +949,7 @@ impl Logic for Cfe {
 
         self.cur_rph2.d.next = self.contexts.rph2.val();
         self.cur_present.d.next = self.contexts.present_mask.val();
-        self.cur_words.d.next = self.contexts.words.val();
+        self.cur_has_words.d.next = self.contexts.words.val() != bits::<12>(0);
         if self.state.q.val() == CfeState::Lookup {
             self.arr_reg_r.d.next = self.arrival.arr_reg.val();
             self.arr_flags.d.next = bit_cast::<2, 1>(
@@ -1051,7 +1053,7 @@ impl Logic for Cfe {
                     self.l_cur_is.next = self.contexts.ctx_is.val();
                     self.cur_src.d.next = bits::<2>(2);
                     self.cur_rph2.d.next = self.arrival.rph2.val();
-                    self.cur_words.d.next = self.arrival.words.val();
+                    self.cur_has_words.d.next = self.arrival.has_words.val();
                     self.cur_present.d.next =
                         bits::<8>(1) << bit_cast::<8, 3>(self.arr_reg_r.q.val());
                     if !self.verdict.q.val().alloc {

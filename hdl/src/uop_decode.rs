@@ -106,7 +106,9 @@ pub struct UopDecode {
     pub cur: Signal<In, Bits<3>>,
     pub present: Signal<In, Bits<8>>,
     pub rph2: Signal<In, Bit>,
-    pub words: Signal<In, Bits<12>>,
+    /// The segment has payload words (its word count is not zero: registered so by the CFE,
+    /// which keeps no 12-bit compare in front of the decode).
+    pub has_words: Signal<In, Bit>,
     /// Which local rank a Respond/RespondPrefix step answers (0, then 1 with two per host).
     pub sub: Signal<In, Bit>,
     /// The stored request's collective is a reduce.
@@ -169,8 +171,6 @@ pub struct UopDecode {
     answer_pass: Signal<Local, Bit>,
     /// Its step that only answers, from `dst`: the second local rank, or an answer sent again.
     as_answer: Signal<Local, Bit>,
-    /// The segment has payload words.
-    words_nz: Signal<Local, Bit>,
     has_d: Signal<Local, Bit>,
     /// The arrival is the pass's `a` / `b` and may be combined (see `fuses`).
     via_a: Signal<Local, Bit>,
@@ -227,7 +227,6 @@ impl Default for UopDecode {
             again: Default::default(),
             answer_pass: Default::default(),
             as_answer: Default::default(),
-            words_nz: Default::default(),
             has_d: Default::default(),
             missing: Default::default(),
             l_missing: Default::default(),
@@ -248,7 +247,7 @@ impl Default for UopDecode {
             cur: Default::default(),
             present: Default::default(),
             rph2: Default::default(),
-            words: Default::default(),
+            has_words: Default::default(),
             sub: Default::default(),
             reduce: Default::default(),
             rank_is_root: Default::default(),
@@ -297,23 +296,23 @@ impl Logic for UopDecode {
         self.word.next = self.w.val();
         // Registers; H is the local rank's own: 1 with two ranks per host (the second's
         // contribution), else 0.
-        self.ra.next = bit_cast::<3, 4>(self.w.val().a);
-        if self.w.val().a == self.reg_h.val() {
-            self.ra.next = bit_cast::<3, 1>(self.rph2.val().into());
-        }
-        self.rb.next = bit_cast::<3, 4>(self.w.val().b);
-        if self.w.val().b == self.reg_h.val() {
-            self.rb.next = bit_cast::<3, 1>(self.rph2.val().into());
-        }
-        self.rd.next = bit_cast::<3, 4>(self.w.val().dst);
-        if self.w.val().dst == self.reg_h.val() {
-            self.rd.next = bit_cast::<3, 1>(self.rph2.val().into());
-        }
-        self.dst_reg.next = self.rd.val();
         self.a_h.next = self.w.val().a == self.reg_h.val();
         self.b_h.next = self.w.val().b == self.reg_h.val();
         self.d_h.next = self.w.val().dst == self.reg_h.val();
         self.h_reg.next = bit_cast::<3, 1>(self.rph2.val().into());
+        self.ra.next = bit_cast::<3, 4>(self.w.val().a);
+        if self.a_h.val() {
+            self.ra.next = self.h_reg.val();
+        }
+        self.rb.next = bit_cast::<3, 4>(self.w.val().b);
+        if self.b_h.val() {
+            self.rb.next = self.h_reg.val();
+        }
+        self.rd.next = bit_cast::<3, 4>(self.w.val().dst);
+        if self.d_h.val() {
+            self.rd.next = self.h_reg.val();
+        }
+        self.dst_reg.next = self.rd.val();
         self.p_h.next = self.present.val().get_bit(0);
         if self.rph2.val() {
             self.p_h.next = self.present.val().get_bit(1);
@@ -342,7 +341,6 @@ impl Logic for UopDecode {
         self.answer_pass.next =
             (self.w.val().kind == self.kind_pass.val()) & !self.w.val().send & self.w.val().result;
         self.as_answer.next = self.answer_pass.val() & (self.sub.val() | self.again.val());
-        self.words_nz.next = self.words.val() != bits::<12>(0);
 
         // Operands present? LocalPrefix and Respond* need the local registers: 0, and 1 with
         // two ranks per host.
@@ -379,7 +377,7 @@ impl Logic for UopDecode {
 
         // ---- The CIPE pass and the frame of the step.
         self.sends.next = (self.w.val().kind == self.kind_pass.val()) & self.w.val().send;
-        self.l_data.next = self.words_nz.val();
+        self.l_data.next = self.has_words.val();
         // A reduce answers with data only to the root.
         if ((self.w.val().kind == self.kind_respond.val()) | self.answer_pass.val())
             & self.reduce.val()
@@ -416,7 +414,7 @@ impl Logic for UopDecode {
             self.base.next.store = self.w.val().store;
             self.base.next.emit = self.sends.val();
             self.b_has_entry.next = self.sends.val();
-            self.b_has_instr.next = self.words_nz.val() & (self.w.val().store | self.sends.val());
+            self.b_has_instr.next = self.has_words.val() & (self.w.val().store | self.sends.val());
             if self.answer_pass.val() {
                 // Rank 0's answer leaves from the pass (empty for a reduce's non-root rank:
                 // the pass then only stores).
@@ -431,14 +429,11 @@ impl Logic for UopDecode {
         if self.a_h.val() {
             self.via_a.next = self.w.val().fuse_a & (self.h_reg.val() == self.arr_reg.val());
         }
-        self.via_b.next = self.w.val().fuse_b
-            & self.w.val().combine
-            & (bit_cast::<3, 4>(self.w.val().b) == self.arr_reg.val());
+        self.via_b.next = bit_cast::<3, 4>(self.w.val().b) == self.arr_reg.val();
         if self.b_h.val() {
-            self.via_b.next = self.w.val().fuse_b
-                & self.w.val().combine
-                & (self.h_reg.val() == self.arr_reg.val());
+            self.via_b.next = self.h_reg.val() == self.arr_reg.val();
         }
+        self.via_b.next = self.via_b.val() & self.w.val().fuse_b & self.w.val().combine;
         // The pass when it takes the arrival.
         self.l_fused.next = self.base.val();
         if self.w.val().combine {
@@ -475,7 +470,7 @@ impl Logic for UopDecode {
         if self.arrival.val() & self.l_fuses.val() {
             self.l_pass.next = self.l_fused.val();
             if !self.w.val().combine {
-                self.l_has_instr.next = self.words_nz.val();
+                self.l_has_instr.next = self.has_words.val();
             }
         }
         if self.as_answer.val() {

@@ -391,7 +391,7 @@ fn every_step_does_what_its_micro_op_means() {
         dut.set_cur(c.cur);
         dut.set_present(c.present);
         dut.set_rph2(u64::from(c.rph2));
-        dut.set_words(c.words);
+        dut.set_has_words(u64::from(c.words != 0));
         dut.set_sub(u64::from(c.sub));
         dut.set_reduce(u64::from(c.reduce));
         dut.set_rank_is_root(u64::from(c.rank_is_root));
