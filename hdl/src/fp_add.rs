@@ -15,11 +15,11 @@
 //! Pipeline, [`FP_ADD_LATENCY`] = 8 stages, each at most one carry chain or a few levels of
 //! multiplexers (so it routes at the boards' clocks; `docs/timing.md`). Widths for binary64:
 //! `X` = 64-bit extended significand (53 significand bits, then 11 guard/sticky bits).
-//! 1. classify specials; significands with their hidden bits; order by magnitude
+//! 1. each operand's exponent field all ones, its fraction not zero; significands with their hidden bits; order by magnitude
 //!    (`|a| ≥ |b|`, one compare); both differences of the exponent fields, each clamped to
 //!    `X` (7 bits), and whether exactly one operand is subnormal (its field difference is
 //!    then one too many);
-//! 2. swap into `x ≥ y`; align, coarse: `y` right by the multiple-of-8 part of the difference
+//! 2. the specials from stage 1's flags; swap into `x ≥ y`; align, coarse: `y` right by the multiple-of-8 part of the difference
 //!    in a 2X-bit window (one bit higher in it when `y` alone is subnormal);
 //! 3. align, fine: right by the rest (0..7); every bit below the top `X` is sticky;
 //! 4. add or subtract (no negative result, since `|x| ≥ |y|`), one carry bit; beside it, the
@@ -40,7 +40,7 @@ use crate::leading_zeros::LeadingZeros64;
 /// Clocks from operands in to sum out.
 pub const FP_ADD_LATENCY: usize = 8;
 
-/// What the operands make of the result whatever the arithmetic says, decided in stage 1 and
+/// What the operands make of the result whatever the arithmetic says, decided in stage 2 and
 /// carried to the last: a NaN operand or inf − inf (the canonical NaN), an infinity and its sign.
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
 pub struct Special {
@@ -92,7 +92,7 @@ macro_rules! fp_adder {
             top_bit: Constant<Bits<$x>>,
             /// Fills the leading-zero counter's bits below a narrow significand with ones.
             lzc_pad: Constant<Bits<64>>,
-            // Stage 1: classify, order, exponent differences.
+            /// The special cases, made in stage 2 from stage 1's flags.
             a_nan: Signal<Local, Bit>,
             b_nan: Signal<Local, Bit>,
             a_inf: Signal<Local, Bit>,
@@ -116,7 +116,13 @@ macro_rules! fp_adder {
             s1_swap: DFF<Bit>,
             /// Exactly one operand is subnormal: it is `y`, its field difference one too many.
             s1_ysub: DFF<Bit>,
-            s1_special: DFF<Special>,
+            /// Each operand's exponent field all ones, and its fraction not zero: the special
+            /// cases are made of them in stage 2 (in stage 1, behind the 52-bit OR, they were
+            /// fp64's deepest path on board64, seed 1 at 6cd7d27).
+            s1_a_emax: DFF<Bit>,
+            s1_a_frac: DFF<Bit>,
+            s1_b_emax: DFF<Bit>,
+            s1_b_frac: DFF<Bit>,
             s1_valid: DFF<Bit>,
             // Stage 2: swap, coarse alignment.
             sig_x: Signal<Local, Bits<$m>>,
@@ -217,7 +223,10 @@ macro_rules! fp_adder {
                     s1_d_ba: Default::default(),
                     s1_swap: Default::default(),
                     s1_ysub: Default::default(),
-                    s1_special: Default::default(),
+                    s1_a_emax: Default::default(),
+                    s1_a_frac: Default::default(),
+                    s1_b_emax: Default::default(),
+                    s1_b_frac: Default::default(),
                     s1_valid: Default::default(),
                     sig_x: Default::default(),
                     sig_y: Default::default(),
@@ -282,7 +291,7 @@ macro_rules! fp_adder {
             fn update(&mut self) {
                 dff_setup!(
                     self, clock, s1_sig_a, s1_sig_b, s1_sa, s1_sb, s1_ea, s1_eb, s1_d_ab,
-                    s1_d_ba, s1_swap, s1_ysub, s1_special, s1_valid, s2_coarse, s2_fine,
+                    s1_d_ba, s1_swap, s1_ysub, s1_a_emax, s1_a_frac, s1_b_emax, s1_b_frac, s1_valid, s2_coarse, s2_fine,
                     s2_sigx, s2_ex, s2_sx, s2_sy, s2_special, s2_valid, s3_x,
                     s3_y, s3_sticky, s3_ex, s3_sx, s3_sy, s3_special, s3_valid,
                     s4_sum, s4_lz_in, s4_ex, s4_sx, s4_sy, s4_special, s4_valid,
@@ -291,11 +300,11 @@ macro_rules! fp_adder {
                     s6_valid, s7_v, s7_exp, s7_sign, s7_special, s7_valid, out,
                     out_valid
                 );
-                // ---- Stage 1: classify, order by magnitude, exponent differences.
-                self.a_nan.next = self.a.val().get_bits::<$e>($f).all() & self.a.val().get_bits::<$f>(0).any();
-                self.b_nan.next = self.b.val().get_bits::<$e>($f).all() & self.b.val().get_bits::<$f>(0).any();
-                self.a_inf.next = self.a.val().get_bits::<$e>($f).all() & !self.a.val().get_bits::<$f>(0).any();
-                self.b_inf.next = self.b.val().get_bits::<$e>($f).all() & !self.b.val().get_bits::<$f>(0).any();
+                // ---- Stage 1: classify (flags), order by magnitude, exponent differences.
+                self.s1_a_emax.d.next = self.a.val().get_bits::<$e>($f).all();
+                self.s1_a_frac.d.next = self.a.val().get_bits::<$f>(0).any();
+                self.s1_b_emax.d.next = self.b.val().get_bits::<$e>($f).all();
+                self.s1_b_frac.d.next = self.b.val().get_bits::<$f>(0).any();
                 // Subnormals have exponent field 0 but scale like exponent 1, and no hidden bit.
                 // The exponent carried on (`ea_eff`, the scale) differs from the field only in
                 // its lowest bit (the others are 0 when it is 0).
@@ -345,14 +354,6 @@ macro_rules! fp_adder {
                 self.s1_ea.d.next = self.ea_eff.val();
                 self.s1_eb.d.next = self.eb_eff.val();
                 self.s1_swap.d.next = self.b.val().get_bits::<$sgn>(0) > self.a.val().get_bits::<$sgn>(0);
-                self.s1_special.d.next.nan = self.a_nan.val()
-                    | self.b_nan.val()
-                    | (self.a_inf.val() & self.b_inf.val() & (self.a.val().get_bit($sgn) != self.b.val().get_bit($sgn)));
-                self.s1_special.d.next.inf = self.a_inf.val() | self.b_inf.val();
-                self.s1_special.d.next.inf_sign = self.b.val().get_bit($sgn);
-                if self.a_inf.val() {
-                    self.s1_special.d.next.inf_sign = self.a.val().get_bit($sgn);
-                }
                 self.s1_valid.d.next = self.valid_in.val();
 
                 // ---- Stage 2: x is the larger magnitude; coarse alignment of y.
@@ -377,7 +378,20 @@ macro_rules! fp_adder {
                 self.s2_coarse.d.next = self.window.val() >> (self.d.val() & bits::<7>(0x78));
                 self.s2_fine.d.next = self.d.val().get_bits::<3>(0);
                 self.s2_sigx.d.next = self.sig_x.val();
-                self.s2_special.d.next = self.s1_special.q.val();
+                // The special cases, from stage 1's flags: NaN in, or ∞ − ∞, is NaN; else an
+                // infinity's sign (a's if a is one).
+                self.a_nan.next = self.s1_a_emax.q.val() & self.s1_a_frac.q.val();
+                self.b_nan.next = self.s1_b_emax.q.val() & self.s1_b_frac.q.val();
+                self.a_inf.next = self.s1_a_emax.q.val() & !self.s1_a_frac.q.val();
+                self.b_inf.next = self.s1_b_emax.q.val() & !self.s1_b_frac.q.val();
+                self.s2_special.d.next.nan = self.a_nan.val()
+                    | self.b_nan.val()
+                    | (self.a_inf.val() & self.b_inf.val() & (self.s1_sa.q.val() != self.s1_sb.q.val()));
+                self.s2_special.d.next.inf = self.a_inf.val() | self.b_inf.val();
+                self.s2_special.d.next.inf_sign = self.s1_sb.q.val();
+                if self.a_inf.val() {
+                    self.s2_special.d.next.inf_sign = self.s1_sa.q.val();
+                }
                 self.s2_valid.d.next = self.s1_valid.q.val();
 
                 // ---- Stage 3: fine alignment; every bit that falls below the top X is sticky
