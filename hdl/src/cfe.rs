@@ -816,7 +816,7 @@ impl Logic for Cfe {
         self.step.arrival.next = self.fusing.q.val();
         self.step.arr_reg.next = self.arr_reg_r.q.val();
         self.fused_step.next = self.fusing.q.val() & self.step.fuses.val();
-        self.fused_instr.next = self.step.fuses.val() & self.step.has_instr.val();
+        self.fused_instr.next = self.step.fuses.val() & self.step.fused_instr.val();
         // The step's CIPE pass as decoded (the reduce op, datatype and word count filled in
         // where it is issued).
         self.step_ins.next = self.instr_none.val();
@@ -1249,10 +1249,7 @@ impl Logic for Cfe {
                         self.ins_pend_f.d.next = true;
                     }
                     if !self.contexts.at_end.val()
-                        & (self.step.fuses.val()
-                            | (self.step.ready.val()
-                                & !self.step.has_instr.val()
-                                & !self.step.has_entry.val()))
+                        & (self.step.fuses.val() | (self.step.ready.val() & self.step.idle.val()))
                     {
                         // The pass takes the arrival (whose payload words, commanded in
                         // `Arrive`, wait at the CIPE's input: the CIPE takes them in order,

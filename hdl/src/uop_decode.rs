@@ -158,6 +158,15 @@ pub struct UopDecode {
     /// The step runs a CIPE pass / emits a frame.
     pub has_instr: Signal<Out, Bit>,
     pub has_entry: Signal<Out, Bit>,
+    /// When the step does not take the arrival (`fuses` clear): it has neither a CIPE pass
+    /// nor a frame (`!has_instr & !has_entry`). Made from the word's fields, `has_words`,
+    /// `rph2` and `resend` alone, so the engine's choice between running such a step and
+    /// storing the arrival does not wait for the request's flags (`reduce`,
+    /// `rank_is_root` → `data` → `has_instr`), which cannot change it.
+    pub idle: Signal<Out, Bit>,
+    /// When the step takes the arrival (`fuses`, with `arrival`): `has_instr`. Such a step
+    /// is a pass or a respond for no reduce, so the request's flags cannot change it.
+    pub fused_instr: Signal<Out, Bit>,
     kind_local_prefix: Constant<Bits<2>>,
     kind_pass: Constant<Bits<2>>,
     kind_respond: Constant<Bits<2>>,
@@ -265,6 +274,8 @@ impl Default for UopDecode {
             has_instr: Default::default(),
             l_has_instr: Default::default(),
             has_entry: Default::default(),
+            idle: Default::default(),
+            fused_instr: Default::default(),
             l_has_entry: Default::default(),
             kind_local_prefix: kind(uop_code::LOCAL_PREFIX),
             kind_pass: kind(uop_code::PASS),
@@ -514,6 +525,26 @@ impl Logic for UopDecode {
         self.has_instr.next = self.l_has_instr.val();
         self.has_entry.next = self.l_has_entry.val();
         self.data.next = self.l_data.val();
+        // Without the arrival: a local prefix has a pass only with two ranks and words; a
+        // pass that neither sends nor answers has one only if it stores words; every other
+        // step (a respond, an answer, a resend) has a frame.
+        self.idle.next = false;
+        if self.w.val().kind == self.kind_local_prefix.val() {
+            self.idle.next = !(self.has_words.val() & self.rph2.val());
+        }
+        if (self.w.val().kind == self.kind_pass.val()) & !self.w.val().send & !self.w.val().result {
+            self.idle.next = !(self.has_words.val() & self.w.val().store);
+        }
+        if self.resend.val() {
+            self.idle.next = false;
+        }
+        // Taking the arrival: a respond answers with it; a pass that only combines it has a
+        // CIPE pass if it stores or sends the result.
+        self.fused_instr.next = self.has_words.val()
+            & ((self.w.val().kind == self.kind_respond.val())
+                | !self.w.val().combine
+                | self.w.val().store
+                | self.w.val().send);
     }
 }
 

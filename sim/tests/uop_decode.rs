@@ -357,7 +357,7 @@ fn every_step_does_what_its_micro_op_means() {
     let mut dut = UopDecode::default();
     let mut kinds = [0usize; 4];
     let mut fused = 0;
-    let (mut waited, mut resent) = (0, 0);
+    let (mut waited, mut resent, mut idles) = (0, 0, 0);
     for case in 0..20_000 {
         let u = random_uop(&mut rng);
         let c = Ctx {
@@ -399,6 +399,19 @@ fn every_step_does_what_its_micro_op_means() {
         assert_eq!(dut.word(), u64::from(word), "the word passes through");
         let want = expected(u, &c);
         assert_eq!(observe(&dut), want, "case {case}: {u:?} {}", c.resend);
+        // `fused_instr`: `has_instr` when the step takes the arrival; `idle`: nothing to
+        // issue, whenever it does not.
+        if c.arrival && want.fuses {
+            assert_eq!(
+                dut.fused_instr() == 1,
+                want.has_instr,
+                "case {case}: fused_instr, {u:?}"
+            );
+        } else {
+            let idle = !want.has_instr && !want.has_entry;
+            assert_eq!(dut.idle() == 1, idle, "case {case}: idle, {u:?}");
+            idles += u64::from(idle);
+        }
         // The register a pass or a respond waits for: `a` if absent, else `b`.
         let reg = |r: u8| {
             if r == H {
@@ -434,6 +447,7 @@ fn every_step_does_what_its_micro_op_means() {
     }
     assert!(kinds.iter().all(|&n| n > 1000), "{kinds:?}");
     assert!(fused > 50, "{fused} fused passes");
+    assert!(idles > 200, "{idles} steps with nothing to issue");
     assert!(
         waited > 1000 && resent > 500,
         "{waited} waiting, {resent} resent"
