@@ -34,7 +34,10 @@
 //! combinationally. `advance` and `retire` come only when `cur` held over the clock edge
 //! before (the engine sets `cur` in `Idle`, `Arrive` and `Tail`, and gives those commands in
 //! `Fetch` after `Send` or `Tail`, and in `Retire` after `Decide`): `pc_r`, `cur`'s counter
-//! after them, is stepped from its own flip-flop. Changes are commands, at most one per cycle,
+//! after them, is stepped from its own flip-flop. No command that sets or clears a done flag
+//! (`store` with `alloc`, `retire`, `reset`) comes the clock before a `retire` (the engine's
+//! `Decide` gives none), so whether `cur` is done is read from a flip-flop loaded the clock
+//! before. Changes are commands, at most one per cycle,
 //! taken on the clock edge:
 //!
 //! | command   | effect |
@@ -270,6 +273,12 @@ pub struct ContextTable {
     r_ctx_pc: DFF<Bits<12>>,
     /// `ctx` is `cur`: the commands on `cur` move `ctx`'s counter.
     ctx_is_cur: Signal<Local, Bit>,
+    /// `cur` is done, as it was on the clock before: read only with `retire`, which never
+    /// comes the clock after `cur` changed or after a command that sets or clears a done flag
+    /// (see the module's contract). Registered so the 8:1 select of the done flags is not in
+    /// front of the counters' selects and the history's file (`cur` → `cur_done` → `r_ctx_pc`,
+    /// `r_pc`, `h_valid` were the table's deepest paths at 220af75, 9 levels).
+    r_cur_done: DFF<Bit>,
     /// On the lookup's clock, the counter of the context it gives (`ctx`): the hit
     /// context's, ORed from the contexts with their matches (at most one), the first free
     /// context's (taken in the free search's own priority loop), or the oldest done one's. No command comes with a
@@ -502,6 +511,7 @@ impl Default for ContextTable {
             r_pick_pc: Default::default(),
             r_ctx_pc: Default::default(),
             ctx_is_cur: Default::default(),
+            r_cur_done: Default::default(),
             pick_or: Default::default(),
             hit_pc: Default::default(),
             free_pc: Default::default(),
@@ -569,7 +579,8 @@ impl Logic for ContextTable {
             r_pc,
             r_pick_pc,
             r_ctx_pc,
-            r_silent
+            r_silent,
+            r_cur_done
         );
         for c in 0..8 {
             self.valid[c].clock.next = self.clock.val();
@@ -906,7 +917,7 @@ impl Logic for ContextTable {
         if self.cancel.val() & !self.r_late.q.val() & !self.r_done.q.val() {
             self.file.next = true;
         }
-        if self.retire.val() & !self.cur_done.val() {
+        if self.retire.val() & !self.r_cur_done.q.val() {
             self.file.next = true;
             // Queued behind the contexts that retired before it.
             for c in 0..8 {
@@ -968,6 +979,7 @@ impl Logic for ContextTable {
         }
         // `ctx` is `cur`.
         self.ctx_is_cur.next = self.cur.val() == self.r_ctx.q.val();
+        self.r_cur_done.d.next = self.cur_done.val();
         // `cur`'s counter after the commands: selected from the counters as they are, or,
         // for an advance or a retire, stepped from this flip-flop, which holds `cur`'s counter
         // whenever `cur` held over the last clock edge (an advance or a retire comes only
@@ -983,7 +995,7 @@ impl Logic for ContextTable {
         if self.advance.val() {
             self.r_pc.d.next = self.r_pc.q.val() + bits::<12>(1);
         }
-        if self.retire.val() & !self.cur_done.val() {
+        if self.retire.val() & !self.r_cur_done.q.val() {
             self.r_pc.d.next = self.r_pc.q.val() - bits::<12>(1);
         }
         // `ctx`'s counter moves with the commands that move that context's: it is kept and
@@ -1000,7 +1012,7 @@ impl Logic for ContextTable {
         if self.ctx_is_cur.val() & self.advance.val() {
             self.r_ctx_pc.d.next = self.r_ctx_pc.q.val() + bits::<12>(1);
         }
-        if self.ctx_is_cur.val() & self.retire.val() & !self.cur_done.val() {
+        if self.ctx_is_cur.val() & self.retire.val() & !self.r_cur_done.q.val() {
             self.r_ctx_pc.d.next = self.r_ctx_pc.q.val() - bits::<12>(1);
         }
         if self.lookup.val() {
@@ -1033,6 +1045,7 @@ impl Logic for ContextTable {
                 self.h_ptr[c].d.next = false;
             }
             self.h_ptr[0].d.next = true;
+            self.r_cur_done.d.next = false;
             self.d_head.d.next = bits::<3>(0);
             self.d_count.d.next = bits::<4>(0);
             for c in 0..8 {
