@@ -215,6 +215,8 @@ pub struct UopDecode {
     l_ready: Signal<Local, Bit>,
     /// Drives `last_sub`, assigned once at the end of `update`.
     l_last_sub: Signal<Local, Bit>,
+    /// Drives `idle`, assigned once.
+    l_idle: Signal<Local, Bit>,
     /// Drives `has_instr`, assigned once at the end of `update`.
     l_has_instr: Signal<Local, Bit>,
     /// Drives `has_entry`, assigned once at the end of `update`.
@@ -275,6 +277,7 @@ impl Default for UopDecode {
             l_has_instr: Default::default(),
             has_entry: Default::default(),
             idle: Default::default(),
+            l_idle: Default::default(),
             fused_instr: Default::default(),
             l_has_entry: Default::default(),
             kind_local_prefix: kind(uop_code::LOCAL_PREFIX),
@@ -528,16 +531,17 @@ impl Logic for UopDecode {
         // Without the arrival: a local prefix has a pass only with two ranks and words; a
         // pass that neither sends nor answers has one only if it stores words; every other
         // step (a respond, an answer, a resend) has a frame.
-        self.idle.next = false;
+        self.l_idle.next = false;
         if self.w.val().kind == self.kind_local_prefix.val() {
-            self.idle.next = !(self.has_words.val() & self.rph2.val());
+            self.l_idle.next = !(self.has_words.val() & self.rph2.val());
         }
         if (self.w.val().kind == self.kind_pass.val()) & !self.w.val().send & !self.w.val().result {
-            self.idle.next = !(self.has_words.val() & self.w.val().store);
+            self.l_idle.next = !(self.has_words.val() & self.w.val().store);
         }
         if self.resend.val() {
-            self.idle.next = false;
+            self.l_idle.next = false;
         }
+        self.idle.next = self.l_idle.val();
         // Taking the arrival: a respond answers with it; a pass that only combines it has a
         // CIPE pass if it stores or sends the result.
         self.fused_instr.next = self.has_words.val()
