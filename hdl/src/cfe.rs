@@ -813,7 +813,6 @@ impl Logic for Cfe {
         }
         self.step.reduce.next = self.dec_flags.val().get_bit(0);
         self.step.rank_is_root.next = self.dec_flags.val().get_bit(1);
-        self.step.arrival.next = self.fusing.q.val();
         self.step.arr_reg.next = self.arr_reg_r.q.val();
         self.fused_step.next = self.fusing.q.val() & self.step.fuses.val();
         self.fused_instr.next = self.step.fuses.val() & self.step.fused_instr.val();

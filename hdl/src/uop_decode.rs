@@ -115,9 +115,9 @@ pub struct UopDecode {
     pub reduce: Signal<In, Bit>,
     /// The stored request's rank is the root.
     pub rank_is_root: Signal<In, Bit>,
-    /// An arrival for register `arr_reg` of the running context waits to be combined as it
-    /// streams in (docs/cfe.md, "Combining on arrival"): the pass, if it `fuses`, takes it.
-    pub arrival: Signal<In, Bit>,
+    /// The register of the running context an arrival waiting to be combined as it streams
+    /// in fills (docs/cfe.md, "Combining on arrival"): the pass, if it `fuses`, takes it
+    /// (`fused`, `fused_instr`).
     pub arr_reg: Signal<In, Bits<3>>,
     /// Send the pass's frame again (another board nacked it, docs/recovery.md): a copy of the
     /// register that holds the value sent (`dst` if the pass stores, else `a`: the compiler's
@@ -149,22 +149,24 @@ pub struct UopDecode {
     pub sends: Signal<Out, Bit>,
     /// The step carries data (not an empty answer).
     pub data: Signal<Out, Bit>,
-    /// The step's CIPE pass.
+    /// The step's CIPE pass when it does not take an arrival (`fused` is the one when it
+    /// does): neither this nor `has_instr` waits for `fuses`, whose operand-presence logic is
+    /// the decode's deepest (the engine registers them in `Read`, where it uses them only for
+    /// a step that did not take the arrival).
     pub pass: Signal<Out, PassFields>,
-    /// The pass as it is when it takes the waiting arrival (`arrival` and `fuses`): what
-    /// `pass` is then, decoded without `fuses` (whose operand-presence logic is the decode's
-    /// deepest), for a register that is used only when the step fuses.
+    /// The pass when it takes the waiting arrival (with `fuses`), decoded without `fuses`.
     pub fused: Signal<Out, PassFields>,
-    /// The step runs a CIPE pass / emits a frame.
+    /// The step runs a CIPE pass (when it does not take an arrival: `fused_instr` when it
+    /// does) / emits a frame.
     pub has_instr: Signal<Out, Bit>,
     pub has_entry: Signal<Out, Bit>,
-    /// When the step does not take the arrival (`fuses` clear): it has neither a CIPE pass
-    /// nor a frame (`!has_instr & !has_entry`). Made from the word's fields, `has_words`,
-    /// `rph2` and `resend` alone, so the engine's choice between running such a step and
-    /// storing the arrival does not wait for the request's flags (`reduce`,
-    /// `rank_is_root` → `data` → `has_instr`), which cannot change it.
+    /// The step has neither a CIPE pass nor a frame (`!has_instr & !has_entry`). Made from
+    /// the word's fields, `has_words`, `rph2` and `resend` alone, so the engine's choice
+    /// between running such a step and storing the arrival does not wait for the request's
+    /// flags (`reduce`, `rank_is_root` → `data` → `has_instr`), which cannot change it.
     pub idle: Signal<Out, Bit>,
-    /// When the step takes the arrival (`fuses`, with `arrival`): `has_instr`. Such a step
+    /// When the step takes the arrival (`fuses`, with an arrival waiting): whether it runs a
+    /// CIPE pass (`fused`). Such a step
     /// is a pass or a respond for no reduce, so the request's flags cannot change it.
     pub fused_instr: Signal<Out, Bit>,
     kind_local_prefix: Constant<Bits<2>>,
@@ -232,7 +234,6 @@ impl Default for UopDecode {
         let code = |c: u32| Constant::new(bits::<4>(u64::from(c)));
         let kind = |c: u32| Constant::new(bits::<2>(u64::from(c)));
         Self {
-            arrival: Default::default(),
             arr_reg: Default::default(),
             resend: Default::default(),
             again: Default::default(),
@@ -481,12 +482,6 @@ impl Logic for UopDecode {
         self.l_pass.next = self.base.val();
         self.l_has_entry.next = self.b_has_entry.val();
         self.l_has_instr.next = self.b_has_instr.val();
-        if self.arrival.val() & self.l_fuses.val() {
-            self.l_pass.next = self.l_fused.val();
-            if !self.w.val().combine {
-                self.l_has_instr.next = self.has_words.val();
-            }
-        }
         if self.as_answer.val() {
             // The answer alone, copied out of `dst`.
             self.l_pass.next.opcode = self.op_buffer.val();
