@@ -440,6 +440,15 @@ pub struct Cfe {
     /// context's registers).
     arriving: Signal<Local, Bit>,
     in_arrive: DFF<Bit>,
+    /// The table's `store` and `alloc` in `Arrive`, registered in `Judge` with the verdict
+    /// (high for that one clock, as `in_arrive`): no AND with the state between the verdict
+    /// and the table's write enables (the verdict → `store` → a context's enable → its
+    /// present mask, 80 % routing, was board64's worst path at b9cf617). Not also one-hot by
+    /// context (the verdict's `store` AND `ctx_is` into eight flip-flops): the verdict's
+    /// second stage, in `Judge`, then ended at eight flip-flops instead of one, and that
+    /// was the worst path on the default seed (130.6 MHz).
+    store_now: DFF<Bit>,
+    alloc_now: DFF<Bit>,
     // Context-table commands, assigned to the table's inputs once at the end of `update` (a
     // default-then-override of a child's input re-triggers it in event-driven simulators).
     t_park: Signal<Local, Bit>,
@@ -610,6 +619,8 @@ impl Cfe {
             ans_board: Default::default(),
             arriving: Default::default(),
             in_arrive: Default::default(),
+            store_now: Default::default(),
+            alloc_now: Default::default(),
             t_park: Default::default(),
             t_produce: Default::default(),
             t_compose: Default::default(),
@@ -639,6 +650,8 @@ impl Logic for Cfe {
             tail_bad,
             in_tail,
             in_arrive,
+            store_now,
+            alloc_now,
             verdict,
             arr_fields,
             arr_len,
@@ -962,6 +975,8 @@ impl Logic for Cfe {
         self.advancing.d.next = false;
         self.in_tail.d.next = false;
         self.in_arrive.d.next = false;
+        self.store_now.d.next = false;
+        self.alloc_now.d.next = false;
         match self.state.q.val() {
             CfeState::Idle => {
                 // The arrival registers follow the router's offload port on every idle clock
@@ -1019,6 +1034,8 @@ impl Logic for Cfe {
                 self.verdict.d.next.is_req = self.arrival.is_req.val();
                 self.verdict.d.next.code = self.arrival.code.val();
                 self.in_arrive.d.next = true;
+                self.store_now.d.next = self.arrival.store.val();
+                self.alloc_now.d.next = self.arrival.alloc.val();
                 self.state.d.next = CfeState::Arrive;
             }
             CfeState::Arrive => {
@@ -1455,6 +1472,8 @@ impl Logic for Cfe {
             self.state.d.next = CfeState::Idle;
             self.in_tail.d.next = false;
             self.in_arrive.d.next = false;
+            self.store_now.d.next = false;
+            self.alloc_now.d.next = false;
             self.blocked.d.next = false;
             self.reclaiming.d.next = false;
             self.retiring.d.next = false;
@@ -1514,8 +1533,8 @@ impl Logic for Cfe {
         self.req_eps.write_data.next.ip = self.arr_fields.q.val().src_ip;
         self.req_eps.write_data.next.port = self.arr_fields.q.val().src_port;
         self.contexts.reset.next = self.reset.val();
-        self.contexts.store.next = self.arriving.val() & self.verdict.q.val().store;
-        self.contexts.alloc.next = self.arriving.val() & self.verdict.q.val().alloc;
+        self.contexts.store.next = self.store_now.q.val();
+        self.contexts.alloc.next = self.alloc_now.q.val();
         self.contexts.alloc_pc.next = self.conf.dir_word.val().start;
         self.contexts.alloc_end.next = self.conf.dir_word.val().end;
         self.contexts.alloc_rph2.next = self.arrival.rph2.val();
