@@ -33,6 +33,12 @@ pub struct AxisArbiter<const W: usize, const K: usize, const N: usize> {
     pub m_axis: AxisSource<W, K>,
     /// Destination `d` (bit `d` of the `tuser` destination mask) takes a beat now.
     pub dst_ready: Signal<In, Bits<8>>,
+    /// A side-band bit with port `i`'s beat, passed as `m_flag` with the granted one: a
+    /// consumer's decision on a beat, made by the source on each port's own beat beside the
+    /// grant instead of after it on the merged beat (the board's output queues' cut-through
+    /// choice). Tie low when unused.
+    pub s_flag: [Signal<In, Bit>; N],
+    pub m_flag: Signal<Out, Bit>,
     /// One-hot source mask of port `i`.
     one_hot: [Constant<Bits<16>>; N],
     /// Bit `i` of the request vector.
@@ -73,6 +79,7 @@ pub struct AxisArbiter<const W: usize, const K: usize, const N: usize> {
     mux_tlast: Signal<Local, Bit>,
     mux_tuser: Signal<Local, Bits<16>>,
     mux_tvalid: Signal<Local, Bit>,
+    mux_flag: Signal<Local, Bit>,
     /// Inside a frame of port `sel` (one-hot).
     locked: DFF<Bit>,
     sel: DFF<Bits<8>>,
@@ -88,6 +95,8 @@ impl<const W: usize, const K: usize, const N: usize> Default for AxisArbiter<W, 
             s_axis: std::array::from_fn(|_| Default::default()),
             m_axis: Default::default(),
             dst_ready: Default::default(),
+            s_flag: std::array::from_fn(|_| Default::default()),
+            m_flag: Default::default(),
             one_hot: std::array::from_fn(|i| Constant::new(bits::<16>(1 << i))),
             bit: std::array::from_fn(|i| Constant::new(bits::<8>(1 << i))),
             dst_mask: Constant::new(bits::<16>(0xff00 | 1 << TUSER_BAD_AT)),
@@ -109,6 +118,7 @@ impl<const W: usize, const K: usize, const N: usize> Default for AxisArbiter<W, 
             mux_tlast: Default::default(),
             mux_tuser: Default::default(),
             mux_tvalid: Default::default(),
+            mux_flag: Default::default(),
             locked: Default::default(),
             sel: Default::default(),
         }
@@ -165,6 +175,7 @@ impl<const W: usize, const K: usize, const N: usize> Logic for AxisArbiter<W, K,
         self.mux_tlast.next = false;
         self.mux_tuser.next = bits::<16>(0);
         self.mux_tvalid.next = false;
+        self.mux_flag.next = false;
         for i in 0..N {
             if self.grant.val().get_bit(i) {
                 self.mux_tdata.next = self.mux_tdata.val() | self.s_axis[i].tdata.val();
@@ -175,6 +186,7 @@ impl<const W: usize, const K: usize, const N: usize> Logic for AxisArbiter<W, K,
                     | self.one_hot[i].val();
                 self.mux_tvalid.next = self.mux_tvalid.val()
                     | (self.s_axis[i].tvalid.val() & self.room.val().get_bit(i));
+                self.mux_flag.next = self.mux_flag.val() | self.s_flag[i].val();
             }
             self.s_axis[i].tready.next =
                 self.m_axis.tready.val() & self.room.val().get_bit(i) & self.grant.val().get_bit(i);
@@ -184,6 +196,7 @@ impl<const W: usize, const K: usize, const N: usize> Logic for AxisArbiter<W, K,
         self.m_axis.tlast.next = self.mux_tlast.val();
         self.m_axis.tuser.next = self.mux_tuser.val();
         self.m_axis.tvalid.next = self.mux_tvalid.val();
+        self.m_flag.next = self.mux_flag.val();
         if self.m_axis.tvalid.val() & self.m_axis.tready.val() {
             if self.m_axis.tlast.val() {
                 self.locked.d.next = false;

@@ -22,7 +22,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::axis::{AxisSource, MacSink, MacSource, PayloadSource, TUSER_BAD_AT};
+use crate::axis::{AxisSource, MacSink, MacSource, PayloadSource, TUSER_BAD_AT, TUSER_DST_AT};
 use crate::axis_arbiter::AxisArbiter;
 use crate::axis_register::AxisRegister;
 use crate::cfe::{Cfe, cfg};
@@ -112,6 +112,11 @@ pub struct Board<
     /// Merge inputs 0 (pass-through), 1 (transit) and 2 (engine: gapless frames,
     /// [`crate::frame_builder`]), as `tuser` source bits.
     gapless_sources: Constant<Bits<8>>,
+    /// Where the destination mask is in `tuser`.
+    dst_at: Constant<Bits<16>>,
+    /// Merge input `i`'s cut-through answer for the output queues (`OutputQueues::roomy`),
+    /// on its own beat: the merge passes the granted one.
+    cut_of: [Signal<Local, Bit>; N],
     mac_user: [Signal<Local, Bits<16>>; N],
     payload_user: Signal<Local, Bits<16>>,
     ev_cfe: Signal<Local, Bits<STATS>>,
@@ -168,6 +173,8 @@ impl<
             stats_index_bits: Constant::new(bits::<16>(STAT_INDEX_BITS as u64)),
             bad_bit: Constant::new(bits::<16>(1 << TUSER_BAD_AT)),
             gapless_sources: Constant::new(bits::<8>(0b111)),
+            dst_at: Constant::new(bits::<16>(TUSER_DST_AT as u64)),
+            cut_of: std::array::from_fn(|_| Default::default()),
             mac_user: std::array::from_fn(|_| Default::default()),
             payload_user: Default::default(),
             ev_cfe: Default::default(),
@@ -237,6 +244,7 @@ impl<
             }
             self.arbiter.s_axis[i].tuser.next = self.mac_user[i].val();
             self.arbiter.s_axis[i].tvalid.next = self.s_axis[i].tvalid.val();
+            self.arbiter.s_flag[i].next = false;
             self.s_axis[i].tready.next = self.arbiter.s_axis[i].tready.val();
         }
         AxisSource::<W, K>::join(&mut self.arbiter.m_axis, &mut self.router.s_axis);
@@ -319,6 +327,21 @@ impl<
         self.merge.m_axis.tready.next = true;
         self.queues.source_checks_room.next = true;
         self.merge.dst_ready.next = self.queues.dst_ready.val();
+        // The queues' cut-through choice (see `OutputQueues::roomy`), made on each merge
+        // input's beat (each from a register slice) beside the merge's grant.
+        for i in 0..N {
+            self.cut_of[i].next = self.gapless_sources.val().get_bit(i)
+                & !self.merge.s_axis[i].tlast.val()
+                & ((self.merge.s_axis[i]
+                    .tuser
+                    .val()
+                    .get_bits::<8>(self.dst_at.val().index())
+                    & !self.queues.roomy.val())
+                    == bits::<8>(0));
+            self.merge.s_flag[i].next = self.cut_of[i].val();
+        }
+        self.queues.source_decides_cut.next = true;
+        self.queues.s_axis_cut.next = self.merge.m_flag.val();
         // Pass-through and transit frames arrive on consecutive clocks (the router forwards
         // them as the cable delivers): the queues may cut them through. Engine frames wait for their results: frame mode.
         self.queues.gapless.next = self.gapless_sources.val();

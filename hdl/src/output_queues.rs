@@ -81,11 +81,25 @@ pub struct OutputQueues<
     /// The bits above the last queue are set: a destination bit with no queue is ignored, as
     /// the queues' own room check does.
     pub dst_ready: Signal<Out, Bits<8>>,
+    /// Bit `i`: queue `i` has room for a longest frame (its `almost_full` flip-flop low); the
+    /// bits above the last queue are set. With `source_decides_cut`, the source decides a
+    /// frame's cut-through from these at its first beat and hands the answer in with it
+    /// (`s_axis_cut`): a frame is cut through when it comes from a `gapless` source, has more
+    /// than one beat, and every queue of its destination mask has room for a longest frame.
+    pub roomy: Signal<Out, Bits<8>>,
+    /// The source's cut-through answer for the beat offered, read at a frame's first beat.
+    /// (The board's merge computes it on each of its inputs' beats beside its grant and passes
+    /// the granted one: the grant → the merged beat's mask → every queue's room → the choice
+    /// was board64's worst path on seed 1 at b9cf617 + 1, 9 cells.)
+    pub s_axis_cut: Signal<In, Bit>,
+    /// Take `s_axis_cut` instead of deciding on the merged beat. Low: the queues decide.
+    pub source_decides_cut: Signal<In, Bit>,
     /// Bit `i` of a destination mask.
     queue_bit: [Constant<Bits<8>>; N],
     /// The destination bits with no queue.
     no_queue: Constant<Bits<8>>,
     ready_bits: Signal<Local, Bits<8>>,
+    roomy_bits: Signal<Local, Bits<8>>,
     no_events: Constant<StatEvents>,
     ev: Signal<Local, StatEvents>,
     queues: [AxisFifo<W, K, BB, LAST, USER, DL, DL1>; N],
@@ -146,10 +160,14 @@ impl<
             m_axis: std::array::from_fn(|_| Default::default()),
             events: Default::default(),
             dst_ready: Default::default(),
+            roomy: Default::default(),
+            s_axis_cut: Default::default(),
+            source_decides_cut: Default::default(),
             source_checks_room: Default::default(),
             queue_bit: std::array::from_fn(|i| Constant::new(bits::<8>(1 << i))),
             no_queue: Constant::new(bits::<8>(0xff & !((1u64 << N) - 1))),
             ready_bits: Default::default(),
+            roomy_bits: Default::default(),
             no_events: Constant::new(StatEvents::default()),
             ev: Default::default(),
             queues: std::array::from_fn(|_| AxisFifo::staged()),
@@ -221,6 +239,9 @@ impl<
         self.cut.next = self.all_room.val()
             & !self.s_axis.tlast.val()
             & ((self.s_axis.tuser.val().get_bits::<8>(0) & self.gapless.val()) != bits::<8>(0));
+        if self.source_decides_cut.val() {
+            self.cut.next = self.s_axis_cut.val();
+        }
         if self.in_frame.q.val() {
             self.cut.next = self.held_cut.q.val();
         }
@@ -243,6 +264,13 @@ impl<
             }
         }
         self.dst_ready.next = self.ready_bits.val();
+        self.roomy_bits.next = self.no_queue.val();
+        for i in 0..N {
+            if !self.queues[i].almost_full.val() {
+                self.roomy_bits.next = self.roomy_bits.val() | self.queue_bit[i].val();
+            }
+        }
+        self.roomy.next = self.roomy_bits.val();
         // The input stage.
         self.b_valid.d.next = self.accept.val();
         self.b_mask.d.next = self.mask.val();

@@ -21,6 +21,8 @@ trait ArbiterPorts {
     fn eval(&mut self);
     fn tick(&mut self);
     fn s_ready(&self, port: usize) -> bool;
+    /// `m_flag`: the side-band bit of the port granted.
+    fn flag(&self) -> bool;
     fn out(&self) -> Option<(Vec<u8>, u64, bool, u16)>;
 }
 
@@ -42,8 +44,12 @@ macro_rules! arbiter {
                         self.set_s_axis_tlast_at(port, u64::from(b.last));
                         self.set_s_axis_tuser_at(port, u64::from(b.user));
                         self.set_s_axis_tvalid_at(port, 1);
+                        self.set_s_flag_at(port, u64::from(flag_of(b)));
                     }
-                    None => self.set_s_axis_tvalid_at(port, 0),
+                    None => {
+                        self.set_s_axis_tvalid_at(port, 0);
+                        self.set_s_flag_at(port, 0);
+                    }
                 }
             }
             fn set_ready(&mut self, ready: bool) {
@@ -57,6 +63,9 @@ macro_rules! arbiter {
             }
             fn tick(&mut self) {
                 <$ty>::tick(self)
+            }
+            fn flag(&self) -> bool {
+                self.m_flag() == 1
             }
             fn s_ready(&self, port: usize) -> bool {
                 self.s_axis_tready_at(port) == 1
@@ -77,6 +86,12 @@ macro_rules! arbiter {
 
 arbiter!(AxisArbiter64, 8, 4);
 arbiter!(AxisArbiter256, 32, 5);
+
+/// The side-band bit a test source sends with a beat (`s_flag`): its first byte's low bit
+/// XOR its `tlast`, different from beat to beat and port to port.
+fn flag_of(b: &collwire_sim::axis::Beat) -> bool {
+    (b.data[0] & 1 == 1) ^ b.last
+}
 
 /// A frame that names its port and sequence number in its first bytes.
 fn frame(port: usize, seq: usize, len: usize, rng: &mut SplitMix) -> Vec<u8> {
@@ -107,13 +122,28 @@ fn run<A: Arbiter>(
         let room = dst_ready();
         m.set_dst_ready(room);
         let mut offered = Vec::with_capacity(sources.len());
+        let mut beats = Vec::with_capacity(sources.len());
         for (p, s) in sources.iter_mut().enumerate() {
             let beat = s.offer().cloned();
             m.drive(p, beat.as_ref());
             offered.push(beat.is_some());
+            beats.push(beat);
         }
         m.eval();
         let out = m.out();
+        if let Some((_, _, _, user)) = &out {
+            // The side-band bit leaves with the beat of the port it came from (`tuser`'s
+            // source bit).
+            let port = (user & 0x7f).trailing_zeros() as usize;
+            let beat = beats[port]
+                .as_ref()
+                .expect("the granted port offers a beat");
+            assert_eq!(
+                m.flag(),
+                flag_of(beat),
+                "clock {cycles}: the flag of port {port}"
+            );
+        }
         let mut taken = 0;
         for (p, s) in sources.iter_mut().enumerate() {
             if m.s_ready(p) && offered[p] {
