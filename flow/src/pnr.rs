@@ -40,6 +40,51 @@ pub struct PnrReport {
     /// Block RAMs (`DP16KD`) used, of the device's.
     pub bram_used: u64,
     pub bram_available: u64,
+    /// Every timing endpoint (a flip-flop's or RAM's data, enable or address input) and the
+    /// latest arrival of a signal there, ns after the clock edge: from nextpnr's
+    /// `--detailed-timing-report`. The critical path is the latest of them; [`late_groups`]
+    /// shows how many others a clock misses, and where.
+    pub endpoints: Vec<Arrival>,
+}
+
+/// A timing endpoint and the latest arrival there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Arrival {
+    /// nextpnr's cell and port (`cfe.verdict$q_TRELLIS_FF_Q_1`, `DI`).
+    pub cell: String,
+    pub port: String,
+    pub arrival_ns: f64,
+}
+
+/// The endpoints of one register (or RAM) that arrive after a clock period: [`late_groups`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct LateGroup {
+    /// The register's name in the Verilog (`cfe.contexts.c_present`: the eight contexts'
+    /// registers of one field are one group).
+    pub register: String,
+    pub endpoints: usize,
+    pub worst_ns: f64,
+}
+
+/// The endpoints that arrive later than `period_ns`, grouped by [`crate::levels::register_of`] (the same names as the `levels` report), latest first.
+pub fn late_groups(endpoints: &[Arrival], period_ns: f64) -> Vec<LateGroup> {
+    let mut groups: Vec<LateGroup> = Vec::new();
+    let mut index = std::collections::HashMap::new();
+    for e in endpoints.iter().filter(|e| e.arrival_ns > period_ns) {
+        let register = crate::levels::register_of(&e.cell).to_string();
+        let i = *index.entry(register.clone()).or_insert_with(|| {
+            groups.push(LateGroup {
+                register,
+                endpoints: 0,
+                worst_ns: 0.0,
+            });
+            groups.len() - 1
+        });
+        groups[i].endpoints += 1;
+        groups[i].worst_ns = groups[i].worst_ns.max(e.arrival_ns);
+    }
+    groups.sort_by(|a, b| b.worst_ns.total_cmp(&a.worst_ns));
+    groups
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -171,7 +216,7 @@ pub fn place_route_seed(
         .arg(placer.timing_weight.to_string())
         .arg("--placer-heap-critexp")
         .arg(placer.crit_exp.to_string())
-        .args(["--report", &report_file])
+        .args(["--report", &report_file, "--detailed-timing-report"])
         .args(["-l", &format!("{name}{tag}.pnr.log")]);
     if let Some(s) = seed {
         cmd.args(["--seed", &s.to_string()]);
@@ -220,6 +265,29 @@ pub fn parse_report(json: &str) -> Option<PnrReport> {
             }
         }
     }
+    // Each net's sinks that are timing endpoints, with the range of arrival times there.
+    let mut endpoints: Vec<Arrival> = Vec::new();
+    let mut at = std::collections::HashMap::new();
+    for net in v["detailed_net_timings"].as_array().into_iter().flatten() {
+        for e in net["endpoints"].as_array().into_iter().flatten() {
+            let (Some(cell), Some(port), Some(arrival)) = (
+                e["cell"].as_str(),
+                e["port"].as_str(),
+                e["delay"].get(1).and_then(|d| d.as_f64()),
+            ) else {
+                continue;
+            };
+            let i = *at.entry((cell, port)).or_insert_with(|| {
+                endpoints.push(Arrival {
+                    cell: cell.to_string(),
+                    port: port.to_string(),
+                    arrival_ns: arrival,
+                });
+                endpoints.len() - 1
+            });
+            endpoints[i].arrival_ns = endpoints[i].arrival_ns.max(arrival);
+        }
+    }
     let used = |cell: &str| v["utilization"][cell]["used"].as_u64().unwrap_or(0);
     let available = |cell: &str| v["utilization"][cell]["available"].as_u64().unwrap_or(0);
     Some(PnrReport {
@@ -230,6 +298,7 @@ pub fn parse_report(json: &str) -> Option<PnrReport> {
         ff_used: used("TRELLIS_FF"),
         bram_used: used("DP16KD"),
         bram_available: available("DP16KD"),
+        endpoints,
     })
 }
 
@@ -248,6 +317,14 @@ mod tests {
             {"type": "routing", "delay": 0.5, "from": {"cell": "lut"}, "to": {"cell": "b.q"}},
             {"type": "setup", "delay": 0.1, "from": {"cell": "b.q"}, "to": {"cell": "b.q"}}
           ]}],
+          "detailed_net_timings": [
+            {"driver": "lut", "port": "F", "net": "n1", "endpoints": [
+              {"cell": "b.q_TRELLIS_FF_Q", "port": "DI", "delay": [1.2, 1.7]},
+              {"cell": "c$q_TRELLIS_FF_Q_3", "port": "DI", "delay": [0.9, 1.1]}]},
+            {"driver": "a.q", "port": "Q", "net": "n2", "endpoints": [
+              {"cell": "b.q_TRELLIS_FF_Q", "port": "DI", "delay": [1.0, 1.9]},
+              {"cell": "c$q_TRELLIS_FF_Q_3", "port": "CE", "delay": [0.5, 0.6]}]}
+          ],
           "utilization": {"TRELLIS_COMB": {"used": 77, "available": 83640},
                           "TRELLIS_FF": {"used": 35, "available": 83640},
                           "DP16KD": {"used": 0, "available": 208}}
@@ -260,6 +337,19 @@ mod tests {
         assert!((r.critical.routing_ns - 1.3).abs() < 1e-9);
         assert!((r.critical.logic_ns - 0.6).abs() < 1e-9);
         assert_eq!((r.comb_used, r.ff_used, r.bram_available), (77, 35, 208));
+        // Three endpoints; the one two nets reach keeps the later arrival.
+        assert_eq!(r.endpoints.len(), 3);
+        let b = r
+            .endpoints
+            .iter()
+            .find(|e| e.cell == "b.q_TRELLIS_FF_Q")
+            .unwrap();
+        assert!((b.arrival_ns - 1.9).abs() < 1e-9);
+        let late = late_groups(&r.endpoints, 1.0);
+        assert_eq!(late.len(), 2);
+        assert_eq!((late[0].register.as_str(), late[0].endpoints), ("b", 1));
+        assert_eq!((late[1].register.as_str(), late[1].endpoints), ("c", 1));
+        assert!(late_groups(&r.endpoints, 2.0).is_empty());
         assert!(parse_report("{}").is_none());
         // A combinational design: utilization, no clock.
         let comb = parse_report(r#"{"fmax": {}, "critical_paths": [], "utilization": {}}"#);

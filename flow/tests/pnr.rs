@@ -4,7 +4,7 @@
 //! registers are counted on the netlist (`collwire_flow::levels`).
 
 use collwire_flow::levels::{endpoints, register_of};
-use collwire_flow::pnr::place_route_ecp5;
+use collwire_flow::pnr::{late_groups, place_route_ecp5};
 use collwire_hdl::emit::Design;
 
 #[test]
@@ -26,6 +26,21 @@ fn a_registered_adder_places_and_routes() {
     assert!((150.0..1000.0).contains(&fmax), "Fmax {fmax} MHz");
     assert!(r.critical.logic_steps >= 16, "{:?}", r.critical); // 64 bits of carry
     assert!(r.ff_used >= 192 && r.comb_used >= 64, "{r:?}");
+    // Every timed endpoint's latest arrival: the sum's 64 registers (the operands' come from
+    // ports, untimed out of context). The latest is the critical path (its setup aside), and
+    // at a clock a little faster than Fmax only the sum's registers are late.
+    let latest = r.endpoints.iter().map(|e| e.arrival_ns).fold(0.0, f64::max);
+    assert_eq!(r.endpoints.len(), 64, "{:?}", r.endpoints);
+    assert!(
+        (latest - 1000.0 / fmax).abs() < 0.3,
+        "latest arrival {latest} ns, Fmax {fmax} MHz"
+    );
+    let late = late_groups(&r.endpoints, 0.9 * 1000.0 / fmax);
+    assert!(
+        !late.is_empty() && late.iter().all(|g| g.register.starts_with('s')),
+        "{late:?}"
+    );
+    assert!(late_groups(&r.endpoints, latest).is_empty());
     // The sum's registers: its carry chain entered on the operands (a level) and the sum (a
     // level), the ripple between them free; the operands' registers straight from the ports.
     let text = std::fs::read_to_string(dir.join("collwire_add64.json")).expect("netlist");

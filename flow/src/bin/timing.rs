@@ -11,13 +11,15 @@
 //! progress bar with an ETA runs while it works. `--seed N` (repeatable) places and routes each design once per
 //! placer seed, the seeds side by side, and prints a row per seed and the spread: one
 //! netlist's Fmax moves by ±15 % from one placement to another, so a change is judged on
-//! several.
+//! several. Under each row it counts the endpoints that miss `--late-mhz` (150) and lists
+//! the registers they belong to, latest first (`--late N`): the critical path is one of
+//! them, and the count says how far the rest of the design is from the clock.
 
 use std::path::PathBuf;
 
 use clap::Parser;
 use collwire_flow::depth;
-use collwire_flow::pnr::{DEVICE, Placer, PnrReport, place_route_seed, synth_ecp5};
+use collwire_flow::pnr::{DEVICE, Placer, PnrReport, late_groups, place_route_seed, synth_ecp5};
 use collwire_flow::toolflow::{emit_designs, synth_xc7};
 use collwire_hdl::emit::{BusWidth, is_board};
 
@@ -58,6 +60,13 @@ struct Args {
     /// default is 2).
     #[arg(long, default_value_t = Placer::TIMING.crit_exp)]
     crit_exp: u32,
+    /// Under each row, the registers with endpoints that miss this clock (MHz), latest first:
+    /// how much of the design, not only its critical path, stands between it and the clock.
+    #[arg(long, default_value_t = 150.0)]
+    late_mhz: f64,
+    /// How many of those registers to list (0: only the count of late endpoints).
+    #[arg(long, default_value_t = 12)]
+    late: usize,
 }
 
 /// LUTs, flip-flops and 36 Kb block RAMs of a part.
@@ -170,6 +179,24 @@ fn main() -> anyhow::Result<()> {
                     budget,
                 )
             });
+            let period = 1000.0 / args.late_mhz;
+            let late = late_groups(&pnr.endpoints, period);
+            let late_count: usize = late.iter().map(|g| g.endpoints).sum();
+            progress.suspend(|| {
+                if pnr.endpoints.is_empty() {
+                    return;
+                }
+                println!(
+                    "    {late_count} of {} endpoints arrive after {period:.3} ns ({} MHz), at {} registers{}",
+                    pnr.endpoints.len(),
+                    args.late_mhz,
+                    late.len(),
+                    if late.is_empty() || args.late == 0 { "" } else { "; the latest:" }
+                );
+                for g in late.iter().take(args.late) {
+                    println!("      {:>6.3} ns {:>5}  {}", g.worst_ns, g.endpoints, g.register);
+                }
+            });
             rows.push(serde_json::json!({
                 "design": d.name,
                 "width": args.width,
@@ -194,6 +221,14 @@ fn main() -> anyhow::Result<()> {
                 "bram_percent": 100.0 * xc7.bram36() / brams,
                 "depth": xc7.depth,
                 "depth_budget": depth::budget(d.name),
+                "late_mhz": args.late_mhz,
+                "late_endpoints": late_count,
+                "endpoints": pnr.endpoints.len(),
+                "late_registers": late.iter().take(args.late.max(50)).map(|g| serde_json::json!({
+                    "register": g.register,
+                    "endpoints": g.endpoints,
+                    "worst_ns": g.worst_ns,
+                })).collect::<Vec<_>>(),
             }));
         }
         let mut fmaxes: Vec<f64> = reports.iter().filter_map(|(_, r)| r.fmax_mhz).collect();
