@@ -40,12 +40,13 @@ fn ports(verilog: &str, module: &str) -> Vec<Port> {
 
 /// The simulation-only copy of a board's Verilog: every storage element reports, through the
 /// C++ flag `collwire_activity`, that a rising edge changes it: a register whose `d` differs
-/// from its `q`, a block-RAM read register about to load a different word, a memory write.
+/// from its `q`, a block-RAM read register about to load a different word, a LUT RAM's read
+/// address register about to change, a memory write.
 /// When an edge changes nothing, the board is at rest: the next edges with the same inputs
 /// change nothing either, so the cluster simulator need not evaluate it until an input
 /// changes (`BoardModel::rise`). The emitted design (`VERILOG`, Icarus, synthesis) is never
 /// instrumented. Every `always @(posedge …)` block must be one of rust-hdl's three storage
-/// forms; anything else stops the build, so a new kind of storage cannot go unreported.
+/// forms or the LUT RAM's address register; anything else stops the build, so a new kind of storage cannot go unreported.
 fn instrument_activity(verilog: &str) -> String {
     const FLAG: &str = "$c(\"collwire_activity = 1;\");";
     let mut out = String::with_capacity(verilog.len() + verilog.len() / 8);
@@ -63,6 +64,9 @@ fn instrument_activity(verilog: &str) -> String {
         let check = match body.trim() {
             "q <= d;" => "if (q != d) ",
             "read_data <= mem[read_address];" => "if (read_data != mem[read_address]) ",
+            // A LUT RAM's registered read address (`collwire_hdl::fifo_ram`): its word is
+            // read combinationally, so only a new address changes it (or a write, flagged).
+            "read_address_q <= read_address;" => "if (read_address_q != read_address) ",
             "if (write_enable) begin" => {
                 out.push_str(body);
                 out.push('\n');

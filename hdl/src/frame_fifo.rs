@@ -25,12 +25,18 @@
 //! board64's worst paths ended). The read side sees the same words on the same clocks: a word
 //! not yet in the RAM when it is read is forwarded from that register.
 //!
+//! The RAM ([`crate::fifo_ram`]) registers its read address when it has 32 words or fewer (LUT
+//! RAM: a pop ends at that register, not at the outputs of every LUT RAM of the word) and its
+//! read data otherwise (block RAM); the FIFO's outputs are the same either way.
+//!
 //! `N` address bits (2^N words), `NP1 = N + 1` pointer bits. `almost_full` is high, one clock
 //! after the fact (and one clock longer after a pop), while `almost_level` words or more are
 //! stored or being written: a writer that must never wait checks it before it starts a frame
 //! ([`crate::frame_router`]), with that clock in its margin.
 
 use rust_hdl::prelude::*;
+
+use crate::fifo_ram::FifoRam;
 
 #[derive(LogicBlock)]
 pub struct FrameFifo<D: Synth, const N: usize, const NP1: usize> {
@@ -70,7 +76,8 @@ pub struct FrameFifo<D: Synth, const N: usize, const NP1: usize> {
     /// user's frames are). A writer with a register in front of the FIFO can hand the word in
     /// that register straight to the reader instead ([`crate::output_queues`]'s bypass).
     pub idle: Signal<Out, Bit>,
-    ram: RAM<D, N>,
+    /// Registers the read address when small (LUT RAM), the read data when large (block RAM).
+    ram: FifoRam<D, N>,
     read_address: DFF<Bits<NP1>>,
     /// `read_address + 1`, kept beside it (as in [`crate::fifo::Fifo`]).
     read_address_plus1: DFFWithInit<Bits<NP1>>,

@@ -23,7 +23,8 @@
 //!   blocking the input), malformed/runt/giant/bad frames dropped and counted.
 //! * [`output_queues`]: per-port queues with multicast, frame mode, back-pressure.
 //! * [`frame_fifo`]: the board's one FIFO (block RAM + pointers, a reset, frame mode or
-//!   cut-through); [`fifo`]: it as a plain FIFO; [`bypass_fifo`]: it with a register in front
+//!   cut-through), its RAM [`fifo_ram`] (the read address registered in a LUT RAM);
+//!   [`fifo`]: it as a plain FIFO; [`bypass_fifo`]: it with a register in front
 //!   of its read side (a word written into it empty is the head a clock later);
 //!   [`axis_fifo`]: it on the bus; [`reg_fifo`]: four entries in flip-flops.
 //! * [`fp_add`]: pipelined IEEE 754 binary32/binary64 adders for the CIPE's floating-point SUM.
@@ -46,6 +47,7 @@ pub mod context_table;
 pub mod emit;
 pub mod entry_composer;
 pub mod fifo;
+pub mod fifo_ram;
 pub mod fp_add;
 pub mod frame_builder;
 pub mod frame_fifo;
