@@ -1,6 +1,6 @@
 //! An AXI-Stream FIFO, as verilog-ethernet's `axis_fifo`: beats enter on `s_axis` while
 //! `s_axis_tready` (not full), leave on `m_axis` in order while `m_axis_tvalid`, 2^`DL` beats of
-//! block RAM ([`FrameFifo`], its write port registered, or direct: [`AxisFifo::direct_write`]);
+//! RAM ([`FrameFifo`], its write port registered);
 //! `reset` empties it.
 //!
 //! * `cut_through` high: a beat can leave two clocks after it entered, one with `early` (the
@@ -103,16 +103,6 @@ impl<
     const DL1: usize,
 > AxisFifo<W, K, BB, LAST, USER, DL, DL1>
 {
-    /// The FIFO with its RAM written on the clock of the push ([`FrameFifo`]'s default): for
-    /// a small FIFO whose read data are on a long path (the router's ingress buffer), where
-    /// the registered write's second forward would add a select to it.
-    pub fn direct_write() -> Self {
-        Self {
-            beats: FrameFifo::default(),
-            ..Default::default()
-        }
-    }
-
     /// The registered-write FIFO with `room` a beat sooner ([`FrameFifo::staged_writer`]):
     /// for a writer with a register between its room check and `s_axis`.
     pub fn staged() -> Self {

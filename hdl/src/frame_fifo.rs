@@ -18,8 +18,9 @@
 //! empties it in one clock. `full` refuses words (the writer waits), so a frame longer than the
 //! FIFO would wait forever: its users bound their frames below 2^`N` words.
 //!
-//! **Registered write** ([`FrameFifo::registered_write`]: the output queues and the router's
-//! offload buffer; not the router's ingress buffer, nor any [`crate::fifo::Fifo`]): the RAM's
+//! **Registered write** ([`FrameFifo::registered_write`]: every [`crate::axis_fifo::AxisFifo`],
+//! i.e. the output queues and the router's ingress and offload buffers; not any
+//! [`crate::fifo::Fifo`]): the RAM's
 //! write port is driven from flip-flops, a clock after the push (the writer's logic ends at a
 //! register beside it, not at write pins spread over many block RAMs across the die, where
 //! board64's worst paths ended). The read side sees the same words on the same clocks: a word
