@@ -8,9 +8,11 @@
 //! `Arrive`. (Decoding the fields and combining the answers in one clock was board64's worst
 //! path at 110.2 MHz: the fields' register through the type and register decode, the
 //! directory's address and the precedence chain into the verdict register.) The lookup's
-//! outputs (`key`, `sig`, `arr_reg`, `dir_addr`, ...) stay combinational; the CFE decodes its
-//! own register, signature and directory index from the fields at its input, a clock ahead,
-//! with the same blocks ([`ArrivalReg`], [`ArrivalSig`], [`ArrivalDir`]). The payload's words
+//! outputs (`key`, `sig`, `arr_reg`, ...) stay combinational; the CFE decodes its own register
+//! and signature from the fields at its input, a clock ahead, with the same blocks
+//! ([`ArrivalReg`], [`ArrivalSig`]); the directory index ([`ArrivalDir`]) is the classifier's,
+//! carried with the fields in the router's verdict queue, and the entry comes here as the
+//! CFE's register of it (`dir_word`). The payload's words
 //! (`words`, `has_words`) are registered in the first stage too, valid with the verdict: the
 //! length's round-up carry and the zero test into the CFE's pending-instruction flag was
 //! board64's worst path at a44c28d (seeds 1 and 3).
@@ -141,10 +143,11 @@ impl Logic for ArrivalSig {
 
 /// The program directory's index for an arrival (`cfe_config::directory_index`): algorithm,
 /// kind (scan), boards − 1 (its low 6 bits: a short subtraction; boards are the ranks, halved
-/// with two ranks per host). One definition for the verdict, on the latched fields, and for
-/// the CFE, on the fields at its input: it registers the index with them, so the directory
-/// RAM's read address comes from a flip-flop (the latched fields → the ranks-per-host compare
-/// → the subtraction → the RAM's address, across the die, was board64's worst path on a seed).
+/// with two ranks per host). Computed once, in [`crate::offload_classifier`]'s last stage, and
+/// carried with the fields in the router's verdict queue, so the CFE's directory RAM reads
+/// at a flip-flop's index on the clock the frame is first at its input (the latched fields →
+/// the ranks-per-host compare → the subtraction → the RAM's address, across the die, was
+/// board64's worst path on a seed).
 #[derive(LogicBlock)]
 pub struct ArrivalDir {
     pub fields: Signal<In, FrameFields>,
@@ -199,7 +202,7 @@ pub struct ArrivalVerdict {
     pub payload_len: Signal<In, Bits<16>>,
     pub unsupported: Signal<In, Bit>,
     pub my_board: Signal<In, Bits<8>>,
-    /// The directory entry at `dir_addr` (read the cycle before).
+    /// The arrival's directory entry (the CFE's `dir_r`), valid on the verdict's second clock.
     pub dir_word: Signal<In, DirectoryWord>,
     // The context table's answer for `key`/`sig`/`arr_reg`.
     pub hit: Signal<In, Bit>,
@@ -219,7 +222,6 @@ pub struct ArrivalVerdict {
     pub key: Signal<Out, Bits<48>>,
     pub sig: Signal<Out, Bits<88>>,
     pub arr_reg: Signal<Out, Bits<3>>,
-    pub dir_addr: Signal<Out, Bits<9>>,
     /// Payload words on the bus (registered: valid a clock after `payload_len`, with the
     /// verdict), and whether there are any.
     pub words: Signal<Out, Bits<12>>,
@@ -298,7 +300,6 @@ pub struct ArrivalVerdict {
     sig_of: ArrivalSig,
     reg_ok: Signal<Local, Bit>,
     bus_words: Signal<Local, Bits<16>>,
-    dir_of: ArrivalDir,
     dir_ok: Signal<Local, Bit>,
     /// The error found, 0 if none.
     fault: Signal<Local, Bits<8>>,
@@ -398,7 +399,6 @@ impl ArrivalVerdict {
             key: Default::default(),
             sig: Default::default(),
             arr_reg: Default::default(),
-            dir_addr: Default::default(),
             words: Default::default(),
             has_words: Default::default(),
             rph2: Default::default(),
@@ -467,7 +467,6 @@ impl ArrivalVerdict {
             sig_of: Default::default(),
             reg_ok: Default::default(),
             bus_words: Default::default(),
-            dir_of: Default::default(),
             dir_ok: Default::default(),
             fault: Default::default(),
             answer_code: Default::default(),
@@ -548,10 +547,6 @@ impl Logic for ArrivalVerdict {
         self.p_has_words.d.next = bit_cast::<12, 16>(self.bus_words.val()) != bits::<12>(0);
         self.words.next = self.p_words.q.val();
         self.has_words.next = self.p_has_words.q.val();
-        // Directory (`ArrivalDir`; the CFE reads the directory at its own copy's index,
-        // registered with the fields).
-        self.dir_of.fields.next = self.fields.val();
-        self.dir_addr.next = self.dir_of.dir_addr.val();
         // ---- First stage: the fields' flags, registered on every clock.
         self.p_unsup.d.next = self.unsupported.val();
         // An abort and a request are neither board frames nor board control frames: their

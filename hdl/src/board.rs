@@ -257,6 +257,7 @@ impl<
         self.cfe.frame_valid.next = self.router.m_offload_axis.tvalid.val();
         self.cfe.frame_fields.next = self.router.offload_fields.val();
         self.cfe.frame_payload_len.next = self.router.offload_payload_len.val();
+        self.cfe.frame_dir.next = self.router.offload_dir.val();
         self.cfe.frame_unsupported.next = self.router.offload_unsupported.val();
         // Each frame's tail, good or bad: the CFE commits or undoes what the frame did.
         self.cfe.frame_tail_valid.next = self.splitter.tail_valid.val();

@@ -76,9 +76,9 @@
 
 use rust_hdl::prelude::*;
 
-use crate::arrival_verdict::{ArrivalDir, ArrivalReg, ArrivalSig, ArrivalVerdict};
-use crate::cfe_config::CfeConfig;
+use crate::arrival_verdict::{ArrivalReg, ArrivalSig, ArrivalVerdict};
 pub use crate::cfe_config::cfg;
+use crate::cfe_config::{CfeConfig, DirectoryWord};
 use crate::cipe::{InstrWord, Opcode};
 use crate::context_table::ContextTable;
 pub use crate::context_table::{CONTEXTS, HISTORY};
@@ -157,6 +157,8 @@ pub struct Cfe {
     pub frame_fields: Signal<In, FrameFields>,
     pub frame_payload_len: Signal<In, Bits<16>>,
     pub frame_unsupported: Signal<In, Bit>,
+    /// Its program directory index (the router's `offload_dir`, from a flip-flop).
+    pub frame_dir: Signal<In, Bits<9>>,
     /// The splitter took the last beat of the frame it was commanded to handle (a pulse), and
     /// whether that beat was marked bad (the router's verdict on the frame's tail: the MAC's
     /// bad mark, a giant cut off, or a frame shorter than its IPv4 length).
@@ -332,11 +334,14 @@ pub struct Cfe {
     /// The signature of the frame at the input (`ArrivalSig`), the table's `peek_sig`.
     arr_sig_in: ArrivalSig,
     arr_reg_q: DFF<Bits<3>>,
-    /// The directory index of the frame at the input (`ArrivalDir`), loaded with `arr_fields`:
-    /// the directory RAM's read address from a flip-flop (the verdict's combinational index
-    /// from the latched fields into the RAM's address was board64's worst path on a seed).
-    arr_dir_in: ArrivalDir,
-    arr_dir_q: DFF<Bits<9>>,
+    /// The arrival's directory entry: the directory RAM reads at the index of the frame at
+    /// the input (`frame_dir`, the classifier's, from the router's verdict flip-flop) on
+    /// every clock, so the entry of the frame `Idle` takes is at the RAM's output in `Lookup`,
+    /// and registered here then. `Judge` and `Arrive` so address the program RAM from this
+    /// flip-flop, not from the directory RAM's output. (Reading the directory in `Lookup`
+    /// put its output, a select and the program RAM's eight address inputs across the die in
+    /// one clock: board64's worst path on seed 1 at b953173, 122 MHz.)
+    dir_r: DFF<DirectoryWord>,
     /// The arrival's `req_flags` (a reduce; its rank is the root), registered in `Lookup` as
     /// `arr_reg_r` is.
     arr_flags: DFF<Bits<2>>,
@@ -485,6 +490,7 @@ impl Cfe {
             frame_valid: Default::default(),
             frame_fields: Default::default(),
             frame_payload_len: Default::default(),
+            frame_dir: Default::default(),
             frame_unsupported: Default::default(),
             frame_tail_valid: Default::default(),
             frame_tail_bad: Default::default(),
@@ -573,8 +579,7 @@ impl Cfe {
             arr_reg_in: Default::default(),
             arr_sig_in: Default::default(),
             arr_reg_q: Default::default(),
-            arr_dir_in: Default::default(),
-            arr_dir_q: Default::default(),
+            dir_r: Default::default(),
             sub: Default::default(),
             resending: Default::default(),
             advancing: Default::default(),
@@ -665,7 +670,7 @@ impl Logic for Cfe {
             cur_has_words,
             arr_reg_r,
             arr_reg_q,
-            arr_dir_q,
+            dir_r,
             arr_flags,
             sub,
             resending,
@@ -731,7 +736,7 @@ impl Logic for Cfe {
         self.arrival.payload_len.next = self.arr_len.q.val();
         self.arrival.unsupported.next = self.arr_unsup.q.val();
         self.arrival.my_board.next = self.conf.my_board.val();
-        self.arrival.dir_word.next = self.conf.dir_word.val();
+        self.arrival.dir_word.next = self.dir_r.q.val();
         self.arrival.hit.next = self.contexts.hit.val();
         self.arrival.done.next = self.contexts.done.val();
         self.arrival.late.next = self.contexts.late.val();
@@ -758,8 +763,10 @@ impl Logic for Cfe {
         self.contexts.peek_sig.next = self.arr_sig_in.sig.val();
         self.contexts.arr_reg.next = self.arr_reg_q.q.val();
         self.arr_reg_in.fields.next = self.frame_fields.val();
-        self.arr_dir_in.fields.next = self.frame_fields.val();
-        self.conf.dir_addr.next = self.arr_dir_q.q.val();
+        self.conf.dir_addr.next = self.frame_dir.val();
+        if self.state.q.val() == CfeState::Lookup {
+            self.dir_r.d.next = self.conf.dir_word.val();
+        }
         self.arriving.next = self.in_arrive.q.val();
 
         // ---- The running context and its micro-op (valid from Decide on).
@@ -781,7 +788,7 @@ impl Logic for Cfe {
         // (which registers the step's decode; `cur` is the arrival's context only from
         // `Decide` on). For any other verdict the words are not used.
         if (self.state.q.val() == CfeState::Judge) | (self.state.q.val() == CfeState::Arrive) {
-            self.uop_addr.next = self.conf.dir_word.val().start;
+            self.uop_addr.next = self.dir_r.q.val().start;
             if self.contexts.hit.val() {
                 self.uop_addr.next = self.contexts.ctx_pc.val();
             }
@@ -986,7 +993,6 @@ impl Logic for Cfe {
                 // alone, not the splitter's ready: a shorter path to 364 flip-flops' enables.
                 self.arr_fields.d.next = self.frame_fields.val();
                 self.arr_reg_q.d.next = bit_cast::<3, 8>(self.arr_reg_in.reg8.val());
-                self.arr_dir_q.d.next = self.arr_dir_in.dir_addr.val();
                 self.arr_len.d.next = self.frame_payload_len.val();
                 self.arr_unsup.d.next = self.frame_unsupported.val();
                 self.resending.d.next = false;
@@ -1537,8 +1543,8 @@ impl Logic for Cfe {
         self.contexts.reset.next = self.reset.val();
         self.contexts.store.next = self.store_now.q.val();
         self.contexts.alloc.next = self.alloc_now.q.val();
-        self.contexts.alloc_pc.next = self.conf.dir_word.val().start;
-        self.contexts.alloc_end.next = self.conf.dir_word.val().end;
+        self.contexts.alloc_pc.next = self.dir_r.q.val().start;
+        self.contexts.alloc_end.next = self.dir_r.q.val().end;
         self.contexts.alloc_rph2.next = self.arrival.rph2.val();
         self.contexts.alloc_words.next = self.arrival.words.val();
         self.contexts.alloc_len.next = self.arr_len.q.val();

@@ -68,6 +68,8 @@ pub struct RouterVerdict {
     pub payload_len: Bits<16>,
     /// The frame's fields, decoded once by the classifier.
     pub fields: FrameFields,
+    /// Its program directory index (the classifier's `dir_index`).
+    pub dir_index: Bits<9>,
 }
 
 /// Where a frame in the ingress buffer goes (the class FIFO's entries). Bit 0: the frame
@@ -152,6 +154,8 @@ pub struct FrameRouter<
     /// The decoded fields of the offload frame on `m_offload_axis` (valid with its beats).
     pub offload_fields: Signal<Out, FrameFields>,
     pub offload_payload_len: Signal<Out, Bits<16>>,
+    /// Its program directory index (the engine's directory read address, from a flip-flop).
+    pub offload_dir: Signal<Out, Bits<9>>,
     /// The offload frame uses a reserved code.
     pub offload_unsupported: Signal<Out, Bit>,
     /// A beat of the offload buffer's head frame is at `m_offload_axis` (`tdata`, `tlast`)
@@ -472,6 +476,7 @@ impl<
             m_offload_axis: Default::default(),
             offload_fields: Default::default(),
             offload_payload_len: Default::default(),
+            offload_dir: Default::default(),
             offload_unsupported: Default::default(),
             offload_peek: Default::default(),
             offload_skip: Default::default(),
@@ -940,6 +945,7 @@ impl<
         self.verdict_in.next.unsupported = self.classifier.unsupported.val();
         self.verdict_in.next.payload_len = self.classifier.payload_len.val();
         self.verdict_in.next.fields = self.classifier.fields.val();
+        self.verdict_in.next.dir_index = self.classifier.dir_index.val();
         self.verdicts.data_in.next = self.verdict_in.val();
         self.t_arrive.next = self.classifier.verdict_valid.val() & self.ttag[2].q.val();
         self.transit_ok.data_in.next =
@@ -1118,6 +1124,7 @@ impl<
         self.m_offload_axis.tuser.next = self.offload_out.m_axis.tuser.val();
         self.offload_fields.next = self.head.val().fields;
         self.offload_payload_len.next = self.head.val().payload_len;
+        self.offload_dir.next = self.head.val().dir_index;
         self.offload_unsupported.next = self.head.val().unsupported;
         self.m_offload_axis.tvalid.next = self.head.val().offload & self.head_valid.val();
         self.head_ready.next = true; // malformed: drain

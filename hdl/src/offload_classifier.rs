@@ -38,6 +38,7 @@
 use collwire_proto::{Algorithm, Collective, Datatype, MessageType, ReduceOp};
 use rust_hdl::prelude::*;
 
+use crate::arrival_verdict::ArrivalDir;
 use crate::header_fields::{FrameFields, HeaderFields};
 use crate::offload_candidate::{CANDIDATE_BYTES, OffloadCandidate};
 
@@ -121,6 +122,11 @@ pub struct OffloadClassifier {
     pub fields: Signal<Out, FrameFields>,
     /// Payload bytes after the offload header.
     pub payload_len: Signal<Out, Bits<16>>,
+    /// The program directory's index for the frame ([`ArrivalDir`]: algorithm, kind, boards),
+    /// with `fields`. The engine reads its directory at this index on the clock it first sees
+    /// the frame, from the verdict queue's flip-flop: computing it there, from the fields,
+    /// put the ranks-per-host compare and a subtraction in front of the directory RAM.
+    pub dir_index: Signal<Out, Bits<9>>,
     // Code tables, taken from collwire-proto.
     code: [Constant<Bits<4>>; 16],
     msg_max: Constant<Bits<4>>,
@@ -207,6 +213,8 @@ pub struct OffloadClassifier {
     s2_unsupported: DFF<Bit>,
     s2_fields: DFF<FrameFields>,
     s2_payload: DFF<Bits<16>>,
+    dir_of: ArrivalDir,
+    s2_dir: DFF<Bits<9>>,
 }
 
 impl Default for OffloadClassifier {
@@ -226,6 +234,7 @@ impl Default for OffloadClassifier {
             unsupported: Default::default(),
             fields: Default::default(),
             payload_len: Default::default(),
+            dir_index: Default::default(),
             code: std::array::from_fn(nibble),
             msg_max: max(MessageType::ALL.len()),
             coll_max: max(Collective::ALL.len()),
@@ -315,6 +324,8 @@ impl Default for OffloadClassifier {
             s2_unsupported: Default::default(),
             s2_fields: Default::default(),
             s2_payload: Default::default(),
+            dir_of: Default::default(),
+            s2_dir: Default::default(),
         }
     }
 }
@@ -350,7 +361,8 @@ impl Logic for OffloadClassifier {
             s2_ok,
             s2_unsupported,
             s2_fields,
-            s2_payload
+            s2_payload,
+            s2_dir
         );
         // Named fields of the arriving header (offsets from collwire-proto's field table).
         self.fin.header.next = self.header.val();
@@ -485,6 +497,8 @@ impl Logic for OffloadClassifier {
         self.s2_unsupported.d.next = self.s1_unsupported.q.val();
         self.s2_fields.d.next = self.s1_fields.q.val();
         self.s2_payload.d.next = self.s1_payload.q.val();
+        self.dir_of.fields.next = self.s1_fields.q.val();
+        self.s2_dir.d.next = self.dir_of.dir_addr.val();
 
         // Verdict and decoded fields.
         self.verdict_valid.next = self.s2_valid.q.val();
@@ -494,6 +508,7 @@ impl Logic for OffloadClassifier {
             self.s2_candidate.q.val() & self.s2_ok.q.val() & self.s2_unsupported.q.val();
         self.fields.next = self.s2_fields.q.val();
         self.payload_len.next = self.s2_payload.q.val();
+        self.dir_index.next = self.s2_dir.q.val();
         if self.reset.val() {
             self.s0_valid.d.next = false;
             self.s1_valid.d.next = false;

@@ -47,7 +47,8 @@ fn offload_frame_with(rng: &mut SplitMix, addresses: impl FnOnce(&mut Endpoints)
     let msg_type = pick(rng, MessageType::ALL);
     let collective = pick(rng, Collective::ALL);
     let rph = 1 + r(rng, 4) as u8;
-    let comm_size = u16::from(rph) * (1 + r(rng, 16) as u16);
+    // 1 to 64 boards (`limits::MAX_BOARDS`): the directory index's 6-bit boards − 1 wraps at 64.
+    let comm_size = u16::from(rph) * (1 + r(rng, 64) as u16);
     let seg_count = 1 + r(rng, 5) as u16;
     let no_data = !msg_type.carries_data() || !collective.carries_data();
     let repr = OffloadRepr {

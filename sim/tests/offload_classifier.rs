@@ -7,9 +7,14 @@
 //! that the frame holds that length is the capture's, `sim/tests/header_capture.rs`); a shorter
 //! frame is classified at its end, with its length. Bytes the capture holds past a short frame
 //! are stale in hardware, so they are random here.
+//! A valid offload frame's program directory index (`dir_index`, which the engine reads its
+//! directory at) must be `cfe_config::directory_index` of its algorithm, kind and boards, for
+//! one and two ranks per host and 1 to 64 boards.
 
+use collwire_hdl::cfe_config::{Kind, directory_index};
 use collwire_hdl::offload_classifier::CLASSIFY_LATENCY;
 use collwire_proto::frame::{FrameKind, classify};
+use collwire_proto::{Collective, limits};
 use collwire_sim::fpu_check::SplitMix;
 use collwire_sim::frames::{RawFields, frame_fields, mutate, offload_frame};
 use collwire_sim::models::OffloadClassifier;
@@ -21,6 +26,29 @@ struct Verdict {
     unsupported: bool,
     /// The decoded record (packed as the hardware packs it) and the payload length.
     fields: Option<(Vec<u8>, u64)>,
+}
+
+/// The directory index of a valid offload frame whose ranks per host the engine supports (1
+/// or 2; `unsupported` otherwise, and its index unused), with its boards.
+fn expected_dir(frame: &[u8]) -> Option<(u64, usize)> {
+    let mut frame = frame.to_vec();
+    if frame.len() >= 64 {
+        let total = usize::from(u16::from_be_bytes([frame[16], frame[17]]));
+        frame.resize(frame.len().max(total + 14), 0);
+    }
+    let FrameKind::Offload { repr, .. } = classify(&frame) else {
+        return None;
+    };
+    let rph = usize::from(repr.ranks_per_host);
+    let boards = usize::from(repr.comm_size) / rph;
+    ((1..=2).contains(&rph) && (1..=limits::MAX_BOARDS).contains(&boards)).then(|| {
+        let kind = if repr.collective == Collective::Scan {
+            Kind::Scan
+        } else {
+            Kind::Reduction
+        };
+        (directory_index(repr.algorithm, kind, boards) as u64, boards)
+    })
 }
 
 fn expected(frame: &[u8]) -> Verdict {
@@ -104,6 +132,8 @@ fn verdicts_and_fields_match_classify() {
     let mut m = OffloadClassifier::new();
     let mut pending = std::collections::VecDeque::new();
     let mut seen = [0usize; 4];
+    let mut dir_checked = 0usize;
+    let mut boards_seen = std::collections::BTreeSet::new();
     for i in 0..count + CLASSIFY_LATENCY {
         if i < count {
             let mut f = offload_frame(&mut rng);
@@ -129,6 +159,11 @@ fn verdicts_and_fields_match_classify() {
                 + usize::from(want.malformed)
                 + usize::from(want.unsupported)] += 1;
             assert_eq!(observed(&m), want, "frame {f:02x?}");
+            if let Some((dir, boards)) = expected_dir(&f) {
+                assert_eq!(m.dir_index(), dir, "directory index, frame {f:02x?}");
+                dir_checked += 1;
+                boards_seen.insert(boards);
+            }
         } else {
             assert_eq!(m.verdict_valid(), 0);
         }
@@ -138,6 +173,11 @@ fn verdicts_and_fields_match_classify() {
         "pass-through {}, malformed {}, offload {}, unsupported {}",
         seen[0], seen[1], seen[2], seen[3]
     );
-    // Every class is exercised.
+    // Every class is exercised, and the directory index at every board count.
     assert!(seen.iter().all(|&n| n > count / 50), "{seen:?}");
+    println!("directory index checked on {dir_checked} frames");
+    assert!(dir_checked > count / 20, "{dir_checked}");
+    if count >= 10_000 {
+        assert_eq!(boards_seen.len(), limits::MAX_BOARDS, "{boards_seen:?}");
+    }
 }
