@@ -288,10 +288,24 @@ pub struct ContextTable {
     hit_pc: Signal<Local, Bits<12>>,
     free_pc: Signal<Local, Bits<12>>,
     oldest_pc: Signal<Local, Bits<12>>,
-    /// `pick`'s counter, ORed from the contexts (one-hot: a context with news and none below
-    /// it), not selected through `pick`.
+    /// `pick`'s counter (0 without one), selected by the pick's tree, not through `pick`.
     pick_or: Signal<Local, Bits<12>>,
-    news_below: Signal<Local, Bit>,
+    /// The contexts with news (`valid` and `dirty`), one bit each. The lowest is `pick`,
+    /// found by a tree: each pair's lower one with news (`p_*`), then each half's (`h_*`),
+    /// then the lower half's if it has one. (A chain of eight, each context's test behind
+    /// the ones below it, put 8–9 levels in front of `r_pick_pc` and of the CFE's `cur_is`:
+    /// among board64's late registers at b953173, seed 1.)
+    news: Signal<Local, Bits<8>>,
+    /// Each context: some context below it has news.
+    news_below: Signal<Local, Bits<8>>,
+    p_has: [Signal<Local, Bit>; 4],
+    /// The pair's upper context is its lowest with news.
+    p_odd: [Signal<Local, Bit>; 4],
+    p_pc: [Signal<Local, Bits<12>>; 4],
+    h_has: [Signal<Local, Bit>; 2],
+    /// The half's lowest context with news, within it.
+    h_ix: [Signal<Local, Bits<2>>; 2],
+    h_pc: [Signal<Local, Bits<12>>; 2],
     c_end: [DFF<Bits<12>>; 8],
     c_present: [DFF<Bits<8>>; 8],
     c_rph2: [DFF<Bit>; 8],
@@ -516,7 +530,14 @@ impl Default for ContextTable {
             hit_pc: Default::default(),
             free_pc: Default::default(),
             oldest_pc: Default::default(),
+            news: Default::default(),
             news_below: Default::default(),
+            p_has: Default::default(),
+            p_odd: Default::default(),
+            p_pc: Default::default(),
+            h_has: Default::default(),
+            h_ix: Default::default(),
+            h_pc: Default::default(),
             pc_r: Default::default(),
             pick_pc: Default::default(),
             c_end: Default::default(),
@@ -769,15 +790,70 @@ impl Logic for ContextTable {
                 self.cur_done.next = self.c_done[c].q.val();
             }
         }
-        self.l_pick.next = bits::<3>(0);
-        self.l_pick_found.next = false;
-        self.l_pick_is.next = bits::<8>(0);
+        // `pick`: the lowest context with news, by pairs and halves (see `news`). (hdl_gen
+        // takes no arithmetic in an index: the pairs and halves written out.)
+        self.news.next = bits::<8>(0);
         for c in 0..8 {
-            if self.valid[c].q.val() & self.dirty[c].q.val() & !self.l_pick_found.val() {
-                self.l_pick.next = self.index[c].val();
-                self.l_pick_is.next = self.onehot[c].val();
-                self.l_pick_found.next = true;
+            if self.valid[c].q.val() & self.dirty[c].q.val() {
+                self.news.next = self.news.val() | self.onehot[c].val();
             }
+        }
+        self.news_below.next = (self.news.val() << 1)
+            | (self.news.val() << 2)
+            | (self.news.val() << 3)
+            | (self.news.val() << 4)
+            | (self.news.val() << 5)
+            | (self.news.val() << 6)
+            | (self.news.val() << 7);
+        self.p_has[0].next = self.news.val().get_bit(0) | self.news.val().get_bit(1);
+        self.p_has[1].next = self.news.val().get_bit(2) | self.news.val().get_bit(3);
+        self.p_has[2].next = self.news.val().get_bit(4) | self.news.val().get_bit(5);
+        self.p_has[3].next = self.news.val().get_bit(6) | self.news.val().get_bit(7);
+        self.p_odd[0].next = !self.news.val().get_bit(0);
+        self.p_odd[1].next = !self.news.val().get_bit(2);
+        self.p_odd[2].next = !self.news.val().get_bit(4);
+        self.p_odd[3].next = !self.news.val().get_bit(6);
+        self.p_pc[0].next = self.c_pc[1].q.val();
+        if self.news.val().get_bit(0) {
+            self.p_pc[0].next = self.c_pc[0].q.val();
+        }
+        self.p_pc[1].next = self.c_pc[3].q.val();
+        if self.news.val().get_bit(2) {
+            self.p_pc[1].next = self.c_pc[2].q.val();
+        }
+        self.p_pc[2].next = self.c_pc[5].q.val();
+        if self.news.val().get_bit(4) {
+            self.p_pc[2].next = self.c_pc[4].q.val();
+        }
+        self.p_pc[3].next = self.c_pc[7].q.val();
+        if self.news.val().get_bit(6) {
+            self.p_pc[3].next = self.c_pc[6].q.val();
+        }
+        self.h_has[0].next = self.p_has[0].val() | self.p_has[1].val();
+        self.h_has[1].next = self.p_has[2].val() | self.p_has[3].val();
+        self.h_ix[0].next = bits::<2>(2) | bit_cast::<2, 1>(self.p_odd[1].val().into());
+        self.h_pc[0].next = self.p_pc[1].val();
+        if self.p_has[0].val() {
+            self.h_ix[0].next = bit_cast::<2, 1>(self.p_odd[0].val().into());
+            self.h_pc[0].next = self.p_pc[0].val();
+        }
+        self.h_ix[1].next = bits::<2>(2) | bit_cast::<2, 1>(self.p_odd[3].val().into());
+        self.h_pc[1].next = self.p_pc[3].val();
+        if self.p_has[2].val() {
+            self.h_ix[1].next = bit_cast::<2, 1>(self.p_odd[2].val().into());
+            self.h_pc[1].next = self.p_pc[2].val();
+        }
+        self.l_pick_found.next = self.h_has[0].val() | self.h_has[1].val();
+        self.l_pick_is.next = self.news.val() & !self.news_below.val();
+        self.l_pick.next = bits::<3>(0);
+        self.pick_or.next = bits::<12>(0);
+        if self.h_has[1].val() {
+            self.l_pick.next = bits::<3>(4) | bit_cast::<3, 2>(self.h_ix[1].val());
+            self.pick_or.next = self.h_pc[1].val();
+        }
+        if self.h_has[0].val() {
+            self.l_pick.next = bit_cast::<3, 2>(self.h_ix[0].val());
+            self.pick_or.next = self.h_pc[0].val();
         }
 
         // ---- Expiry, in two registered stages: which open contexts reached the age limit;
@@ -967,15 +1043,8 @@ impl Logic for ContextTable {
             }
         }
         // ---- The counters, and the three of them the engine reads from flip-flops.
-        self.pick_or.next = bits::<12>(0);
-        self.news_below.next = false;
         for c in 0..8 {
             self.c_pc[c].d.next = self.nx_pc[c].val();
-            if self.valid[c].q.val() & self.dirty[c].q.val() & !self.news_below.val() {
-                self.pick_or.next = self.pick_or.val() | self.c_pc[c].q.val();
-            }
-            self.news_below.next =
-                self.news_below.val() | (self.valid[c].q.val() & self.dirty[c].q.val());
         }
         // `ctx` is `cur`.
         self.ctx_is_cur.next = self.cur.val() == self.r_ctx.q.val();
