@@ -287,17 +287,16 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
         self.fwd_data.d.next = self.data_in.val();
         // Registered write: the word pushed a clock ago is written now; a read of its address
         // now gets it forwarded (the word pushed now wins: a dropped frame's rewind can bring
-        // the write pointer back to an address still being written).
+        // the write pointer back to an address still being written). The address and data
+        // registers load on every clock and mean something only with `w_en` (and `fwd2_data`
+        // only with `fwd2_hit`): no enable. (The push as the enable of the ingress buffer's
+        // data flip-flops was 30–33 of board64's late endpoints on both seeds at b953173.)
         self.w_en.d.next = self.push.val();
-        if self.push.val() {
-            self.w_addr.d.next =
-                bit_cast::<N, NP1>(self.write_address.q.val() & self.address_mask.val());
-            self.w_data.d.next = self.data_in.val();
-        }
+        self.w_addr.d.next =
+            bit_cast::<N, NP1>(self.write_address.q.val() & self.address_mask.val());
+        self.w_data.d.next = self.data_in.val();
         self.fwd2_hit.d.next = self.w_en.q.val() & (self.r_addr.val() == self.w_addr.q.val());
-        if self.w_en.q.val() {
-            self.fwd2_data.d.next = self.w_data.q.val();
-        }
+        self.fwd2_data.d.next = self.w_data.q.val();
         self.l_data_out.next = self.ram.read_data.val();
         if self.fwd_hit.q.val() {
             self.l_data_out.next = self.fwd_data.q.val();
