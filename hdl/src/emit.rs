@@ -129,7 +129,8 @@ impl BusWidth {
     }
 }
 
-fn design<B: Block>(block: B, name: &'static str) -> Design {
+/// One block's design, as [`designs`] lists it (tests build single blocks with it).
+pub fn design<B: Block>(block: B, name: &'static str) -> Design {
     Design {
         name,
         verilog: verilog(block, name),
