@@ -460,6 +460,11 @@ pub struct Cfe {
     // default-then-override of a child's input re-triggers it in event-driven simulators).
     t_park: Signal<Local, Bit>,
     t_produce: Signal<Local, Bit>,
+    /// High in `Issue` only (`Read` goes there on every clock it runs), so the table's
+    /// `produce` and `nacked` in `Issue` come from this flip-flop and the step's, not from a
+    /// decode of the state: `cfe_state` → `produce` → a context's `c_present` was 7 levels at
+    /// 64 endpoints and among board64's late registers (seed 1, 73da2a6).
+    in_issue: DFF<Bit>,
     /// Compose an entry from this clock's answer source and step.
     t_compose: Signal<Local, Bit>,
     /// This clock's events, default none.
@@ -630,6 +635,7 @@ impl Cfe {
             alloc_now: Default::default(),
             t_park: Default::default(),
             t_produce: Default::default(),
+            in_issue: Default::default(),
             t_compose: Default::default(),
             ev: Default::default(),
             answer_src: Default::default(),
@@ -657,6 +663,7 @@ impl Logic for Cfe {
             tail_bad,
             in_tail,
             in_arrive,
+            in_issue,
             store_now,
             alloc_now,
             verdict,
@@ -958,7 +965,6 @@ impl Logic for Cfe {
             self.c_tag.next = bit_cast::<4, 16>(self.arr_fields.q.val().rank >> 8);
         }
         self.t_park.next = false;
-        self.t_produce.next = false;
         self.t_compose.next = false;
         // The arrival's tail, from the splitter (it may come before `Tail` is reached).
         if self.frame_tail_valid.val() {
@@ -967,6 +973,15 @@ impl Logic for Cfe {
         }
         self.tail_good.next = self.in_tail.q.val() & self.tail_in.q.val() & !self.tail_bad.q.val();
         self.tail_undo.next = self.in_tail.q.val() & self.tail_in.q.val() & self.tail_bad.q.val();
+        // A pass's result makes its register present in `Issue`, unless the pass took the
+        // arrival (`st_fused`): then in `Tail`, once the arrival's tail is good (`tail_good` is
+        // high in `Tail` only).
+        self.t_produce.next =
+            (self.in_issue.q.val() & self.st_produce.q.val() & !self.st_fused.q.val())
+                | (self.tail_good.val()
+                    & self.verdict.q.val().store
+                    & self.fusing.q.val()
+                    & self.st_produce.q.val());
 
         self.cur_rph2.d.next = self.contexts.rph2.val();
         self.cur_present.d.next = self.contexts.present_mask.val();
@@ -984,6 +999,7 @@ impl Logic for Cfe {
         self.advancing.d.next = false;
         self.in_tail.d.next = false;
         self.in_arrive.d.next = false;
+        self.in_issue.d.next = self.state.q.val() == CfeState::Read;
         self.store_now.d.next = false;
         self.alloc_now.d.next = false;
         match self.state.q.val() {
@@ -1122,9 +1138,8 @@ impl Logic for Cfe {
                     if self.verdict.q.val().store {
                         self.ev.next.stored = true;
                         if self.fusing.q.val() {
-                            // The pass that took the arrival: its result register present,
-                            // and the program goes on.
-                            self.t_produce.next = self.st_produce.q.val();
+                            // The pass that took the arrival: its result register present
+                            // (`t_produce`), and the program goes on.
                             if self.step.last_sub.val() {
                                 self.advancing.d.next = true;
                                 self.state.d.next = CfeState::Fetch;
@@ -1383,8 +1398,7 @@ impl Logic for Cfe {
                 // The waiting arrival streams into this pass: its command went out in
                 // `Decide`.
                 // A stored result makes its register present (a pass that takes the arrival:
-                // once its tail is known good, in `Tail`).
-                self.t_produce.next = self.st_produce.q.val() & !self.st_fused.q.val();
+                // once its tail is known good, in `Tail`): `t_produce`, after the states.
                 self.state.d.next = CfeState::Send;
             }
             CfeState::Send => {
@@ -1480,6 +1494,7 @@ impl Logic for Cfe {
             self.state.d.next = CfeState::Idle;
             self.in_tail.d.next = false;
             self.in_arrive.d.next = false;
+            self.in_issue.d.next = false;
             self.store_now.d.next = false;
             self.alloc_now.d.next = false;
             self.blocked.d.next = false;
@@ -1562,9 +1577,8 @@ impl Logic for Cfe {
         self.contexts.retire.next = self.retiring.q.val();
         self.contexts.touch.next = self.arriving.val();
         self.contexts.reclaim.next = self.reclaiming.q.val();
-        self.contexts.nacked.next = (self.state.q.val() == CfeState::Issue)
-            & self.probing.q.val()
-            & self.st_has_entry.q.val();
+        self.contexts.nacked.next =
+            self.in_issue.q.val() & self.probing.q.val() & self.st_has_entry.q.val();
         self.contexts.heard.next = self.tail_good.val() & self.verdict.q.val().heard;
         self.contexts.silence_limit.next = self.conf.nack_limit.val();
         self.contexts.age_tick.next = self.time_base.age_tick.val();
