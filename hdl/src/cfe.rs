@@ -31,8 +31,9 @@
 //!
 //! ## One state machine
 //!
-//! `Idle` → `Lookup` (directory read, context-table lookup, the arrival's fields decoded into
-//! registered flags) → `Judge` (the
+//! `Idle` → `Lookup` (the directory entry registered, read at the frame's `frame_dir` on the
+//! `Idle` clock; context-table lookup, the arrival's fields decoded into registered flags) →
+//! `Judge` (the
 //! verdict: store, allocate a context, duplicate, error; registered; the segment's next
 //! micro-op read from the program RAM) → `Arrive` (act on it; a stored arrival goes on to
 //! `Decide`) → `Emit` (splitter command, CIPE input instruction) → `Tail` → (`Emit`: an error
