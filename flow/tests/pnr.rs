@@ -1,13 +1,11 @@
 //! The open-source place-and-route flow runs and its report is read: a registered 64-bit adder
 //! (the calibration design of `collwire_flow::pnr`) routes on the ECP5 proxy at a plausible
 //! Fmax, with its critical path from one register to another; the levels in front of its
-//! registers are counted on the netlist (`collwire_flow::levels`). The classifier's divisor
-//! table stays out of block RAM in the ECP5 netlist (`collwire_hdl::logic_rom`).
+//! registers are counted on the netlist (`collwire_flow::levels`).
 
 use collwire_flow::levels::{endpoints, register_of};
-use collwire_flow::pnr::{late_groups, place_route_ecp5, synth_ecp5};
-use collwire_hdl::emit::{Design, design};
-use collwire_hdl::offload_classifier::OffloadClassifier;
+use collwire_flow::pnr::{late_groups, place_route_ecp5};
+use collwire_hdl::emit::Design;
 
 #[test]
 fn a_registered_adder_places_and_routes() {
@@ -61,29 +59,4 @@ fn a_registered_adder_places_and_routes() {
     );
     assert!(data.iter().filter(|e| e.levels == 0).count() >= 128);
     std::fs::remove_dir_all(&dir).ok();
-}
-
-/// `LogicRom`'s `rom_style = "logic"` reaches Yosys: the classifier's 256-word divisor table,
-/// whose output register Yosys would otherwise merge into a block RAM (a `DP16KD` without the
-/// attribute), is LUTs and flip-flops.
-#[test]
-fn the_classifier_s_divisor_table_is_not_a_block_ram() {
-    let d = design(OffloadClassifier::default(), "collwire_offload_classifier");
-    let dir = std::env::temp_dir().join(format!("collwire-rom-{}", std::process::id()));
-    synth_ecp5(&dir, &d).unwrap_or_else(|e| panic!("{e}"));
-    let netlist: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(dir.join("collwire_offload_classifier.json")).expect("netlist"),
-    )
-    .expect("Yosys JSON");
-    let cells = netlist["modules"]["collwire_offload_classifier"]["cells"]
-        .as_object()
-        .expect("the top's cells");
-    let count = |t: &str| cells.values().filter(|c| c["type"] == t).count();
-    assert!(
-        count("TRELLIS_FF") > 48,
-        "{} flip-flops",
-        count("TRELLIS_FF")
-    );
-    assert_eq!(count("DP16KD"), 0, "block RAMs in the classifier");
-    assert!(count("MULT18X18D") >= 1, "the divisibility multiplier");
 }

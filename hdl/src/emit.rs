@@ -129,8 +129,7 @@ impl BusWidth {
     }
 }
 
-/// One block's design, as [`designs`] lists it (tests build single blocks with it).
-pub fn design<B: Block>(block: B, name: &'static str) -> Design {
+fn design<B: Block>(block: B, name: &'static str) -> Design {
     Design {
         name,
         verilog: verilog(block, name),

@@ -57,7 +57,6 @@ pub mod header_capture;
 pub mod header_fields;
 pub mod key_history;
 pub mod leading_zeros;
-pub mod logic_rom;
 pub mod offload_candidate;
 pub mod offload_classifier;
 pub mod offload_splitter;

@@ -40,7 +40,6 @@ use rust_hdl::prelude::*;
 
 use crate::arrival_verdict::ArrivalDir;
 use crate::header_fields::{FrameFields, HeaderFields};
-use crate::logic_rom::LogicRom;
 use crate::offload_candidate::{CANDIDATE_BYTES, OffloadCandidate};
 
 /// Clocks from `start` to `verdict_valid`.
@@ -191,13 +190,12 @@ pub struct OffloadClassifier {
     s0_error_msg: DFF<Bit>,
     /// Stage 1's part of the checks.
     late_ok: Signal<Local, Bit>,
-    /// The divisibility-test constants of the frame's ranks per host, read in stage 0 from a
-    /// table of LUTs ([`LogicRom`]: flip-flops beside the multiplier, not a block RAM's
-    /// output).
+    /// The divisibility-test constants of the frame's ranks per host, read in stage 0 (a
+    /// synchronous ROM read: on an FPGA the block RAM's own output register).
     s0_div: DFF<Divisor>,
     // Stages 1 and 2: is comm size a multiple of ranks per host?
     /// Per ranks-per-host value: the constants of its divisibility test ([`Divisor`]).
-    divisors: LogicRom<Divisor, 8>,
+    divisors: ROM<Divisor, 8>,
     product: Signal<Local, Bits<32>>,
     /// `comm size · d⁻¹ mod 2^16`, from stage 1.
     s1_product: DFF<Bits<16>>,
