@@ -322,8 +322,9 @@ pub struct Cfe {
     /// `produce` (from `Issue` or `Tail`, then `Send`/`Tail` → `Fetch` → `Load` → `Decide`)
     /// or an `unstore` (then `Idle`), so the decode reads it only where it is current.
     cur_present: DFF<Bits<8>>,
-    /// (`contexts.words` ≠ 0, or the arrival's `has_words` in `Arrive`: the 12-bit compare is
-    /// in front of this register, not between it and the state.)
+    /// (`contexts.has_words`, the table's flag that `words` ≠ 0, or the arrival's `has_words`
+    /// in `Arrive`: no compare between this register and the state, nor between `cur` and
+    /// it.)
     cur_has_words: DFF<Bit>,
     /// The register the arrival fills (`arrival.arr_reg`), registered in `Lookup` (the
     /// arrival's fields are held from there to the next `Idle`) and used from `Judge` on, so
@@ -986,7 +987,7 @@ impl Logic for Cfe {
 
         self.cur_rph2.d.next = self.contexts.rph2.val();
         self.cur_present.d.next = self.contexts.present_mask.val();
-        self.cur_has_words.d.next = self.contexts.words.val() != bits::<12>(0);
+        self.cur_has_words.d.next = self.contexts.has_words.val();
         if self.state.q.val() == CfeState::Lookup {
             self.arr_reg_r.d.next = self.arrival.arr_reg.val();
             self.arr_flags.d.next = bit_cast::<2, 1>(

@@ -165,6 +165,10 @@ pub struct ContextTable {
     pub present_mask: Signal<Out, Bits<8>>,
     pub rph2: Signal<Out, Bit>,
     pub words: Signal<Out, Bits<12>>,
+    /// `words` is not zero, from a flip-flop per context set with the words (the engine's
+    /// `cur_has_words` took the 12-bit compare after the 8:1 select of `words`: `cur` →
+    /// `cur_has_words` was board64's second-latest endpoint on seed 2 at e44ab6b, 7.21 ns).
+    pub has_words: Signal<Out, Bit>,
     pub bytes: Signal<Out, Bits<16>>,
     /// The lowest context with news, if `pick_found`.
     pub pick: Signal<Out, Bits<3>>,
@@ -310,6 +314,8 @@ pub struct ContextTable {
     c_present: [DFF<Bits<8>>; 8],
     c_rph2: [DFF<Bit>; 8],
     c_words: [DFF<Bits<12>>; 8],
+    /// `c_words` is not zero (set with it, at an `alloc`).
+    c_has_words: [DFF<Bit>; 8],
     c_bytes: [DFF<Bits<16>>; 8],
     /// The recent keys: [`HISTORY`] + 1 slots in a ring. The slot `h_ptr` names (one-hot) is
     /// the staging slot: never valid, and written with `file_key` on every clock, so a `file`
@@ -389,6 +395,8 @@ pub struct ContextTable {
     l_rph2: Signal<Local, Bit>,
     /// Drives `words`, assigned once at the end of `update`.
     l_words: Signal<Local, Bits<12>>,
+    /// Drives `has_words`, assigned once at the end of `update`.
+    l_has_words: Signal<Local, Bit>,
     /// Drives `bytes`, assigned once at the end of `update`.
     l_bytes: Signal<Local, Bits<16>>,
     /// Drives `pick`, assigned once at the end of `update`.
@@ -457,6 +465,8 @@ impl Default for ContextTable {
             l_rph2: Default::default(),
             words: Default::default(),
             l_words: Default::default(),
+            has_words: Default::default(),
+            l_has_words: Default::default(),
             bytes: Default::default(),
             l_bytes: Default::default(),
             pick: Default::default(),
@@ -544,6 +554,7 @@ impl Default for ContextTable {
             c_present: Default::default(),
             c_rph2: Default::default(),
             c_words: Default::default(),
+            c_has_words: Default::default(),
             c_bytes: Default::default(),
             h_valid: Default::default(),
             h_key: Default::default(),
@@ -618,6 +629,7 @@ impl Logic for ContextTable {
             self.r_ctx_is[c].clock.next = self.clock.val();
             self.c_rph2[c].clock.next = self.clock.val();
             self.c_words[c].clock.next = self.clock.val();
+            self.c_has_words[c].clock.next = self.clock.val();
             self.c_bytes[c].clock.next = self.clock.val();
             self.k_eq[c].clock.next = self.clock.val();
             self.k_eq[c].d.next = self.c_key[c].q.val() == self.peek_key.val();
@@ -641,6 +653,7 @@ impl Logic for ContextTable {
             self.c_present[c].d.next = self.c_present[c].q.val();
             self.c_rph2[c].d.next = self.c_rph2[c].q.val();
             self.c_words[c].d.next = self.c_words[c].q.val();
+            self.c_has_words[c].d.next = self.c_has_words[c].q.val();
             self.c_bytes[c].d.next = self.c_bytes[c].q.val();
             self.c_age[c].d.next = self.c_age[c].q.val();
             if self.age_tick.val()
@@ -766,6 +779,7 @@ impl Logic for ContextTable {
         self.l_present_mask.next = bits::<8>(0);
         self.l_rph2.next = false;
         self.l_words.next = bits::<12>(0);
+        self.l_has_words.next = false;
         self.l_bytes.next = bits::<16>(0);
         self.cur_key.next = bits::<48>(0);
         self.cur_done.next = false;
@@ -785,6 +799,7 @@ impl Logic for ContextTable {
                 self.l_present_mask.next = self.c_present[c].q.val();
                 self.l_rph2.next = self.c_rph2[c].q.val();
                 self.l_words.next = self.c_words[c].q.val();
+                self.l_has_words.next = self.c_has_words[c].q.val();
                 self.l_bytes.next = self.c_bytes[c].q.val();
                 self.cur_key.next = self.c_key[c].q.val();
                 self.cur_done.next = self.c_done[c].q.val();
@@ -918,6 +933,7 @@ impl Logic for ContextTable {
                     self.c_present[c].d.next = bits::<8>(1) << bit_cast::<8, 3>(self.arr_reg.val());
                     self.c_rph2[c].d.next = self.alloc_rph2.val();
                     self.c_words[c].d.next = self.alloc_words.val();
+                    self.c_has_words[c].d.next = self.alloc_words.val() != bits::<12>(0);
                     self.c_bytes[c].d.next = self.alloc_len.val();
                 }
             }
@@ -1177,6 +1193,7 @@ impl Logic for ContextTable {
         self.present_mask.next = self.l_present_mask.val();
         self.rph2.next = self.l_rph2.val();
         self.words.next = self.l_words.val();
+        self.has_words.next = self.l_has_words.val();
         self.bytes.next = self.l_bytes.val();
         self.pick.next = self.l_pick.val();
         self.pick_found.next = self.l_pick_found.val();

@@ -59,6 +59,8 @@ struct Lookup {
     present: bool,
     ctx: u64,
     cur: (u64, u64, u64, bool, u64, u64),
+    /// `cur`'s words are not zero (the table's own flag).
+    cur_has_words: bool,
     /// `cur`'s program counter is at its end.
     at_end: bool,
     pick: Option<u64>,
@@ -95,6 +97,7 @@ impl Model {
             present: h.is_some_and(|h| h.present >> reg & 1 == 1),
             ctx: ctx as u64,
             cur: (k.pc, k.end, k.present, k.rph2, k.words, k.bytes),
+            cur_has_words: k.words != 0,
             at_end: k.pc == k.end,
             pick: (0..8)
                 .find(|&i| self.c[i].valid && self.c[i].dirty)
@@ -147,6 +150,7 @@ fn observe(dut: &ContextTable) -> Lookup {
             dut.words(),
             dut.bytes(),
         ),
+        cur_has_words: dut.has_words() == 1,
         at_end: dut.at_end() == 1,
         pick: (dut.pick_found() == 1).then(|| dut.pick()),
         expired: (dut.expired() == 1).then(|| dut.expired_ctx()),
