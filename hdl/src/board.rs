@@ -156,7 +156,7 @@ impl<
             age_tick: Default::default(),
             cfe_state: Default::default(),
             cfg_rdata: Default::default(),
-            arbiter: Default::default(),
+            arbiter: AxisArbiter::ready_always(),
             router: Default::default(),
             cfe: Cfe::new(K),
             splitter: Default::default(),
@@ -248,7 +248,8 @@ impl<
             self.s_axis[i].tready.next = self.arbiter.s_axis[i].tready.val();
         }
         AxisSource::<W, K>::join(&mut self.arbiter.m_axis, &mut self.router.s_axis);
-        // The MACs' frames carry no destination yet: the input arbiter waits only on the router.
+        // The MACs' frames carry no destination yet: the input arbiter waits only on the router
+        // (it is made `ready_always` and does not read this).
         self.arbiter.dst_ready.next = bits::<8>(0xff);
         self.router.cfg_we.next = self.cfg_we.val();
         self.router.cfg_addr.next = self.cfg_addr.val();

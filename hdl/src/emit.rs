@@ -177,6 +177,8 @@ pub fn designs_for(width: BusWidth) -> Vec<Design> {
             design(CipeAlu64::default(), "collwire_cipe_alu64"),
             design(HeaderCapture64::default(), "collwire_header_capture64"),
             design(AxisArbiter64::default(), "collwire_axis_arbiter64"),
+            // The board's input arbiter: no room check (`AxisArbiter::ready_always`).
+            design(AxisArbiter64::ready_always(), "collwire_axis_arbiter_in64"),
             design(AxisRegister64::default(), "collwire_axis_register64"),
             design(FrameRouter64::default(), "collwire_frame_router64"),
             design(OutputQueues64::default(), "collwire_output_queues64"),
@@ -189,6 +191,11 @@ pub fn designs_for(width: BusWidth) -> Vec<Design> {
             design(CipeAlu256::default(), "collwire_cipe_alu256"),
             design(HeaderCapture256::default(), "collwire_header_capture256"),
             design(AxisArbiter256::default(), "collwire_axis_arbiter256"),
+            // The board's input arbiter: no room check (`AxisArbiter::ready_always`).
+            design(
+                AxisArbiter256::ready_always(),
+                "collwire_axis_arbiter_in256",
+            ),
             design(AxisRegister256::default(), "collwire_axis_register256"),
             design(FrameRouter256::default(), "collwire_frame_router256"),
             design(OutputQueues256::default(), "collwire_output_queues256"),
