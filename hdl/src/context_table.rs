@@ -58,6 +58,8 @@
 //! nacks it sent since it last stored anything or heard a `pending` from a partner. At
 //! `silence_limit` (0: never) it is `silent`: its partner is taken as dead or cut off, and the
 //! engine answers its ranks' retransmissions with `timeout` and stops answering nacks for it.
+//! (A new `silence_limit` counts from the clock after the one it is set on: each context's
+//! mute flag is registered from its count's next value and the limit.)
 //!
 //! **Ageing** (self-reclaiming contexts): every open context counts the time-base ticks (`age_tick`)
 //! since it last made progress (a store or a touch: data or a retransmission arrived; a program
@@ -206,18 +208,24 @@ pub struct ContextTable {
     pub expired_ctx: Signal<Out, Bits<3>>,
     pub nacked: Signal<In, Bit>,
     pub heard: Signal<In, Bit>,
-    /// Nacks without an answer after which a context is `silent`; 0: never.
+    /// Nacks without an answer after which a context is `silent`; 0: never. Read into the
+    /// mute flags (`c_mute`) a clock ahead: a change counts from the clock after.
     pub silence_limit: Signal<In, Bits<SILENCE_BITS>>,
     /// The lookup's context (`ctx`, with `hit`) is silent (a clock late after a `nacked`).
     pub silent: Signal<Out, Bit>,
     c_silence: [DFF<Bits<SILENCE_BITS>>; 8],
+    /// The context's silence is at the limit: registered from the silence's next value (after
+    /// every command and the reset) and the limit, so `c_mute.q` goes with `c_silence.q` and
+    /// `r_silent` selects flip-flops (it selected this compare's output, after the commands:
+    /// `silence_limit` → the compare → the select → `r_silent` was board64's worst path on
+    /// seed 2 at c08749e, 7.03 ns).
     c_mute: [DFF<Bit>; 8],
     silence_max: Constant<Bits<SILENCE_BITS>>,
-    /// `silent` from a flip-flop: each context's `c_mute` input, selected by `ctx`'s next
+    /// `silent` from a flip-flop: each context's `c_mute` flip-flop, selected by `ctx`'s next
     /// value (on a lookup the hit, the first free or the oldest done context, as `hit_pc`,
-    /// `free_pc` and `oldest_pc` are; else `ctx` as it is). The same value as `c_mute`
-    /// selected by `ctx` a clock later, without `ctx` → 8:1 select → the engine's `Scan`
-    /// decision (the CFE's worst path, seed 2, once the counters no longer were).
+    /// `free_pc` and `oldest_pc` are; else `ctx` as it is); low after a reset. Not `c_mute`
+    /// selected by `ctx` a clock later: `ctx` → 8:1 select → the engine's `Scan` decision
+    /// was the CFE's worst path, seed 2, once the counters no longer were.
     r_silent: DFF<Bit>,
     s_keep: Signal<Local, Bit>,
     s_hit: Signal<Local, Bit>,
@@ -639,8 +647,6 @@ impl Logic for ContextTable {
             self.c_silence[c].clock.next = self.clock.val();
             self.c_mute[c].clock.next = self.clock.val();
             self.c_silence[c].d.next = self.c_silence[c].q.val();
-            self.c_mute[c].d.next = (self.silence_limit.val() != bits::<SILENCE_BITS>(0))
-                & (self.c_silence[c].q.val() >= self.silence_limit.val());
             self.r_exp_vec[c].clock.next = self.clock.val();
             self.valid[c].d.next = self.valid[c].q.val();
             self.dirty[c].d.next = self.dirty[c].q.val();
@@ -1139,11 +1145,16 @@ impl Logic for ContextTable {
                 self.dirty[c].d.next = false;
                 self.c_age[c].d.next = bits::<AGE_BITS>(0);
                 self.c_silence[c].d.next = bits::<SILENCE_BITS>(0);
-                self.c_mute[c].d.next = false;
             }
         }
-        // `silent` next clock: the mutes as they will be (read after every assignment, the
-        // reset's included), selected as `ctx` will be.
+        // The mutes next clock, from the silences' next values (read after every assignment,
+        // the reset's included: it clears them).
+        for c in 0..8 {
+            self.c_mute[c].d.next = (self.silence_limit.val() != bits::<SILENCE_BITS>(0))
+                & (self.c_silence[c].d.val() >= self.silence_limit.val());
+        }
+        // `silent` next clock: the mutes as they are (they go with the silences as they are),
+        // selected as `ctx` will be; none after a reset.
         self.s_keep.next = false;
         self.s_hit.next = false;
         self.s_free.next = false;
@@ -1151,17 +1162,17 @@ impl Logic for ContextTable {
         self.s_oldest.next = false;
         for c in 0..8 {
             if self.r_ctx_is[c].q.val() {
-                self.s_keep.next = self.c_mute[c].d.val();
+                self.s_keep.next = self.c_mute[c].q.val();
             }
             if self.valid[c].q.val() & self.k_eq[c].q.val() {
-                self.s_hit.next = self.s_hit.val() | self.c_mute[c].d.val();
+                self.s_hit.next = self.s_hit.val() | self.c_mute[c].q.val();
             }
             if !self.valid[c].q.val() & !self.s_free_found.val() {
                 self.s_free_found.next = true;
-                self.s_free.next = self.c_mute[c].d.val();
+                self.s_free.next = self.c_mute[c].q.val();
             }
             if self.r_oldest.q.val() == self.index[c].val() {
-                self.s_oldest.next = self.c_mute[c].d.val();
+                self.s_oldest.next = self.c_mute[c].q.val();
             }
         }
         self.r_silent.d.next = self.s_keep.val();
@@ -1173,6 +1184,9 @@ impl Logic for ContextTable {
             if self.l_hit.val() {
                 self.r_silent.d.next = self.s_hit.val();
             }
+        }
+        if self.reset.val() {
+            self.r_silent.d.next = false;
         }
         self.hit.next = self.r_hit.q.val();
         self.done.next = self.r_done.q.val();

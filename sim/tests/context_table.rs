@@ -47,6 +47,8 @@ struct Model {
     /// Silent (registered from the silence and the limit on every clock).
     mute: [bool; 8],
     silence_limit: u64,
+    /// The limit the clock before.
+    silence_limit_before: u64,
 }
 
 #[derive(Debug, PartialEq)]
@@ -110,9 +112,12 @@ impl Model {
     }
     /// The clock edge's ageing and expiry registers; `refreshed` contexts go back to 0.
     fn age(&mut self, tick: bool, limit: u64, command: bool, refreshed: Option<usize>) {
-        self.mute = std::array::from_fn(|i| {
-            self.silence_limit != 0 && self.c[i].silence >= self.silence_limit
-        });
+        // The table registers each context's mute from its silence and the limit a clock
+        // ahead: a new limit counts from the clock after the one it was set on.
+        let silence_limit = self.silence_limit_before;
+        self.silence_limit_before = self.silence_limit;
+        self.mute =
+            std::array::from_fn(|i| silence_limit != 0 && self.c[i].silence >= silence_limit);
         let lowest = (0..8).find(|&i| self.exp_vec[i]);
         self.expired = lowest.filter(|_| self.quiet && !command);
         self.quiet = !command;
@@ -184,7 +189,13 @@ fn table_matches_its_model_under_random_commands() {
     for cycle in 0..40_000 {
         // Mostly a short limit (contexts expire all the time), sometimes none.
         let limit = if cycle % 10_000 < 8_000 { 3 } else { 0 };
-        m.silence_limit = if cycle % 7_000 < 6_000 { 2 } else { 0 };
+        // The silence limit 1, 2 or 3, changed every 40 cycles (a change counts a clock
+        // late), sometimes none.
+        m.silence_limit = if cycle % 7_000 < 6_000 {
+            1 + (cycle / 40) % 3
+        } else {
+            0
+        };
         let ticks = [
             rng.next_u64().is_multiple_of(3),
             rng.next_u64().is_multiple_of(3),
