@@ -285,6 +285,21 @@ pub struct ContextTable {
     r_ctx_pc: DFF<Bits<12>>,
     /// `ctx` is `cur`: the commands on `cur` move `ctx`'s counter.
     ctx_is_cur: Signal<Local, Bit>,
+    /// `r_pc`'s next value: `cur`'s counter selected by the one-hot `cur_is` (an OR of ANDs)
+    /// when no command moves it (`pc_hold`), else an OR of the four other sources, each gated
+    /// by its own exclusive condition; not the select followed by four muxes in a row (`cur`
+    /// → the select → the priority chain → `r_pc` was board64's worst path on seed 1 at
+    /// c08749e, 7.08 ns). The conditions come from the commands' flip-flops alone.
+    pc_back: Signal<Local, Bit>,
+    pc_fwd: Signal<Local, Bit>,
+    pc_open: Signal<Local, Bit>,
+    pc_hold: Signal<Local, Bit>,
+    /// `cur`'s counter as it is.
+    pc_held: Signal<Local, Bits<12>>,
+    pc_opened: Signal<Local, Bits<12>>,
+    pc_up: Signal<Local, Bits<12>>,
+    pc_down: Signal<Local, Bits<12>>,
+    pc_reset: Signal<Local, Bits<12>>,
     /// `cur` is done, as it was on the clock before: read only with `retire`, which never
     /// comes the clock after `cur` changed or after a command that sets or clears a done flag
     /// (see the module's contract). Registered so the 8:1 select of the done flags is not in
@@ -543,6 +558,15 @@ impl Default for ContextTable {
             r_pick_pc: Default::default(),
             r_ctx_pc: Default::default(),
             ctx_is_cur: Default::default(),
+            pc_back: Default::default(),
+            pc_fwd: Default::default(),
+            pc_open: Default::default(),
+            pc_hold: Default::default(),
+            pc_held: Default::default(),
+            pc_opened: Default::default(),
+            pc_up: Default::default(),
+            pc_down: Default::default(),
+            pc_reset: Default::default(),
             r_cur_done: Default::default(),
             pick_or: Default::default(),
             hit_pc: Default::default(),
@@ -1079,15 +1103,52 @@ impl Logic for ContextTable {
         // the CFE's worst path once `ctx_pc` no longer was), nor stepped after the select
         // (`cur` → the select → the adder was, on two seeds, once the request RAM's address
         // no longer was). The same priority as `nx_pc`.
-        self.r_pc.d.next = self.l_pc.val();
-        if self.store.val() & self.alloc.val() & self.ctx_is_cur.val() {
-            self.r_pc.d.next = self.alloc_pc.val();
+        // The same priority as `nx_pc` (a reset, a retire, an advance, a store that opens
+        // `cur`, else the counter as it is), as exclusive conditions.
+        self.pc_back.next = self.retire.val() & !self.r_cur_done.q.val() & !self.reset.val();
+        self.pc_fwd.next = self.advance.val()
+            & !(self.retire.val() & !self.r_cur_done.q.val())
+            & !self.reset.val();
+        self.pc_open.next = self.store.val()
+            & self.alloc.val()
+            & self.ctx_is_cur.val()
+            & !self.advance.val()
+            & !(self.retire.val() & !self.r_cur_done.q.val())
+            & !self.reset.val();
+        self.pc_hold.next = !(self.store.val() & self.alloc.val() & self.ctx_is_cur.val())
+            & !self.advance.val()
+            & !(self.retire.val() & !self.r_cur_done.q.val())
+            & !self.reset.val();
+        self.pc_held.next = bits::<12>(0);
+        for c in 0..8 {
+            if self.cur_is.val().get_bit(c) {
+                self.pc_held.next = self.pc_held.val() | self.c_pc[c].q.val();
+            }
         }
-        if self.advance.val() {
-            self.r_pc.d.next = self.r_pc.q.val() + bits::<12>(1);
+        self.pc_opened.next = bits::<12>(0);
+        if self.pc_open.val() {
+            self.pc_opened.next = self.alloc_pc.val();
         }
-        if self.retire.val() & !self.r_cur_done.q.val() {
-            self.r_pc.d.next = self.r_pc.q.val() - bits::<12>(1);
+        self.pc_up.next = bits::<12>(0);
+        if self.pc_fwd.val() {
+            self.pc_up.next = self.r_pc.q.val() + bits::<12>(1);
+        }
+        self.pc_down.next = bits::<12>(0);
+        if self.pc_back.val() {
+            self.pc_down.next = self.r_pc.q.val() - bits::<12>(1);
+        }
+        // The engine's `cur` is context 0 after a reset: its counter as it is (every
+        // context is free after a reset, so no command of the reset's clock counts; the
+        // counter after the commands put the table's decode of them in front of this
+        // flip-flop's reset mux, the CFE's worst path, seed 1, once the select was gone).
+        self.pc_reset.next = bits::<12>(0);
+        if self.reset.val() {
+            self.pc_reset.next = self.c_pc[0].q.val();
+        }
+        self.r_pc.d.next =
+            self.pc_opened.val() | self.pc_up.val() | self.pc_down.val() | self.pc_reset.val();
+        if self.pc_hold.val() {
+            self.r_pc.d.next = self.pc_held.val();
         }
         // `ctx`'s counter moves with the commands that move that context's: it is kept and
         // stepped from its own flip-flop, which holds `c_pc[ctx]` from the clock after a
@@ -1116,14 +1177,6 @@ impl Logic for ContextTable {
             }
         }
         self.r_pick_pc.d.next = self.pick_or.val();
-        if self.reset.val() {
-            // The engine's `cur` is context 0 after a reset: its counter as it is (every
-            // context is free after a reset, so no command of the reset's clock counts; the
-            // counter after the commands put the table's decode of them in front of this
-            // flip-flop's reset mux, the CFE's worst path, seed 1, once the select was
-            // gone).
-            self.r_pc.d.next = self.c_pc[0].q.val();
-        }
         self.history.clock.next = self.clock.val();
         self.history.reset.next = self.reset.val();
         self.history.peek.next = self.peek_key.val();
