@@ -162,7 +162,7 @@ pub struct ContextTable {
     /// `pc` is `end_pc` (the program is done), from a flip-flop per context: a clock late
     /// after an `advance` or `retire` of `cur` (the engine reads it in `Decide`, at least two
     /// clocks after either: an advance is issued in `Fetch`, `Load` comes between), on time
-    /// after an `alloc` (compared from the values it opens the context with).
+    /// after an `alloc` (`alloc_at_end`).
     pub at_end: Signal<Out, Bit>,
     pub present_mask: Signal<Out, Bits<8>>,
     pub rph2: Signal<Out, Bit>,
@@ -186,6 +186,9 @@ pub struct ContextTable {
     pub alloc: Signal<In, Bit>,
     pub alloc_pc: Signal<In, Bits<12>>,
     pub alloc_end: Signal<In, Bits<12>>,
+    /// `alloc_pc` = `alloc_end` (the program is empty), from the engine's flip-flop: the
+    /// context's done flag is loaded with it, not with a compare of the two.
+    pub alloc_at_end: Signal<In, Bit>,
     pub alloc_rph2: Signal<In, Bit>,
     pub alloc_words: Signal<In, Bits<12>>,
     pub alloc_len: Signal<In, Bits<16>>,
@@ -220,6 +223,8 @@ pub struct ContextTable {
     /// `silence_limit` → the compare → the select → `r_silent` was board64's worst path on
     /// seed 2 at c08749e, 7.03 ns).
     c_mute: [DFF<Bit>; 8],
+    /// `silence_limit` − 1 (a count + 1 reaches the limit when the count reaches this).
+    limit_less1: Signal<Local, Bits<SILENCE_BITS>>,
     silence_max: Constant<Bits<SILENCE_BITS>>,
     /// `silent` from a flip-flop: each context's `c_mute` flip-flop, selected by `ctx`'s next
     /// value (on a lookup the hit, the first free or the oldest done context, as `hit_pc`,
@@ -505,6 +510,7 @@ impl Default for ContextTable {
             alloc: Default::default(),
             alloc_pc: Default::default(),
             alloc_end: Default::default(),
+            alloc_at_end: Default::default(),
             alloc_rph2: Default::default(),
             alloc_words: Default::default(),
             alloc_len: Default::default(),
@@ -528,6 +534,7 @@ impl Default for ContextTable {
             silent: Default::default(),
             c_silence: Default::default(),
             c_mute: Default::default(),
+            limit_less1: Default::default(),
             r_silent: Default::default(),
             s_keep: Default::default(),
             s_hit: Default::default(),
@@ -959,7 +966,7 @@ impl Logic for ContextTable {
                     self.c_sig[c].d.next = self.sig.val();
                     self.nx_pc[c].next = self.alloc_pc.val();
                     self.c_end[c].d.next = self.alloc_end.val();
-                    self.c_at_end[c].d.next = self.alloc_pc.val() == self.alloc_end.val();
+                    self.c_at_end[c].d.next = self.alloc_at_end.val();
                     self.c_present[c].d.next = bits::<8>(1) << bit_cast::<8, 3>(self.arr_reg.val());
                     self.c_rph2[c].d.next = self.alloc_rph2.val();
                     self.c_words[c].d.next = self.alloc_words.val();
@@ -996,7 +1003,7 @@ impl Logic for ContextTable {
                 self.valid[c].d.next = false;
                 self.dirty[c].d.next = false;
             }
-            if self.cur.val() == self.index[c].val() {
+            if self.cur_is.val().get_bit(c) {
                 if self.nacked.val() & (self.c_silence[c].q.val() != self.silence_max.val()) {
                     self.c_silence[c].d.next = self.c_silence[c].q.val() + bits::<SILENCE_BITS>(1);
                 }
@@ -1200,11 +1207,28 @@ impl Logic for ContextTable {
                 self.c_silence[c].d.next = bits::<SILENCE_BITS>(0);
             }
         }
-        // The mutes next clock, from the silences' next values (read after every assignment,
-        // the reset's included: it clears them).
+        // The mutes next clock: whether the silences' next values reach the limit. A silence
+        // is next its count + 1 (a nack by `cur`, below the maximum: the last of the commands
+        // above), 0 (a store or a heard of `ctx`, or a reset) or as it is, so each mute is a
+        // compare of the count as it is with the limit or the limit − 1, chosen by those
+        // conditions, not a compare after the commands' muxes (`cur` → the nack's decode →
+        // the + 1 → the compare → `c_mute` was board64's worst path on seed 2 at 565fe73,
+        // 7.57 ns).
+        self.limit_less1.next = self.silence_limit.val() - bits::<SILENCE_BITS>(1);
         for c in 0..8 {
             self.c_mute[c].d.next = (self.silence_limit.val() != bits::<SILENCE_BITS>(0))
-                & (self.c_silence[c].d.val() >= self.silence_limit.val());
+                & (self.c_silence[c].q.val() >= self.silence_limit.val())
+                & !((self.store.val() | self.heard.val()) & self.r_ctx_is[c].q.val());
+            if self.nacked.val()
+                & self.cur_is.val().get_bit(c)
+                & (self.c_silence[c].q.val() != self.silence_max.val())
+            {
+                self.c_mute[c].d.next = (self.silence_limit.val() != bits::<SILENCE_BITS>(0))
+                    & (self.c_silence[c].q.val() >= self.limit_less1.val());
+            }
+            if self.reset.val() {
+                self.c_mute[c].d.next = false;
+            }
         }
         // `silent` next clock: the mutes as they are (they go with the silences as they are),
         // selected as `ctx` will be; none after a reset.

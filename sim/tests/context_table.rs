@@ -291,6 +291,7 @@ fn table_matches_its_model_under_random_commands() {
         dut.set_alloc(u64::from(command == 2));
         dut.set_alloc_pc(pc);
         dut.set_alloc_end(end);
+        dut.set_alloc_at_end(u64::from(pc == end));
         dut.set_alloc_rph2(u64::from(rph2));
         dut.set_alloc_words(words);
         dut.set_alloc_len(bytes);
