@@ -299,6 +299,8 @@ pub struct ContextTable {
     pc_fwd: Signal<Local, Bit>,
     pc_open: Signal<Local, Bit>,
     pc_hold: Signal<Local, Bit>,
+    /// `cur`'s counter as it is.
+    pc_held: Signal<Local, Bits<12>>,
     pc_opened: Signal<Local, Bits<12>>,
     pc_up: Signal<Local, Bits<12>>,
     pc_down: Signal<Local, Bits<12>>,
@@ -567,6 +569,7 @@ impl Default for ContextTable {
             pc_fwd: Default::default(),
             pc_open: Default::default(),
             pc_hold: Default::default(),
+            pc_held: Default::default(),
             pc_opened: Default::default(),
             pc_up: Default::default(),
             pc_down: Default::default(),
@@ -827,20 +830,16 @@ impl Logic for ContextTable {
             // An OR of ANDs (the bits of `cur_is` are exclusive: no priority chain).
             self.l_at_end.next =
                 self.l_at_end.val() | (self.cur_is.val().get_bit(c) & self.c_at_end[c].q.val());
-            // `cur`'s fields likewise, by `cur_is`, not a decode of `cur`: its three bits
-            // drove every level of every 8:1 select here (`cur` → the present mask's select →
-            // the engine's `cur_present` was board64's worst path on both seeds at 13a42b1,
-            // 7.05–7.08 ns, 6 ns of it routing).
-            if self.cur_is.val().get_bit(c) {
-                self.l_pc.next = self.l_pc.val() | self.c_pc[c].q.val();
-                self.l_end_pc.next = self.l_end_pc.val() | self.c_end[c].q.val();
-                self.l_present_mask.next = self.l_present_mask.val() | self.c_present[c].q.val();
-                self.l_rph2.next = self.l_rph2.val() | self.c_rph2[c].q.val();
-                self.l_words.next = self.l_words.val() | self.c_words[c].q.val();
-                self.l_has_words.next = self.l_has_words.val() | self.c_has_words[c].q.val();
-                self.l_bytes.next = self.l_bytes.val() | self.c_bytes[c].q.val();
-                self.cur_key.next = self.cur_key.val() | self.c_key[c].q.val();
-                self.cur_done.next = self.cur_done.val() | self.c_done[c].q.val();
+            if self.cur.val() == self.index[c].val() {
+                self.l_pc.next = self.c_pc[c].q.val();
+                self.l_end_pc.next = self.c_end[c].q.val();
+                self.l_present_mask.next = self.c_present[c].q.val();
+                self.l_rph2.next = self.c_rph2[c].q.val();
+                self.l_words.next = self.c_words[c].q.val();
+                self.l_has_words.next = self.c_has_words[c].q.val();
+                self.l_bytes.next = self.c_bytes[c].q.val();
+                self.cur_key.next = self.c_key[c].q.val();
+                self.cur_done.next = self.c_done[c].q.val();
             }
         }
         // `pick`: the lowest context with news, by pairs and halves (see `news`). (hdl_gen
@@ -1127,6 +1126,12 @@ impl Logic for ContextTable {
             & !self.advance.val()
             & !(self.retire.val() & !self.r_cur_done.q.val())
             & !self.reset.val();
+        self.pc_held.next = bits::<12>(0);
+        for c in 0..8 {
+            if self.cur_is.val().get_bit(c) {
+                self.pc_held.next = self.pc_held.val() | self.c_pc[c].q.val();
+            }
+        }
         self.pc_opened.next = bits::<12>(0);
         if self.pc_open.val() {
             self.pc_opened.next = self.alloc_pc.val();
@@ -1150,7 +1155,7 @@ impl Logic for ContextTable {
         self.r_pc.d.next =
             self.pc_opened.val() | self.pc_up.val() | self.pc_down.val() | self.pc_reset.val();
         if self.pc_hold.val() {
-            self.r_pc.d.next = self.l_pc.val();
+            self.r_pc.d.next = self.pc_held.val();
         }
         // `ctx`'s counter moves with the commands that move that context's: it is kept and
         // stepped from its own flip-flop, which holds `c_pc[ctx]` from the clock after a
