@@ -740,6 +740,53 @@ mod tests {
         }
     }
 
+    /// A pass that takes an arrival as it streams in and stores its result makes that result's
+    /// register present only once the arrival's tail is good (the engine's `Tail`,
+    /// docs/cfe.md): needed when a later micro-op reads it and it is not the arrival's own
+    /// register (which the arrival's store already made present). No program compiled today
+    /// has such a pass, so no board test sees that `Tail` step (disabling it passes the
+    /// testbench). This test says so: a compiler change that makes one must come with a
+    /// board test of it.
+    #[test]
+    fn no_pass_that_takes_an_arrival_stores_it_elsewhere_for_a_later_step() {
+        let mut in_place = 0;
+        for_every_program(|what, p| {
+            let fuse = p.fusible();
+            let inputs: Vec<u8> = p.inputs.iter().map(|&(r, _)| r).collect();
+            for (i, u) in p.uops.iter().enumerate() {
+                let Uop::Pass {
+                    a,
+                    b,
+                    dst: Some(dst),
+                    ..
+                } = u.as_pass()
+                else {
+                    continue;
+                };
+                // The operands an arrival may fill here: an input register no earlier
+                // micro-op wrote, which the pass may take as it streams in.
+                let arriving = [fuse[i].a.then_some(a), b.filter(|_| fuse[i].b)]
+                    .into_iter()
+                    .flatten()
+                    .filter(|r| inputs.contains(r))
+                    .filter(|r| !p.uops[..i].iter().any(|v| v.writes().contains(r)));
+                for r in arriving {
+                    if resolve(dst).contains(&r) {
+                        in_place += 1;
+                    } else {
+                        assert!(
+                            !p.read_after(i, dst) && !matches!(u, Uop::PassRespond { .. }),
+                            "{what}: micro-op {i} ({u:?}) takes register {r} as it arrives and \
+                             stores into {dst}, which is read later"
+                        );
+                    }
+                }
+            }
+        });
+        // The ring's last board combines the arrival into its own register and answers it.
+        assert!(in_place > 0);
+    }
+
     /// Every frame a board sends can be sent again from a register that keeps it
     /// ([`Program::resends`]).
     #[test]
