@@ -295,6 +295,9 @@ pub struct ContextTable {
     /// by its own exclusive condition; not the select followed by four muxes in a row (`cur`
     /// → the select → the priority chain → `r_pc` was board64's worst path on seed 1 at
     /// c08749e, 7.08 ns). The conditions come from the commands' flip-flops alone.
+    /// A retire of `cur` that counts (`cur` not done yet); a store that opens `cur`.
+    pc_ret: Signal<Local, Bit>,
+    pc_alloc: Signal<Local, Bit>,
     pc_back: Signal<Local, Bit>,
     pc_fwd: Signal<Local, Bit>,
     pc_open: Signal<Local, Bit>,
@@ -565,6 +568,8 @@ impl Default for ContextTable {
             r_pick_pc: Default::default(),
             r_ctx_pc: Default::default(),
             ctx_is_cur: Default::default(),
+            pc_ret: Default::default(),
+            pc_alloc: Default::default(),
             pc_back: Default::default(),
             pc_fwd: Default::default(),
             pc_open: Default::default(),
@@ -1109,23 +1114,16 @@ impl Logic for ContextTable {
         // commands (the engine's state → `advance` → a context's adder → the 8:1 select was
         // the CFE's worst path once `ctx_pc` no longer was), nor stepped after the select
         // (`cur` → the select → the adder was, on two seeds, once the request RAM's address
-        // no longer was). The same priority as `nx_pc`.
-        // The same priority as `nx_pc` (a reset, a retire, an advance, a store that opens
-        // `cur`, else the counter as it is), as exclusive conditions.
-        self.pc_back.next = self.retire.val() & !self.r_cur_done.q.val() & !self.reset.val();
-        self.pc_fwd.next = self.advance.val()
-            & !(self.retire.val() & !self.r_cur_done.q.val())
-            & !self.reset.val();
-        self.pc_open.next = self.store.val()
-            & self.alloc.val()
-            & self.ctx_is_cur.val()
-            & !self.advance.val()
-            & !(self.retire.val() & !self.r_cur_done.q.val())
-            & !self.reset.val();
-        self.pc_hold.next = !(self.store.val() & self.alloc.val() & self.ctx_is_cur.val())
-            & !self.advance.val()
-            & !(self.retire.val() & !self.r_cur_done.q.val())
-            & !self.reset.val();
+        // no longer was). The same priority as `nx_pc` (a reset, a retire, an advance, a store
+        // that opens `cur`, else the counter as it is), as exclusive conditions.
+        self.pc_ret.next = self.retire.val() & !self.r_cur_done.q.val();
+        self.pc_alloc.next = self.store.val() & self.alloc.val() & self.ctx_is_cur.val();
+        self.pc_back.next = self.pc_ret.val() & !self.reset.val();
+        self.pc_fwd.next = self.advance.val() & !self.pc_ret.val() & !self.reset.val();
+        self.pc_open.next =
+            self.pc_alloc.val() & !self.advance.val() & !self.pc_ret.val() & !self.reset.val();
+        self.pc_hold.next =
+            !(self.pc_alloc.val() | self.advance.val() | self.pc_ret.val() | self.reset.val());
         self.pc_held.next = bits::<12>(0);
         for c in 0..8 {
             if self.cur_is.val().get_bit(c) {
