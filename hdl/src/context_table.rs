@@ -152,6 +152,12 @@ pub struct ContextTable {
     /// `cur`. It selects `at_end` (an AND-OR of eight flip-flops, not `cur` → the 8:1 select:
     /// `cur` → `at_end` → the engine's next state was board64's worst path at 94c0d61).
     pub cur_is: Signal<In, Bits<8>>,
+    /// `cur` inverted, from a second register the engine loads with `cur`: it selects only
+    /// `present_mask`. `cur` itself fans out to every other 8:1 select of the table, and its
+    /// long wires to the present masks' select were board64's worst path on both seeds at
+    /// 13a42b1 (`cur` → `present_mask` → the engine's `cur_present`, 7.05–7.08 ns, 6 ns of
+    /// it routing). Inverted so that synthesis cannot merge the two registers into one.
+    pub cur_n: Signal<In, Bits<3>>,
     pub pc: Signal<Out, Bits<12>>,
     /// The program counter of the context that was `cur` a clock ago, as it is now (the
     /// commands of that clock applied; context 0's after a reset, which makes the engine's
@@ -235,9 +241,10 @@ pub struct ContextTable {
     s_keep: Signal<Local, Bit>,
     s_hit: Signal<Local, Bit>,
     s_free: Signal<Local, Bit>,
-    s_free_found: Signal<Local, Bit>,
     s_oldest: Signal<Local, Bit>,
     index: [Constant<Bits<3>>; 8],
+    /// `index` inverted (compared with `cur_n`).
+    index_n: [Constant<Bits<3>>; 8],
     age_max: Constant<Bits<AGE_BITS>>,
     c_age: [DFF<Bits<AGE_BITS>>; 8],
     /// Expiry, stage 1: which contexts have expired, and no command this clock.
@@ -271,6 +278,16 @@ pub struct ContextTable {
     /// select → the contexts' counter select → `r_ctx_pc` was the cfe block's worst path on
     /// one seed).
     r_oldest: DFF<Bits<3>>,
+    /// `r_oldest` one-hot, loaded with it: it selects the oldest context's counter and mute
+    /// (an AND-OR of flip-flops, not `r_oldest` → a compare per context → the selects:
+    /// `r_oldest` → `r_ctx_pc` was the table's deepest path at 13a42b1, 9 levels, and
+    /// `r_ctx_pc` among board64's late registers on both seeds).
+    r_oldest_is: DFFWithInit<Bits<8>>,
+    l_oldest_is: Signal<Local, Bits<8>>,
+    /// The open contexts, one bit each.
+    valid_vec: Signal<Local, Bits<8>>,
+    /// The contexts below context `c` (bit `j` for `j < c`).
+    below: [Constant<Bits<8>>; 8],
     /// The lookup's allocatable context is the oldest done one (no context free): an `alloc`
     /// into it takes it off the queue.
     r_evict: DFF<Bit>,
@@ -463,6 +480,10 @@ impl Default for ContextTable {
             d_tail: Default::default(),
             d_oldest: Default::default(),
             r_oldest: Default::default(),
+            r_oldest_is: DFFWithInit::new(bits::<8>(1)),
+            l_oldest_is: Default::default(),
+            valid_vec: Default::default(),
+            below: std::array::from_fn(|c| Constant::new(bits::<8>((1 << c) - 1))),
             r_evict: Default::default(),
             r_done: Default::default(),
             l_done: Default::default(),
@@ -482,6 +503,7 @@ impl Default for ContextTable {
             ctx_present: Default::default(),
             l_ctx: Default::default(),
             cur: Default::default(),
+            cur_n: Default::default(),
             pc: Default::default(),
             l_pc: Default::default(),
             l_ctx_present: Default::default(),
@@ -542,9 +564,9 @@ impl Default for ContextTable {
             s_keep: Default::default(),
             s_hit: Default::default(),
             s_free: Default::default(),
-            s_free_found: Default::default(),
             s_oldest: Default::default(),
             index: std::array::from_fn(|i| Constant::new(bits::<3>(i as u64))),
+            index_n: std::array::from_fn(|i| Constant::new(bits::<3>(!i as u64 & 7))),
             age_max: Constant::new(Bits::<AGE_BITS>::mask()),
             silence_max: Constant::new(Bits::<SILENCE_BITS>::mask()),
             c_age: Default::default(),
@@ -723,6 +745,7 @@ impl Logic for ContextTable {
         self.free_idx.next = bits::<3>(0);
         self.hit_vec.next = bits::<8>(0);
         self.free_vec.next = bits::<8>(0);
+        self.valid_vec.next = bits::<8>(0);
         self.l_late.next = false;
         self.l_sig_match.next = false;
         self.hit_present.next = bits::<8>(0);
@@ -745,11 +768,20 @@ impl Logic for ContextTable {
                 self.hit_present.next = self.hit_present.val() | self.c_present[c].q.val();
                 self.hit_pc.next = self.hit_pc.val() | self.c_pc[c].q.val();
             }
-            if !self.valid[c].q.val() & !self.any_free.val() {
-                self.any_free.next = true;
-                self.free_idx.next = self.index[c].val();
-                self.free_vec.next = self.onehot[c].val();
-                self.free_pc.next = self.c_pc[c].q.val();
+            if self.valid[c].q.val() {
+                self.valid_vec.next = self.valid_vec.val() | self.onehot[c].val();
+            }
+        }
+        // The first free context: free, every context below it open (an AND each, not a
+        // chain through the contexts below).
+        self.any_free.next = self.valid_vec.val() != bits::<8>(0xff);
+        for c in 0..8 {
+            if !self.valid[c].q.val()
+                & ((self.valid_vec.val() & self.below[c].val()) == self.below[c].val())
+            {
+                self.free_idx.next = self.free_idx.val() | self.index[c].val();
+                self.free_vec.next = self.free_vec.val() | self.onehot[c].val();
+                self.free_pc.next = self.free_pc.val() | self.c_pc[c].q.val();
             }
         }
         for c in 0..9 {
@@ -757,8 +789,8 @@ impl Logic for ContextTable {
                 self.l_late.next = true;
             }
         }
-        self.l_present.next = ((self.hit_present.val() >> bit_cast::<8, 3>(self.arr_reg.val()))
-            & bits::<8>(1))
+        self.l_present.next = (self.hit_present.val()
+            & (bits::<8>(1) << bit_cast::<8, 3>(self.arr_reg.val())))
             != bits::<8>(0);
         // No context free: the done context that retired first.
         self.d_oldest.next = bits::<3>(0);
@@ -769,14 +801,20 @@ impl Logic for ContextTable {
             }
         }
         self.r_oldest.d.next = self.d_oldest.val();
+        self.l_oldest_is.next = bits::<8>(0);
         self.oldest_pc.next = bits::<12>(0);
-        self.oldest_vec.next = bits::<8>(0);
         for c in 0..8 {
-            if self.r_oldest.q.val() == self.index[c].val() {
-                self.oldest_pc.next = self.c_pc[c].q.val();
-                self.oldest_vec.next = self.onehot[c].val();
+            if self.d_oldest.val() == self.index[c].val() {
+                self.l_oldest_is.next = self.onehot[c].val();
+            }
+            if self.r_oldest_is.q.val().get_bit(c) {
+                self.oldest_pc.next = self.oldest_pc.val() | self.c_pc[c].q.val();
             }
         }
+        self.oldest_vec.next = self.r_oldest_is.q.val();
+        // Assigned once (a flip-flop with a power-on value: `collwire_flow::verilog_lint`).
+        self.r_oldest_is.clock.next = self.clock.val();
+        self.r_oldest_is.d.next = self.l_oldest_is.val();
         self.d_tail.next = self.d_head.q.val() + bit_cast::<3, 4>(self.d_count.q.val());
         self.l_has_free.next = self.any_free.val() | (self.d_count.q.val() != bits::<4>(0));
         self.l_ctx.next = self.free_idx.val();
@@ -835,10 +873,12 @@ impl Logic for ContextTable {
             // An OR of ANDs (the bits of `cur_is` are exclusive: no priority chain).
             self.l_at_end.next =
                 self.l_at_end.val() | (self.cur_is.val().get_bit(c) & self.c_at_end[c].q.val());
+            if self.cur_n.val() == self.index_n[c].val() {
+                self.l_present_mask.next = self.c_present[c].q.val();
+            }
             if self.cur.val() == self.index[c].val() {
                 self.l_pc.next = self.c_pc[c].q.val();
                 self.l_end_pc.next = self.c_end[c].q.val();
-                self.l_present_mask.next = self.c_present[c].q.val();
                 self.l_rph2.next = self.c_rph2[c].q.val();
                 self.l_words.next = self.c_words[c].q.val();
                 self.l_has_words.next = self.c_has_words[c].q.val();
@@ -1233,7 +1273,6 @@ impl Logic for ContextTable {
         self.s_keep.next = false;
         self.s_hit.next = false;
         self.s_free.next = false;
-        self.s_free_found.next = false;
         self.s_oldest.next = false;
         for c in 0..8 {
             if self.r_ctx_is[c].q.val() {
@@ -1242,12 +1281,11 @@ impl Logic for ContextTable {
             if self.valid[c].q.val() & self.k_eq[c].q.val() {
                 self.s_hit.next = self.s_hit.val() | self.c_mute[c].q.val();
             }
-            if !self.valid[c].q.val() & !self.s_free_found.val() {
-                self.s_free_found.next = true;
-                self.s_free.next = self.c_mute[c].q.val();
+            if self.free_vec.val().get_bit(c) {
+                self.s_free.next = self.s_free.val() | self.c_mute[c].q.val();
             }
-            if self.r_oldest.q.val() == self.index[c].val() {
-                self.s_oldest.next = self.c_mute[c].q.val();
+            if self.r_oldest_is.q.val().get_bit(c) {
+                self.s_oldest.next = self.s_oldest.val() | self.c_mute[c].q.val();
             }
         }
         self.r_silent.d.next = self.s_keep.val();
