@@ -42,7 +42,7 @@
 //!
 //! | command   | effect |
 //! |-----------|--------|
-//! | `store`   | register `arr_reg` of context `ctx` (hit, else the free one) present, news; with `alloc` the context is opened with `alloc_*` |
+//! | `store`   | register `arr_reg` of context `ctx` (hit, else the free one) present, news; with `alloc` (never without `store`) the context is opened with `alloc_*` |
 //! | `unstore` | undoes a `store` whose frame turned out bad at its tail: register `arr_reg` of context `ctx` absent again; with `unstore_free` (the store opened it) the context freed, its key not filed (a good retransmission opens it again) |
 //! | `cancel`  | the hit context (if any) freed; the key filed in the history unless among the eight recent keys |
 //! | `park`    | `cur` has no news (its program waits for data) |
@@ -189,6 +189,12 @@ pub struct ContextTable {
     pub pick_pc: Signal<Out, Bits<12>>,
     // Commands.
     pub store: Signal<In, Bit>,
+    /// Only with `store` (the engine's verdict allocates only what it stores): the wide
+    /// fields an `alloc` opens (key, signature, end, words, bytes) are loaded on `alloc` and
+    /// `r_ctx_is` alone, so their 170-odd enables per context hang on a net of their own and
+    /// not on the store-and-alloc strobe, which also drives the done flags, the counters and
+    /// the present masks (`store_now` → that strobe, 202 loads per context → `c_at_end` was
+    /// board64's worst path on seed 2 once `cur_n` was in, 6.84 ns, 5.7 ns of it routing).
     pub alloc: Signal<In, Bit>,
     pub alloc_pc: Signal<In, Bits<12>>,
     pub alloc_end: Signal<In, Bits<12>>,
@@ -1007,17 +1013,20 @@ impl Logic for ContextTable {
                 if self.alloc.val() {
                     self.valid[c].d.next = true;
                     self.c_done[c].d.next = false;
-                    self.c_key[c].d.next = self.key.val();
-                    self.c_sig[c].d.next = self.sig.val();
                     self.nx_pc[c].next = self.alloc_pc.val();
-                    self.c_end[c].d.next = self.alloc_end.val();
                     self.c_at_end[c].d.next = self.alloc_at_end.val();
                     self.c_present[c].d.next = bits::<8>(1) << bit_cast::<8, 3>(self.arr_reg.val());
                     self.c_rph2[c].d.next = self.alloc_rph2.val();
-                    self.c_words[c].d.next = self.alloc_words.val();
                     self.c_has_words[c].d.next = self.alloc_words.val() != bits::<12>(0);
-                    self.c_bytes[c].d.next = self.alloc_len.val();
                 }
+            }
+            // The wide fields on `alloc` alone (it comes only with `store`).
+            if self.alloc.val() & self.r_ctx_is[c].q.val() {
+                self.c_key[c].d.next = self.key.val();
+                self.c_sig[c].d.next = self.sig.val();
+                self.c_end[c].d.next = self.alloc_end.val();
+                self.c_words[c].d.next = self.alloc_words.val();
+                self.c_bytes[c].d.next = self.alloc_len.val();
             }
             if self.unstore.val() & self.r_ctx_is[c].q.val() {
                 self.c_present[c].d.next = self.c_present[c].q.val()
