@@ -250,6 +250,9 @@ fn every_verdict_follows_the_precedence_table() {
             got, want,
             "case {case}: {f:?} dst {dst_host} me {me} payload {payload} unsupported {unsupported} {t:?}"
         );
+        // The context table loads an opened context's key, signature and sizes on `alloc`
+        // alone (hdl/src/context_table.rs): the verdict never allocates without storing.
+        assert!(!got.alloc || got.store, "case {case}: alloc without store");
         // The frame reaches the history row exactly when a key in the history makes it a
         // `dup` (no row above it gives one; the done row is above it).
         let if_late = model(
