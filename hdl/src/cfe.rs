@@ -302,8 +302,14 @@ pub struct Cfe {
     /// power-on and after a reset, as `cur`): it selects the table's `at_end`.
     cur_is: DFFWithInit<Bits<8>>,
     /// `cur` inverted, loaded with it: the table's `cur_n`, which selects only the present
-    /// mask (`cur_present`'s path, away from `cur`'s fan-out).
-    cur_n: DFFWithInit<Bits<3>>,
+    /// mask (`cur_present`'s path, away from `cur`'s fan-out). A plain flip-flop, 0 at
+    /// power-on: with a power-on value of 7 (`DFFWithInit`, which stores `q` XOR its initial
+    /// value) it would store exactly `cur`, and Yosys merged the two (`opt_merge`: no `cur_n`
+    /// was left in the netlists of 2728133 to ed039ed). So for the first clock after power-on
+    /// it names context 7 while `cur` names 0; the only thing it selects is a present mask,
+    /// and every mask is 0 at power-on. From the first clock edge on it is `!cur` (its input
+    /// is `!cur.d` on every clock, reset included).
+    cur_n: DFF<Bits<3>>,
     /// `cur_is`'s next value, assigned to its flip-flop once (the flip-flop with a power-on
     /// value has logic of its own: see `collwire_flow::verilog_lint`).
     l_cur_is: Signal<Local, Bits<8>>,
@@ -469,6 +475,15 @@ pub struct Cfe {
     // Context-table commands, assigned to the table's inputs once at the end of `update` (a
     // default-then-override of a child's input re-triggers it in event-driven simulators).
     t_park: Signal<Local, Bit>,
+    /// `t_park` a clock later: the table's `park`. The decision to park (`Decide`: the
+    /// micro-op's operands are not all present) is the deepest logic in front of the table:
+    /// `cur_present` → the decode's operand checks → the state's branch → a context's `dirty`
+    /// (board64's worst path on seed 3 at ed039ed, 7.16 ns; late on three of four seeds).
+    /// The clock after `Decide` parks is always `Idle` with `cur` unchanged, and nothing
+    /// else commands the table in it (no store, tail or reclaim can come then); the table
+    /// keeps the context out of its `pick` in that clock (its `park`), so what the engine
+    /// sees is what it saw when the flag was cleared in `Decide`'s own clock.
+    park_r: DFF<Bit>,
     t_produce: Signal<Local, Bit>,
     /// High in `Issue` only (`Read` goes there on every clock it runs), so the table's
     /// `produce` and `nacked` in `Issue` come from this flip-flop and the step's, not from a
@@ -585,7 +600,7 @@ impl Cfe {
             arrival_cmd: Default::default(),
             cur: Default::default(),
             cur_is: DFFWithInit::new(bits::<8>(1)),
-            cur_n: DFFWithInit::new(bits::<3>(7)),
+            cur_n: Default::default(),
             l_cur_is: Default::default(),
             cur_src: Default::default(),
             cur_rph2: Default::default(),
@@ -646,6 +661,7 @@ impl Cfe {
             store_now: Default::default(),
             alloc_now: Default::default(),
             t_park: Default::default(),
+            park_r: Default::default(),
             t_produce: Default::default(),
             in_issue: Default::default(),
             t_compose: Default::default(),
@@ -678,6 +694,7 @@ impl Logic for Cfe {
             in_issue,
             store_now,
             alloc_now,
+            park_r,
             verdict,
             arr_fields,
             arr_len,
@@ -1585,7 +1602,8 @@ impl Logic for Cfe {
         self.contexts.unstore_free.next = self.verdict.q.val().alloc;
         self.contexts.cancel.next =
             self.tail_good.val() & !self.verdict.q.val().store & self.verdict.q.val().cancel;
-        self.contexts.park.next = self.t_park.val();
+        self.park_r.d.next = self.t_park.val() & !self.reset.val();
+        self.contexts.park.next = self.park_r.q.val();
         self.contexts.produce.next = self.t_produce.val();
         self.contexts.produce_reg.next = self.st_dst_reg.q.val();
         // The advance decided in `Send` or `Tail`, issued in `Fetch`.

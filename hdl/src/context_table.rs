@@ -45,7 +45,7 @@
 //! | `store`   | register `arr_reg` of context `ctx` (hit, else the free one) present, news; with `alloc` (never without `store`) the context is opened with `alloc_*` |
 //! | `unstore` | undoes a `store` whose frame turned out bad at its tail: register `arr_reg` of context `ctx` absent again; with `unstore_free` (the store opened it) the context freed, its key not filed (a good retransmission opens it again) |
 //! | `cancel`  | the hit context (if any) freed; the key filed in the history unless among the eight recent keys |
-//! | `park`    | `cur` has no news (its program waits for data) |
+//! | `park`    | `cur` has no news (its program waits for data); `cur` is also kept out of `pick` in the command's own clock (the engine parks a clock after it decided to, and picks in that clock) |
 //! | `produce` | register `produce_reg` of `cur` present (a stored result) |
 //! | `advance` | `cur`'s program counter + 1 |
 //! | `retire`  | `cur` done (below), its key filed in the history |
@@ -156,7 +156,9 @@ pub struct ContextTable {
     /// `present_mask`. `cur` itself fans out to every other 8:1 select of the table, and its
     /// long wires to the present masks' select were board64's worst path on both seeds at
     /// 13a42b1 (`cur` → `present_mask` → the engine's `cur_present`, 7.05–7.08 ns, 6 ns of
-    /// it routing). Inverted so that synthesis cannot merge the two registers into one.
+    /// it routing). Inverted, in a flip-flop without a power-on value, so that synthesis
+    /// cannot merge the two registers into one (with a power-on value of 7 it was merged: the
+    /// engine's `cur_n`).
     pub cur_n: Signal<In, Bits<3>>,
     pub pc: Signal<Out, Bits<12>>,
     /// The program counter of the context that was `cur` a clock ago, as it is now (the
@@ -207,6 +209,10 @@ pub struct ContextTable {
     pub unstore: Signal<In, Bit>,
     pub unstore_free: Signal<In, Bit>,
     pub cancel: Signal<In, Bit>,
+    /// `cur` has no news: its `dirty` cleared on the clock edge, and `cur` left out of this
+    /// clock's `pick` (`news`). The engine registers its decision to park (`Decide`) and
+    /// gives it here in the next clock, `Idle`, in which it may pick: without the mask it
+    /// would pick the parked context again.
     pub park: Signal<In, Bit>,
     pub produce: Signal<In, Bit>,
     pub produce_reg: Signal<In, Bits<3>>,
@@ -897,7 +903,10 @@ impl Logic for ContextTable {
         // takes no arithmetic in an index: the pairs and halves written out.)
         self.news.next = bits::<8>(0);
         for c in 0..8 {
-            if self.valid[c].q.val() & self.dirty[c].q.val() {
+            if self.valid[c].q.val()
+                & self.dirty[c].q.val()
+                & !(self.park.val() & self.cur_is.val().get_bit(c))
+            {
                 self.news.next = self.news.val() | self.onehot[c].val();
             }
         }
