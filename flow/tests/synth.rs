@@ -112,3 +112,66 @@ fn a_combinational_loop_is_reported() {
     let err = synth_xc7(&work_dir("loop"), &d).unwrap_err().to_string();
     assert!(err.contains("SCC"), "{err}");
 }
+
+/// Whether `bits` flip-flops drive a wire matching `copy` and no wire named in `original`
+/// after `synth_xilinx`: a register kept as a second copy of another (to split its fan-out)
+/// is still a register of its own.
+fn copy_kept(
+    what: &str,
+    top: &str,
+    verilog: &str,
+    copy: &str,
+    original: &str,
+    bits: usize,
+) -> bool {
+    let dir = work_dir(what);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("{top}.v"));
+    std::fs::write(&file, verilog).unwrap();
+    let script = format!(
+        "read_verilog {file}; hierarchy -top {top}; proc; flatten; \
+         synth_xilinx -family xc7 -top {top} -flatten -noiopad -noclkbuf; \
+         select -assert-count {bits} {copy} %ci1 t:FD* %i {original} %ci1 %d",
+        file = file.display(),
+    );
+    let out = std::process::Command::new("yosys")
+        .args(["-q", "-p", &script])
+        .output()
+        .expect("yosys runs");
+    out.status.success()
+}
+
+/// The CFE's `cur_n` (`cur` inverted, the table's present-mask select) is a register of its
+/// own in the netlist. Yosys merges two flip-flops with the same input (`opt_merge`), and
+/// rust-hdl's `DFFWithInit` stores `q` XOR its power-on value: a copy of `cur` inverted with a
+/// power-on value of 7 stored exactly `cur`'s bits, and from 2728133 to ed039ed no `cur_n`
+/// was left in any netlist (docs/timing.md, 2026-12-01). The check itself can fail: the
+/// same copy written that way, in a small design, is merged.
+#[test]
+fn a_register_copy_for_fan_out_is_kept() {
+    let cfe = all_designs()
+        .into_iter()
+        .find(|d| d.name == "collwire_cfe")
+        .expect("the cfe is emitted");
+    assert!(copy_kept(
+        "copy-cfe",
+        cfe.name,
+        &cfe.verilog,
+        "w:*cur_n*",
+        "w:cur.q w:cur$q %u",
+        3
+    ));
+    let merged = "module collwire_copy(input wire clk, input wire [2:0] d, output wire [2:0] a,\n\
+                  output wire [2:0] b);\n\
+                  reg [2:0] cur = 3'd0; reg [2:0] cur_n_s = 3'd0;\n\
+                  always @(posedge clk) begin cur <= d; cur_n_s <= ~d ^ 3'd7; end\n\
+                  assign a = cur; assign b = cur_n_s ^ 3'd7;\nendmodule\n";
+    assert!(!copy_kept(
+        "copy-merged",
+        "collwire_copy",
+        merged,
+        "w:*cur_n*",
+        "w:cur",
+        3
+    ));
+}
