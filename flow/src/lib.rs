@@ -6,6 +6,7 @@
 //!   open-source timing proxy.
 //! * [`depth`]: the logic-depth budget per block (a timing guard without place and route).
 //! * [`levels`]: logic levels at every endpoint of the mapped ECP5 netlist (`bin/levels`).
+//! * [`merged`]: the registers synthesis merged into one (`bin/levels --merged`).
 //! * [`verilog_lint`]: no signal crossing into another block is assigned twice per evaluation
 //!   (what keeps event-driven simulators from re-triggering blocks forever).
 //!
@@ -13,6 +14,7 @@
 
 pub mod depth;
 pub mod levels;
+pub mod merged;
 pub mod pnr;
 pub mod toolflow;
 pub mod verilog_lint;

@@ -172,6 +172,33 @@ pub fn place_route_ecp5(
 /// that compare). The proxy is there to time the 7-series design, so it leaves that logic out;
 /// the ECP5 netlist is not one to run on an ECP5.
 pub fn synth_ecp5(dir: &Path, design: &Design) -> Result<(), ToolError> {
+    let name = design.name;
+    yosys_ecp5(
+        dir,
+        design,
+        &format!("synth_ecp5 -abc9 -top {name} -json {name}.json"),
+    )
+}
+
+/// [`synth_ecp5`] stopped before the LUT mapping, written to `{name}.ffs.json` in `dir`: the
+/// flip-flops are mapped and the design's wire names still on their outputs, for
+/// [`crate::merged::merged_registers`].
+pub fn synth_ecp5_registers(dir: &Path, design: &Design) -> Result<PathBuf, ToolError> {
+    let name = design.name;
+    yosys_ecp5(
+        dir,
+        design,
+        &format!(
+            "synth_ecp5 -abc9 -top {name} -run :map_luts; select {name}; \
+             write_json -selected {name}.ffs.json"
+        ),
+    )?;
+    Ok(dir.join(format!("{name}.ffs.json")))
+}
+
+/// The design read into YoWASP Yosys, its memories marked `no_rw_check` ([`synth_ecp5`]),
+/// then `synthesis`.
+fn yosys_ecp5(dir: &Path, design: &Design, synthesis: &str) -> Result<(), ToolError> {
     std::fs::create_dir_all(dir).expect("work directory");
     let name = design.name;
     std::fs::write(dir.join(format!("{name}.v")), &design.verilog).expect("write Verilog");
@@ -185,8 +212,7 @@ pub fn synth_ecp5(dir: &Path, design: &Design) -> Result<(), ToolError> {
                 "-p",
                 &format!(
                     "read_verilog {name}.v; hierarchy -top {name}; \
-                 setattr -set no_rw_check 1 m:*; \
-                 synth_ecp5 -abc9 -top {name} -json {name}.json"
+                 setattr -set no_rw_check 1 m:*; {synthesis}"
                 ),
             ]),
     )

@@ -301,15 +301,6 @@ pub struct Cfe {
     /// `cur` one-hot, loaded with it (from the table's `pick_is` or `ctx_is`; context 0 at
     /// power-on and after a reset, as `cur`): it selects the table's `at_end`.
     cur_is: DFFWithInit<Bits<8>>,
-    /// `cur` inverted, loaded with it: the table's `cur_n`, which selects only the present
-    /// mask (`cur_present`'s path, away from `cur`'s fan-out). A plain flip-flop, 0 at
-    /// power-on: with a power-on value of 7 (`DFFWithInit`, which stores `q` XOR its initial
-    /// value) it would store exactly `cur`, and Yosys merged the two (`opt_merge`: no `cur_n`
-    /// was left in the netlists of 2728133 to ed039ed). So for the first clock after power-on
-    /// it names context 7 while `cur` names 0; the only thing it selects is a present mask,
-    /// and every mask is 0 at power-on. From the first clock edge on it is `!cur` (its input
-    /// is `!cur.d` on every clock, reset included).
-    cur_n: DFF<Bits<3>>,
     /// `cur_is`'s next value, assigned to its flip-flop once (the flip-flop with a power-on
     /// value has logic of its own: see `collwire_flow::verilog_lint`).
     l_cur_is: Signal<Local, Bits<8>>,
@@ -600,7 +591,6 @@ impl Cfe {
             arrival_cmd: Default::default(),
             cur: Default::default(),
             cur_is: DFFWithInit::new(bits::<8>(1)),
-            cur_n: Default::default(),
             l_cur_is: Default::default(),
             cur_src: Default::default(),
             cur_rph2: Default::default(),
@@ -810,8 +800,6 @@ impl Logic for Cfe {
         // ---- The running context and its micro-op (valid from Decide on).
         self.contexts.cur.next = self.cur.q.val();
         self.contexts.cur_is.next = self.cur_is.q.val();
-        self.contexts.cur_n.next = self.cur_n.q.val();
-        self.cur_n.clock.next = self.clock.val();
         self.l_cur_is.next = self.cur_is.q.val();
         self.cur_is.clock.next = self.clock.val();
         self.cur_src.d.next = bits::<2>(0);
@@ -1568,7 +1556,6 @@ impl Logic for Cfe {
             self.resending.d.val() & !self.nack_resend.d.val() & !self.probing.d.val();
         // Children's inputs decided above, each assigned once.
         self.cur_is.d.next = self.l_cur_is.val();
-        self.cur_n.d.next = !self.cur.d.val();
         self.conf.route_addr.next = self.route_addr.val();
         self.req_we.next =
             self.arriving.val() & self.verdict.q.val().store & self.verdict.q.val().is_req;

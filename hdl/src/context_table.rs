@@ -152,14 +152,6 @@ pub struct ContextTable {
     /// `cur`. It selects `at_end` (an AND-OR of eight flip-flops, not `cur` → the 8:1 select:
     /// `cur` → `at_end` → the engine's next state was board64's worst path at 94c0d61).
     pub cur_is: Signal<In, Bits<8>>,
-    /// `cur` inverted, from a second register the engine loads with `cur`: it selects only
-    /// `present_mask`. `cur` itself fans out to every other 8:1 select of the table, and its
-    /// long wires to the present masks' select were board64's worst path on both seeds at
-    /// 13a42b1 (`cur` → `present_mask` → the engine's `cur_present`, 7.05–7.08 ns, 6 ns of
-    /// it routing). Inverted, in a flip-flop without a power-on value, so that synthesis
-    /// cannot merge the two registers into one (with a power-on value of 7 it was merged: the
-    /// engine's `cur_n`).
-    pub cur_n: Signal<In, Bits<3>>,
     pub pc: Signal<Out, Bits<12>>,
     /// The program counter of the context that was `cur` a clock ago, as it is now (the
     /// commands of that clock applied; context 0's after a reset, which makes the engine's
@@ -196,7 +188,7 @@ pub struct ContextTable {
     /// `r_ctx_is` alone, so their 170-odd enables per context hang on a net of their own and
     /// not on the store-and-alloc strobe, which also drives the done flags, the counters and
     /// the present masks (`store_now` → that strobe, 202 loads per context → `c_at_end` was
-    /// board64's worst path on seed 2 once `cur_n` was in, 6.84 ns, 5.7 ns of it routing).
+    /// board64's worst path on seed 2 at 2728133, 6.84 ns, 5.7 ns of it routing).
     pub alloc: Signal<In, Bit>,
     pub alloc_pc: Signal<In, Bits<12>>,
     pub alloc_end: Signal<In, Bits<12>>,
@@ -255,8 +247,6 @@ pub struct ContextTable {
     s_free: Signal<Local, Bit>,
     s_oldest: Signal<Local, Bit>,
     index: [Constant<Bits<3>>; 8],
-    /// `index` inverted (compared with `cur_n`).
-    index_n: [Constant<Bits<3>>; 8],
     age_max: Constant<Bits<AGE_BITS>>,
     c_age: [DFF<Bits<AGE_BITS>>; 8],
     /// Expiry, stage 1: which contexts have expired, and no command this clock.
@@ -515,7 +505,6 @@ impl Default for ContextTable {
             ctx_present: Default::default(),
             l_ctx: Default::default(),
             cur: Default::default(),
-            cur_n: Default::default(),
             pc: Default::default(),
             l_pc: Default::default(),
             l_ctx_present: Default::default(),
@@ -578,7 +567,6 @@ impl Default for ContextTable {
             s_free: Default::default(),
             s_oldest: Default::default(),
             index: std::array::from_fn(|i| Constant::new(bits::<3>(i as u64))),
-            index_n: std::array::from_fn(|i| Constant::new(bits::<3>(!i as u64 & 7))),
             age_max: Constant::new(Bits::<AGE_BITS>::mask()),
             silence_max: Constant::new(Bits::<SILENCE_BITS>::mask()),
             c_age: Default::default(),
@@ -885,10 +873,8 @@ impl Logic for ContextTable {
             // An OR of ANDs (the bits of `cur_is` are exclusive: no priority chain).
             self.l_at_end.next =
                 self.l_at_end.val() | (self.cur_is.val().get_bit(c) & self.c_at_end[c].q.val());
-            if self.cur_n.val() == self.index_n[c].val() {
-                self.l_present_mask.next = self.c_present[c].q.val();
-            }
             if self.cur.val() == self.index[c].val() {
+                self.l_present_mask.next = self.c_present[c].q.val();
                 self.l_pc.next = self.c_pc[c].q.val();
                 self.l_end_pc.next = self.c_end[c].q.val();
                 self.l_rph2.next = self.c_rph2[c].q.val();

@@ -280,7 +280,6 @@ fn table_matches_its_model_under_random_commands() {
         dut.set_arr_reg(reg);
         dut.set_cur(cur as u64);
         dut.set_cur_is(1 << cur);
-        dut.set_cur_n(!cur as u64 & 7);
         dut.set_age_tick(u64::from(ticks[0]));
         dut.tick();
         m.age(ticks[0], limit, false, None);
