@@ -466,15 +466,6 @@ pub struct Cfe {
     // Context-table commands, assigned to the table's inputs once at the end of `update` (a
     // default-then-override of a child's input re-triggers it in event-driven simulators).
     t_park: Signal<Local, Bit>,
-    /// `t_park` a clock later: the table's `park`. The decision to park (`Decide`: the
-    /// micro-op's operands are not all present) is the deepest logic in front of the table:
-    /// `cur_present` → the decode's operand checks → the state's branch → a context's `dirty`
-    /// (board64's worst path on seed 3 at ed039ed, 7.16 ns; late on three of four seeds).
-    /// The clock after `Decide` parks is always `Idle` with `cur` unchanged, and nothing
-    /// else commands the table in it (no store, tail or reclaim can come then); the table
-    /// keeps the context out of its `pick` in that clock (its `park`), so what the engine
-    /// sees is what it saw when the flag was cleared in `Decide`'s own clock.
-    park_r: DFF<Bit>,
     t_produce: Signal<Local, Bit>,
     /// High in `Issue` only (`Read` goes there on every clock it runs), so the table's
     /// `produce` and `nacked` in `Issue` come from this flip-flop and the step's, not from a
@@ -651,7 +642,6 @@ impl Cfe {
             store_now: Default::default(),
             alloc_now: Default::default(),
             t_park: Default::default(),
-            park_r: Default::default(),
             t_produce: Default::default(),
             in_issue: Default::default(),
             t_compose: Default::default(),
@@ -684,7 +674,6 @@ impl Logic for Cfe {
             in_issue,
             store_now,
             alloc_now,
-            park_r,
             verdict,
             arr_fields,
             arr_len,
@@ -1589,8 +1578,7 @@ impl Logic for Cfe {
         self.contexts.unstore_free.next = self.verdict.q.val().alloc;
         self.contexts.cancel.next =
             self.tail_good.val() & !self.verdict.q.val().store & self.verdict.q.val().cancel;
-        self.park_r.d.next = self.t_park.val() & !self.reset.val();
-        self.contexts.park.next = self.park_r.q.val();
+        self.contexts.park.next = self.t_park.val();
         self.contexts.produce.next = self.t_produce.val();
         self.contexts.produce_reg.next = self.st_dst_reg.q.val();
         // The advance decided in `Send` or `Tail`, issued in `Fetch`.

@@ -45,7 +45,7 @@
 //! | `store`   | register `arr_reg` of context `ctx` (hit, else the free one) present, news; with `alloc` (never without `store`) the context is opened with `alloc_*` |
 //! | `unstore` | undoes a `store` whose frame turned out bad at its tail: register `arr_reg` of context `ctx` absent again; with `unstore_free` (the store opened it) the context freed, its key not filed (a good retransmission opens it again) |
 //! | `cancel`  | the hit context (if any) freed; the key filed in the history unless among the eight recent keys |
-//! | `park`    | `cur` has no news (its program waits for data); `cur` is also kept out of `pick` in the command's own clock (the engine parks a clock after it decided to, and picks in that clock) |
+//! | `park`    | `cur` has no news (its program waits for data) |
 //! | `produce` | register `produce_reg` of `cur` present (a stored result) |
 //! | `advance` | `cur`'s program counter + 1 |
 //! | `retire`  | `cur` done (below), its key filed in the history |
@@ -201,10 +201,6 @@ pub struct ContextTable {
     pub unstore: Signal<In, Bit>,
     pub unstore_free: Signal<In, Bit>,
     pub cancel: Signal<In, Bit>,
-    /// `cur` has no news: its `dirty` cleared on the clock edge, and `cur` left out of this
-    /// clock's `pick` (`news`). The engine registers its decision to park (`Decide`) and
-    /// gives it here in the next clock, `Idle`, in which it may pick: without the mask it
-    /// would pick the parked context again.
     pub park: Signal<In, Bit>,
     pub produce: Signal<In, Bit>,
     pub produce_reg: Signal<In, Bits<3>>,
@@ -889,10 +885,7 @@ impl Logic for ContextTable {
         // takes no arithmetic in an index: the pairs and halves written out.)
         self.news.next = bits::<8>(0);
         for c in 0..8 {
-            if self.valid[c].q.val()
-                & self.dirty[c].q.val()
-                & !(self.park.val() & self.cur_is.val().get_bit(c))
-            {
+            if self.valid[c].q.val() & self.dirty[c].q.val() {
                 self.news.next = self.news.val() | self.onehot[c].val();
             }
         }

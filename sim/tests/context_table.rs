@@ -80,8 +80,7 @@ impl Model {
             .rev()
             .find(|&i| self.c[i].valid && self.c[i].key == key)
     }
-    /// `parked`: this clock's command is `park` (it keeps `cur` out of `pick`).
-    fn lookup(&self, key: u64, sig: u64, reg: u64, cur: usize, parked: bool) -> Lookup {
+    fn lookup(&self, key: u64, sig: u64, reg: u64, cur: usize) -> Lookup {
         let hit = self.hit_idx(key);
         let free = (0..8).find(|&i| !self.c[i].valid);
         let h = hit.map(|i| self.c[i]);
@@ -103,7 +102,7 @@ impl Model {
             cur_has_words: k.words != 0,
             at_end: k.pc == k.end,
             pick: (0..8)
-                .find(|&i| self.c[i].valid && self.c[i].dirty && !(parked && i == cur))
+                .find(|&i| self.c[i].valid && self.c[i].dirty)
                 .map(|i| i as u64),
             expired: self.expired.map(|i| i as u64),
             silent: self.mute[ctx],
@@ -211,7 +210,7 @@ fn table_matches_its_model_under_random_commands() {
         // Only what the engine does: a store into the open context the arrival hit, or into a
         // new one on a miss; an undo only of that; a retire of an open context (a retire of
         // a done one is given: the table ignores it).
-        let before = m.lookup(key, sig, reg, cur, false);
+        let before = m.lookup(key, sig, reg, cur);
         let open = |c: &Ctx| c.valid && !c.done;
         let target = m.c[before.ctx as usize];
         let legal = match command {
@@ -312,7 +311,7 @@ fn table_matches_its_model_under_random_commands() {
         dut.set_heard(u64::from(command == 14));
         dut.set_age_tick(u64::from(ticks[1]));
         dut.eval();
-        let want = m.lookup(key, sig, reg, cur, command == 4);
+        let want = m.lookup(key, sig, reg, cur);
         assert_eq!(observe(&dut), want, "cycle {cycle}, command {command}");
         // The one-hot copies the engine loads its one-hot `cur` from.
         assert_eq!(dut.ctx_is(), 1 << want.ctx, "cycle {cycle}");
