@@ -113,31 +113,78 @@ pub fn tools_bin() -> PathBuf {
         .join("bin")
 }
 
-/// How hard nextpnr's analytic placer (HeAP) weighs timing against wire length: its
-/// `--placer-heap-timingweight` and `--placer-heap-critexp`.
+/// Which of nextpnr's placers runs: `--placer heap` (the analytic HeAP, nextpnr's default) or
+/// `--placer static` (an electrostatic global placer; nextpnr 0.11). Both end with nextpnr's
+/// timing-driven simulated-annealing refinement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Algorithm {
+    Heap,
+    Static,
+}
+
+impl Algorithm {
+    /// nextpnr's name for it (`--placer`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Heap => "heap",
+            Algorithm::Static => "static",
+        }
+    }
+}
+
+/// nextpnr's placer and, for HeAP, how hard it weighs timing against wire length: its
+/// `--placer-heap-timingweight` and `--placer-heap-critexp` (the static placer has no such
+/// knobs; they are not passed to it).
 ///
-/// [`Placer::TIMING`] is what the flow uses: on one board64 netlist it gave 112.9 / 112.6 MHz
-/// on placer seeds 1 / 2 where nextpnr's defaults ([`Placer::NEXTPNR_DEFAULT`]) gave 103.2 /
-/// 101.2 (docs/timing.md, 2026-11-26 late). Every worst path of the board is three-quarters
-/// routing, so where the placer puts the cells of a critical path matters more than its
-/// logic; vendor flows weigh timing in placement the same way.
+/// [`Placer::TIMING`] is what the flow uses: the static placer. On one board64 netlist (c28c81e)
+/// and placer seeds 1–4 it left 73–208 endpoints later than 6.0 ns (362–561 later than 5.5)
+/// where HeAP with weight 30 and exponent 4 ([`Placer::HEAP_TIMING`]) left 105–462
+/// (771–1,370); post-route Fmax 148.0 / 131.6 / 121.6 / 144.5 MHz (median 138.0) against
+/// 128.6 / 148.2 / 131.6 / 133.7 (median 132.7) (docs/timing.md,
+/// 2026-12-01). HeAP with those weights gave 112.9 / 112.6 MHz on one earlier board64 netlist
+/// where nextpnr's defaults ([`Placer::NEXTPNR_DEFAULT`]) gave 103.2 / 101.2 (2026-11-26
+/// late). Every worst path of the board is three-quarters routing, so where the placer puts
+/// the cells of a critical path matters more than its logic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Placer {
+    pub algorithm: Algorithm,
     pub timing_weight: u32,
     pub crit_exp: u32,
 }
 
 impl Placer {
-    /// nextpnr-ecp5 0.11's own: timing weight 10, criticality exponent 2.
+    /// nextpnr-ecp5 0.11's own: HeAP, timing weight 10, criticality exponent 2.
     pub const NEXTPNR_DEFAULT: Placer = Placer {
+        algorithm: Algorithm::Heap,
         timing_weight: 10,
         crit_exp: 2,
     };
-    /// The flow's: timing weight 30, criticality exponent 4.
-    pub const TIMING: Placer = Placer {
+    /// HeAP weighing timing harder: timing weight 30, criticality exponent 4 (the flow's
+    /// placer from 2026-11-26 to 2026-12-01).
+    pub const HEAP_TIMING: Placer = Placer {
+        algorithm: Algorithm::Heap,
         timing_weight: 30,
         crit_exp: 4,
     };
+    /// The flow's: the static placer.
+    pub const TIMING: Placer = Placer {
+        algorithm: Algorithm::Static,
+        ..Placer::HEAP_TIMING
+    };
+
+    /// nextpnr's arguments for this placer.
+    pub fn args(&self) -> Vec<String> {
+        let mut a = vec!["--placer".to_string(), self.algorithm.name().to_string()];
+        if self.algorithm == Algorithm::Heap {
+            a.extend([
+                "--placer-heap-timingweight".to_string(),
+                self.timing_weight.to_string(),
+                "--placer-heap-critexp".to_string(),
+                self.crit_exp.to_string(),
+            ]);
+        }
+        a
+    }
 }
 
 impl Default for Placer {
@@ -238,10 +285,7 @@ pub fn place_route_seed(
         .arg(format!("{name}.json"))
         .args(["--out-of-context", "--timing-allow-fail", "--freq"])
         .arg(target_mhz.to_string())
-        .arg("--placer-heap-timingweight")
-        .arg(placer.timing_weight.to_string())
-        .arg("--placer-heap-critexp")
-        .arg(placer.crit_exp.to_string())
+        .args(placer.args())
         .args(["--report", &report_file, "--detailed-timing-report"])
         .args(["-l", &format!("{name}{tag}.pnr.log")]);
     if let Some(s) = seed {
@@ -331,6 +375,24 @@ pub fn parse_report(json: &str) -> Option<PnrReport> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_heap_weights_go_only_to_heap() {
+        assert_eq!(Placer::default(), Placer::TIMING);
+        assert_eq!(Placer::TIMING.args(), ["--placer", "static"]);
+        assert_eq!(
+            Placer::HEAP_TIMING.args(),
+            [
+                "--placer",
+                "heap",
+                "--placer-heap-timingweight",
+                "30",
+                "--placer-heap-critexp",
+                "4"
+            ]
+        );
+        assert_eq!(Placer::NEXTPNR_DEFAULT.args()[5], "2");
+    }
 
     #[test]
     fn a_report_is_read() {

@@ -19,7 +19,9 @@ use std::path::PathBuf;
 
 use clap::Parser;
 use collwire_flow::depth;
-use collwire_flow::pnr::{DEVICE, Placer, PnrReport, late_groups, place_route_seed, synth_ecp5};
+use collwire_flow::pnr::{
+    Algorithm, DEVICE, Placer, PnrReport, late_groups, place_route_seed, synth_ecp5,
+};
 use collwire_flow::toolflow::{emit_designs, synth_xc7};
 use collwire_hdl::emit::{BusWidth, is_board};
 
@@ -52,13 +54,17 @@ struct Args {
     /// nextpnr's own seed, once.
     #[arg(long)]
     seed: Vec<u64>,
-    /// The placer's timing weight (nextpnr `--placer-heap-timingweight`; nextpnr's own
-    /// default is 10, see `collwire_flow::pnr::Placer`).
-    #[arg(long, default_value_t = Placer::TIMING.timing_weight)]
+    /// nextpnr's placer: `static` (the flow's, see `collwire_flow::pnr::Placer`) or `heap`
+    /// (nextpnr's default, the flow's until 2026-12-01).
+    #[arg(long, value_enum, default_value_t = Placer::TIMING.algorithm)]
+    placer: Algorithm,
+    /// HeAP's timing weight (nextpnr `--placer-heap-timingweight`; nextpnr's own default is
+    /// 10). Only with `--placer heap`.
+    #[arg(long, default_value_t = Placer::HEAP_TIMING.timing_weight)]
     timing_weight: u32,
-    /// The placer's criticality exponent (nextpnr `--placer-heap-critexp`; nextpnr's own
-    /// default is 2).
-    #[arg(long, default_value_t = Placer::TIMING.crit_exp)]
+    /// HeAP's criticality exponent (nextpnr `--placer-heap-critexp`; nextpnr's own default is
+    /// 2). Only with `--placer heap`.
+    #[arg(long, default_value_t = Placer::HEAP_TIMING.crit_exp)]
     crit_exp: u32,
     /// Under each row, the registers with endpoints that miss this clock (MHz), latest first:
     /// how much of the design, not only its critical path, stands between it and the clock.
@@ -91,11 +97,16 @@ fn main() -> anyhow::Result<()> {
         .filter(|d| args.design.is_empty() || args.design.iter().any(|n| n == d.name))
         .filter(|d| !(args.blocks_only && is_board(d.name)))
         .collect();
+    let placer_text = match args.placer {
+        Algorithm::Heap => format!(
+            "HeAP placer, timing weight {} / criticality exponent {}",
+            args.timing_weight, args.crit_exp
+        ),
+        Algorithm::Static => "static placer".to_string(),
+    };
     println!(
-        "post-route on {DEVICE}, aiming at {} MHz, placer timing weight {} / criticality exponent {}; resources from Yosys synth_xilinx for {}",
+        "post-route on {DEVICE}, aiming at {} MHz, {placer_text}; resources from Yosys synth_xilinx for {}",
         args.target_mhz,
-        args.timing_weight,
-        args.crit_exp,
         width.part()
     );
     println!(
@@ -119,6 +130,7 @@ fn main() -> anyhow::Result<()> {
             args.seed.iter().copied().map(Some).collect()
         };
         let placer = Placer {
+            algorithm: args.placer,
             timing_weight: args.timing_weight,
             crit_exp: args.crit_exp,
         };
@@ -201,8 +213,9 @@ fn main() -> anyhow::Result<()> {
                 "design": d.name,
                 "width": args.width,
                 "seed": seed,
-                "placer_timing_weight": args.timing_weight,
-                "placer_crit_exp": args.crit_exp,
+                "placer": args.placer.name(),
+                "placer_timing_weight": (args.placer == Algorithm::Heap).then_some(args.timing_weight),
+                "placer_crit_exp": (args.placer == Algorithm::Heap).then_some(args.crit_exp),
                 "ecp5_fmax_mhz": pnr.fmax_mhz,
                 "ecp5_comb": pnr.comb_used,
                 "ecp5_ff": pnr.ff_used,
