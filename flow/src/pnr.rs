@@ -136,15 +136,14 @@ impl Algorithm {
 /// `--placer-heap-timingweight` and `--placer-heap-critexp` (the static placer has no such
 /// knobs; they are not passed to it).
 ///
-/// [`Placer::TIMING`] is what the flow uses: the static placer. On one board64 netlist (c28c81e)
-/// and placer seeds 1–4 it left 73–208 endpoints later than 6.0 ns (362–561 later than 5.5)
-/// where HeAP with weight 30 and exponent 4 ([`Placer::HEAP_TIMING`]) left 105–462
-/// (771–1,370); post-route Fmax 148.0 / 131.6 / 121.6 / 144.5 MHz (median 138.0) against
-/// 128.6 / 148.2 / 131.6 / 133.7 (median 132.7) (docs/timing.md,
-/// 2026-12-01). HeAP with those weights gave 112.9 / 112.6 MHz on one earlier board64 netlist
-/// where nextpnr's defaults ([`Placer::NEXTPNR_DEFAULT`]) gave 103.2 / 101.2 (2026-11-26
-/// late). Every worst path of the board is three-quarters routing, so where the placer puts
-/// the cells of a critical path matters more than its logic.
+/// [`Placer::TIMING`] is what the flow uses: the static placer. On one board64 netlist
+/// (c28c81e) it left fewer endpoints near the clock than HeAP with weight 30 and exponent 4
+/// ([`Placer::HEAP_TIMING`]): 73–343 later than 6.0 ns over seven placements against 105–610
+/// over HeAP's, with a shorter run; board64's post-route Fmax was no better (median 131.8 MHz
+/// against about 132; docs/timing.md, 2026-12-01). HeAP with those weights gave 112.9 / 112.6
+/// MHz on one earlier board64 netlist where nextpnr's defaults ([`Placer::NEXTPNR_DEFAULT`])
+/// gave 103.2 / 101.2 (2026-11-26 late). Every worst path of the board is three-quarters
+/// routing, so where the placer puts the cells of a critical path matters more than its logic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Placer {
     pub algorithm: Algorithm,
