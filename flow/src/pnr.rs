@@ -139,8 +139,9 @@ impl Algorithm {
 /// [`Placer::TIMING`] is what the flow uses: the static placer. On one board64 netlist
 /// (c28c81e) it left fewer endpoints near the clock than HeAP with weight 30 and exponent 4
 /// ([`Placer::HEAP_TIMING`]): 73–343 later than 6.0 ns over seven placements against 105–610
-/// over HeAP's, with a shorter run; board64's post-route Fmax was no better (median 131.8 MHz
-/// against about 132; docs/timing.md, 2026-12-01). HeAP with those weights gave 112.9 / 112.6
+/// over HeAP's six, with a shorter run; board64's post-route Fmax was no better (median 131.8
+/// MHz against 132.7). cipe256, the block HeAP left below 150 MHz, routed at 154.3–161.4 MHz
+/// on four seeds against HeAP's 141.5–152.6 (docs/timing.md, 2026-12-01). HeAP with those weights gave 112.9 / 112.6
 /// MHz on one earlier board64 netlist where nextpnr's defaults ([`Placer::NEXTPNR_DEFAULT`])
 /// gave 103.2 / 101.2 (2026-11-26 late). Every worst path of the board is three-quarters
 /// routing, so where the placer puts the cells of a critical path matters more than its logic.
