@@ -72,10 +72,13 @@ pub struct FrameFifo<D: Synth, const N: usize, const NP1: usize> {
     /// A word is taken only with `room`, and `full` is `!room`: the RAM's write enable does
     /// not hang on the pointers' compare (a parent ties it high or low; one word less fits).
     pub room_gate: Signal<In, Bit>,
-    /// Every word written has been read and no frame is open (the pointers as they are:
-    /// from flip-flops; exact while an open frame is shorter than 2^(N+1) words, as every
-    /// user's frames are). A writer with a register in front of the FIFO can hand the word in
-    /// that register straight to the reader instead ([`crate::output_queues`]'s bypass).
+    /// Every word written has been read and no frame is open (exact while an open frame is
+    /// shorter than 2^(N+1) words, as every user's frames are), from a flip-flop (`idle_r`:
+    /// set on the clock before from the pointers' compares and that clock's push and pop). A
+    /// writer with a register in front of the FIFO can hand the word in that register
+    /// straight to the reader instead ([`crate::output_queues`]'s bypass). (The pointers'
+    /// compares as they stand, in front of the bypass, the queue's write and its pointers,
+    /// were 7–9 logic levels, about 200 of board64's endpoints at 358ac01.)
     pub idle: Signal<Out, Bit>,
     /// Registers the read address when small (LUT RAM), the read data when large (block RAM).
     ram: FifoRam<D, N>,
@@ -95,6 +98,10 @@ pub struct FrameFifo<D: Synth, const N: usize, const NP1: usize> {
     write_plus2: Signal<Local, Bits<NP1>>,
     next_committed_plus1: Signal<Local, Bits<NP1>>,
     not_empty: DFF<Bit>,
+    /// `idle` for the next clock (high at power-on, as the pointers are equal then).
+    idle_r: DFFWithInit<Bit>,
+    /// After this clock, `committed` is at the write pointer.
+    closed_next: Signal<Local, Bit>,
     almost_full_r: DFF<Bit>,
     /// 2^N - 1 words (`crowded_level`; 2^N − 2 for a [`FrameFifo::staged_writer`]) or more
     /// were stored or being written a clock ago: `room` is low.
@@ -172,6 +179,8 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for FrameFifo<D, N, NP1
             write_plus2: Default::default(),
             next_committed_plus1: Default::default(),
             not_empty: Default::default(),
+            idle_r: DFFWithInit::new(true),
+            closed_next: Default::default(),
             almost_full_r: Default::default(),
             crowded_r: Default::default(),
             fwd_hit: Default::default(),
@@ -244,6 +253,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
             fwd2_data
         );
         self.read_address_plus1.clock.next = self.clock.val();
+        self.idle_r.clock.next = self.clock.val();
         self.write_address_plus1.clock.next = self.clock.val();
         self.committed_plus1.clock.next = self.clock.val();
         self.ram.read_clock.next = self.clock.val();
@@ -271,8 +281,18 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
             self.seen_stay.next = self.stay_past.val();
         }
         self.empty.next = !self.not_empty.q.val();
-        self.idle.next = (self.read_address.q.val() == self.committed.q.val())
-            & (self.committed.q.val() == self.write_address.q.val());
+        // Idle next clock: the read pointer after this clock's pop at `committed`, and
+        // `committed` at the write pointer after this clock's push: it is there now and no
+        // word is pushed, or the push is a dropped frame's last word (the write pointer goes
+        // back to `committed`). Any other push leaves a word to read or a frame open.
+        self.closed_next.next = (!self.push.val()
+            & (self.committed.q.val() == self.write_address.q.val()))
+            | (self.push.val() & self.last.val() & self.drop.val() & !self.keep_bad.val());
+        self.idle_r.d.next = !self.left_at.val() & self.closed_next.val();
+        if self.pop.val() {
+            self.idle_r.d.next = !self.left_past.val() & self.closed_next.val();
+        }
+        self.idle.next = self.idle_r.q.val();
         self.full.next = self.is_full.val();
         self.almost_full.next = self.almost_full_r.q.val();
         self.room.next = !self.crowded_r.q.val();
@@ -362,6 +382,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
             self.committed.d.next = bits::<NP1>(0);
             self.next_committed_plus1.next = bits::<NP1>(1);
             self.not_empty.d.next = false;
+            self.idle_r.d.next = true;
             self.almost_full_r.d.next = false;
             self.crowded_r.d.next = false;
             self.fwd_hit.d.next = false;
