@@ -5,11 +5,11 @@
 //! reaches into the builder and the CIPE's result FIFO). Full throughput: a beat in and a beat
 //! out on every clock; one clock of latency. `reset` empties it.
 //!
-//! The two beats it holds are a queue of two: the data and keep of each sit in a slot of their
-//! own, written from the input while the slice is `ready` (the slot it writes is free then)
-//! and never moved; `m_axis.tdata`/`tkeep` is a select between the slots by a flip-flop. So
-//! `m_axis.tready` reaches only the few flip-flops of the valid flags, the head's `tlast` and
-//! `tuser` and the read slot, not the data registers' enables (the merge's grant → the
+//! The two beats it holds are a queue of two: the data, keep and user of each sit in a slot
+//! of their own, written from the input while the slice is `ready` (the slot it writes is
+//! free then) and never moved; `m_axis.tdata`/`tkeep`/`tuser` is a select between the slots
+//! by a flip-flop. So `m_axis.tready` reaches only the few flip-flops of the valid flags, the
+//! head's `tlast` and the read slot, not the data registers' enables (the merge's grant → the
 //! output register's enable, fanned out over its 64 data bits, was board64's worst path on
 //! seed 1 at 814ed5e: 2.2 ns of its 7.4 on that one net).
 //!
@@ -25,19 +25,20 @@ pub struct AxisRegister<const W: usize, const K: usize> {
     pub reset: Signal<In, Bit>,
     pub s_axis: AxisSink<W, K>,
     pub m_axis: AxisSource<W, K>,
-    /// The two slots' data and keep, and the slot the next beat is written to / the head is
-    /// read from.
+    /// The two slots' data, keep and user, and the slot the next beat is written to / the
+    /// head is read from. (`tuser` in the output and skid registers put `m_axis.tready` on
+    /// the enables of 32 more flip-flops: the router's read-side handshake → its ingress
+    /// slice's user register was board64's worst path on seed 3 at 7be4647, two 2.4 ns nets.)
     data: [DFF<Bits<W>>; 2],
     keep: [DFF<Bits<K>>; 2],
+    user: [DFF<Bits<TUSER_BITS>>; 2],
     w_sel: DFF<Bit>,
     r_sel: DFF<Bit>,
-    /// The output beat's `tlast`, `tuser` and `tvalid`.
+    /// The output beat's `tlast` and `tvalid`.
     o_last: DFF<Bit>,
-    o_user: DFF<Bits<TUSER_BITS>>,
     o_valid: DFF<Bit>,
     /// The beat taken while the output was stalled (the second in the queue).
     t_last: DFF<Bit>,
-    t_user: DFF<Bits<TUSER_BITS>>,
     t_valid: DFF<Bit>,
     /// `s_axis.tready`, registered.
     ready: DFF<Bit>,
@@ -56,10 +57,9 @@ impl<const W: usize, const K: usize> Default for AxisRegister<W, K> {
             w_sel: Default::default(),
             r_sel: Default::default(),
             o_last: Default::default(),
-            o_user: Default::default(),
             o_valid: Default::default(),
             t_last: Default::default(),
-            t_user: Default::default(),
+            user: Default::default(),
             t_valid: Default::default(),
             ready: Default::default(),
         }
@@ -70,7 +70,7 @@ impl<const W: usize, const K: usize> Logic for AxisRegister<W, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, w_sel, r_sel, o_last, o_user, o_valid, t_last, t_user, t_valid, ready
+            self, clock, w_sel, r_sel, o_last, o_valid, t_last, t_valid, ready
         );
         if self.ready.q.val() {
             // Taking input: to the output register if it empties now, else aside.
@@ -88,38 +88,39 @@ impl<const W: usize, const K: usize> Logic for AxisRegister<W, K> {
         // the one aside).
         self.ready.d.next = self.m_axis.tready.val()
             | (!self.t_valid.q.val() & (!self.o_valid.q.val() | !self.s_axis.tvalid.val()));
-        // The head's `tlast` and `tuser` load whenever the output moves or is empty (from the
+        // The head's `tlast` loads whenever the output moves or is empty (from the
         // input while `ready`, else from the beat aside); the beat aside's on every clock the
         // slice is `ready` (it is empty then; `t_valid` says whether what it holds counts).
         if self.m_axis.tready.val() | (self.ready.q.val() & !self.o_valid.q.val()) {
             if self.ready.q.val() {
                 self.o_last.d.next = self.s_axis.tlast.val();
-                self.o_user.d.next = self.s_axis.tuser.val();
             } else {
                 self.o_last.d.next = self.t_last.q.val();
-                self.o_user.d.next = self.t_user.q.val();
             }
         }
         if self.ready.q.val() {
             self.t_last.d.next = self.s_axis.tlast.val();
-            self.t_user.d.next = self.s_axis.tuser.val();
         }
-        // Data and keep: the slot `w_sel` takes the input on every clock the slice is `ready`
+        // Data, keep and user: the slot `w_sel` takes the input on every clock the slice is `ready`
         // (it is free then) and the next slot is used once a beat was taken; the head is the
         // slot `r_sel`, the other one once the head has left.
         for i in 0..2 {
             self.data[i].clock.next = self.clock.val();
             self.keep[i].clock.next = self.clock.val();
+            self.user[i].clock.next = self.clock.val();
             self.data[i].d.next = self.data[i].q.val();
             self.keep[i].d.next = self.keep[i].q.val();
+            self.user[i].d.next = self.user[i].q.val();
         }
         if self.ready.q.val() {
             if self.w_sel.q.val() {
                 self.data[1].d.next = self.s_axis.tdata.val();
                 self.keep[1].d.next = self.s_axis.tkeep.val();
+                self.user[1].d.next = self.s_axis.tuser.val();
             } else {
                 self.data[0].d.next = self.s_axis.tdata.val();
                 self.keep[0].d.next = self.s_axis.tkeep.val();
+                self.user[0].d.next = self.s_axis.tuser.val();
             }
         }
         self.w_sel.d.next = self.w_sel.q.val() ^ (self.ready.q.val() & self.s_axis.tvalid.val());
@@ -135,12 +136,13 @@ impl<const W: usize, const K: usize> Logic for AxisRegister<W, K> {
         if self.r_sel.q.val() {
             self.m_axis.tdata.next = self.data[1].q.val();
             self.m_axis.tkeep.next = self.keep[1].q.val();
+            self.m_axis.tuser.next = self.user[1].q.val();
         } else {
             self.m_axis.tdata.next = self.data[0].q.val();
             self.m_axis.tkeep.next = self.keep[0].q.val();
+            self.m_axis.tuser.next = self.user[0].q.val();
         }
         self.m_axis.tlast.next = self.o_last.q.val();
-        self.m_axis.tuser.next = self.o_user.q.val();
         self.m_axis.tvalid.next = self.o_valid.q.val();
     }
 }
