@@ -102,6 +102,8 @@ pub struct FrameFifo<D: Synth, const N: usize, const NP1: usize> {
     idle_r: DFFWithInit<Bit>,
     /// After this clock, `committed` is at the write pointer.
     closed_next: Signal<Local, Bit>,
+    /// `idle_r`'s next value, assigned to its flip-flop once.
+    next_idle: Signal<Local, Bit>,
     almost_full_r: DFF<Bit>,
     /// 2^N - 1 words (`crowded_level`; 2^N − 2 for a [`FrameFifo::staged_writer`]) or more
     /// were stored or being written a clock ago: `room` is low.
@@ -181,6 +183,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for FrameFifo<D, N, NP1
             not_empty: Default::default(),
             idle_r: DFFWithInit::new(true),
             closed_next: Default::default(),
+            next_idle: Default::default(),
             almost_full_r: Default::default(),
             crowded_r: Default::default(),
             fwd_hit: Default::default(),
@@ -288,9 +291,9 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
         self.closed_next.next = (!self.push.val()
             & (self.committed.q.val() == self.write_address.q.val()))
             | (self.push.val() & self.last.val() & self.drop.val() & !self.keep_bad.val());
-        self.idle_r.d.next = !self.left_at.val() & self.closed_next.val();
+        self.next_idle.next = !self.left_at.val() & self.closed_next.val();
         if self.pop.val() {
-            self.idle_r.d.next = !self.left_past.val() & self.closed_next.val();
+            self.next_idle.next = !self.left_past.val() & self.closed_next.val();
         }
         self.idle.next = self.idle_r.q.val();
         self.full.next = self.is_full.val();
@@ -382,7 +385,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
             self.committed.d.next = bits::<NP1>(0);
             self.next_committed_plus1.next = bits::<NP1>(1);
             self.not_empty.d.next = false;
-            self.idle_r.d.next = true;
+            self.next_idle.next = true;
             self.almost_full_r.d.next = false;
             self.crowded_r.d.next = false;
             self.fwd_hit.d.next = false;
@@ -393,6 +396,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for FrameFifo<D, N, NP1> 
         self.read_address_plus1.d.next = self.next_read_plus1.val();
         self.write_address_plus1.d.next = self.next_write_plus1.val();
         self.committed_plus1.d.next = self.next_committed_plus1.val();
+        self.idle_r.d.next = self.next_idle.val();
         self.write_address.d.next = self.next_write.val();
     }
 }
