@@ -17,7 +17,9 @@
 //! compares are a clock ahead of that: every clock, `peek_key` (the key looked up the next
 //! clock) is compared with every context's key and every recent key, and `peek_sig` (the
 //! signature looked up the next clock) with every context's signature, and the answers
-//! are registered; the lookup ANDs them with the entries' valid flags of its own clock. So on
+//! are registered; the lookup ANDs the contexts' with their valid flags of its own clock (the
+//! recent keys' compares carry their valid flags in; a key filed two clocks before the lookup,
+//! in the ring's staging register then, is compared there). So on
 //! the clock before a lookup no command may write or file a key (`store` with `alloc`,
 //! `cancel`, `retire`, `reclaim`): the engine's `Idle`, which takes the arrival then, issues
 //! only `reclaim`, and never on that clock. (The oldest done context, which a lookup takes when
@@ -363,20 +365,27 @@ pub struct ContextTable {
     /// `c_words` is not zero (set with it, at an `alloc`).
     c_has_words: [DFF<Bit>; 8],
     c_bytes: [DFF<Bits<16>>; 8],
-    /// The recent keys: [`HISTORY`] + 1 slots in a ring. The slot `h_ptr` names (one-hot) is
-    /// the staging slot: never valid, and written with `file_key` on every clock, so a `file`
-    /// only sets its valid flag, clears the next slot's (the oldest key) and moves the pointer
-    /// on. The 384 key flip-flops' enables are the pointer alone, not the commands' `file`
-    /// (the CFE's state → `Tail`'s `tail_good` → `cancel` → `file` → those enables was the
-    /// worst path of the cfe block on seeds 1 and 2 and of board64 on seed 2 at e0fdfea).
-    h_valid: [DFF<Bit>; 9],
-    h_key: [DFF<Bits<48>>; 9],
+    /// The recent keys: [`HISTORY`] slots in a ring, written a clock after the file from the
+    /// long history's first filing register (`history.staged_key`, with `history.staged`):
+    /// the slot `h_ptr` names (one-hot) takes it and the pointer moves on. `file_key` (a
+    /// select of three keys behind the commands) drives that one register, not 384 key
+    /// flip-flops' inputs beside it (its ten loads a bit, stretched by the placer between the
+    /// table and the long history's block RAM, were most of the late endpoints of board64's
+    /// bad seeds at cc876b3: 423 of the 542 of seed 4).
+    h_valid: [DFF<Bit>; 8],
+    h_key: [DFF<Bits<48>>; 8],
     /// One-hot; slot 0 at power-on, as after a reset.
-    h_ptr: [DFFWithInit<Bit>; 9],
-    /// `peek_key` equals context `c`'s key / recent key `c` (registered: the lookup's key
-    /// compares, a clock ahead of it).
+    h_ptr: [DFFWithInit<Bit>; 8],
+    /// `peek_key` equals context `c`'s key (registered: the lookup's key compares, a clock
+    /// ahead of it).
     k_eq: [DFF<Bit>; 8],
-    h_eq: [DFF<Bit>; 9],
+    /// Recent key `c` is valid, equals `peek_key` and is not being overwritten by the staged
+    /// key (registered, as `k_eq`).
+    h_eq: [DFF<Bit>; 8],
+    /// The staged key (filed the clock before) equals `peek_key` (registered). With `h_eq`,
+    /// the keys a lookup sees are the last [`HISTORY`] filed up to two clocks before it, as
+    /// when the ring took the key on the file's own clock edge.
+    t_eq: DFF<Bit>,
     /// `peek_sig` equals context `c`'s signature (registered, as `k_eq`).
     s_eq: [DFF<Bit>; 8],
     /// Every key filed, kept longer: 1,024 keys in block RAM.
@@ -405,7 +414,8 @@ pub struct ContextTable {
     onehot: [Constant<Bits<8>>; 8],
     cur_key: Signal<Local, Bits<48>>,
     cur_done: Signal<Local, Bit>,
-    /// A key goes into the history (the staging slot's, at `h_ptr`) this cycle.
+    /// A key goes into the history this cycle (the long history's first filing register,
+    /// and from there the recent keys' ring, the next).
     file: Signal<Local, Bit>,
     file_key: Signal<Local, Bits<48>>,
     /// Drives `hit`, assigned once at the end of `update`.
@@ -624,6 +634,7 @@ impl Default for ContextTable {
             k_eq: Default::default(),
             s_eq: Default::default(),
             h_eq: Default::default(),
+            t_eq: Default::default(),
             history: Default::default(),
             r_hit: Default::default(),
             r_hit_idx: Default::default(),
@@ -724,14 +735,21 @@ impl Logic for ContextTable {
             }
         }
 
-        for c in 0..9 {
+        // The staged key goes into the slot at `h_ptr` on this clock's edge: that slot's old
+        // key is not among the recent ones the next clock, the staged key is (`t_eq`).
+        for c in 0..8 {
             self.h_valid[c].clock.next = self.clock.val();
             self.h_key[c].clock.next = self.clock.val();
             self.h_ptr[c].clock.next = self.clock.val();
             self.h_eq[c].clock.next = self.clock.val();
-            self.h_eq[c].d.next = self.h_key[c].q.val() == self.peek_key.val();
+            self.h_eq[c].d.next = self.h_valid[c].q.val()
+                & (self.h_key[c].q.val() == self.peek_key.val())
+                & !(self.history.staged.val() & self.h_ptr[c].q.val());
             self.h_valid[c].d.next = self.h_valid[c].q.val();
         }
+        self.t_eq.clock.next = self.clock.val();
+        self.t_eq.d.next =
+            self.history.staged.val() & (self.history.staged_key.val() == self.peek_key.val());
 
         // ---- The arrival: its context, a free one, the history.
         self.l_hit.next = false;
@@ -780,10 +798,13 @@ impl Logic for ContextTable {
                 self.free_pc.next = self.free_pc.val() | self.c_pc[c].q.val();
             }
         }
-        for c in 0..9 {
-            if self.h_valid[c].q.val() & self.h_eq[c].q.val() {
+        for c in 0..8 {
+            if self.h_eq[c].q.val() {
                 self.l_late.next = true;
             }
+        }
+        if self.t_eq.q.val() {
+            self.l_late.next = true;
         }
         self.l_present.next = (self.hit_present.val()
             & (bits::<8>(1) << bit_cast::<8, 3>(self.arr_reg.val())))
@@ -1103,17 +1124,17 @@ impl Logic for ContextTable {
             self.d_head.d.next = self.d_head.q.val() + bits::<3>(1);
             self.d_count.d.next = self.d_count.q.val() - bits::<4>(1);
         }
-        for c in 0..9 {
-            // The staging slot takes the key every clock (kept only if filed).
+        // The key filed the clock before into the ring, over its oldest key.
+        for c in 0..8 {
             self.h_key[c].d.next = self.h_key[c].q.val();
-            if self.h_ptr[c].q.val() {
-                self.h_key[c].d.next = self.file_key.val();
+            if self.history.staged.val() & self.h_ptr[c].q.val() {
+                self.h_key[c].d.next = self.history.staged_key.val();
+                self.h_valid[c].d.next = true;
             }
         }
-        if self.file.val() {
-            // The staging slot's key kept; the oldest key, in the next slot, dropped.
+        if self.history.staged.val() {
             // (hdl_gen takes no arithmetic in an index: the ring written out.)
-            self.h_ptr[0].d.next = self.h_ptr[8].q.val();
+            self.h_ptr[0].d.next = self.h_ptr[7].q.val();
             self.h_ptr[1].d.next = self.h_ptr[0].q.val();
             self.h_ptr[2].d.next = self.h_ptr[1].q.val();
             self.h_ptr[3].d.next = self.h_ptr[2].q.val();
@@ -1121,19 +1142,10 @@ impl Logic for ContextTable {
             self.h_ptr[5].d.next = self.h_ptr[4].q.val();
             self.h_ptr[6].d.next = self.h_ptr[5].q.val();
             self.h_ptr[7].d.next = self.h_ptr[6].q.val();
-            self.h_ptr[8].d.next = self.h_ptr[7].q.val();
-            for c in 0..9 {
-                if self.h_ptr[c].q.val() {
-                    self.h_valid[c].d.next = true;
-                }
-                if self.h_ptr[c].d.val() {
-                    self.h_valid[c].d.next = false;
-                }
-            }
         } else {
             // Held: each pointer flip-flop's input assigned once on either way (a flip-flop
             // with a power-on value has logic of its own: `collwire_flow::verilog_lint`).
-            for c in 0..9 {
+            for c in 0..8 {
                 self.h_ptr[c].d.next = self.h_ptr[c].q.val();
             }
         }
@@ -1226,11 +1238,13 @@ impl Logic for ContextTable {
         self.history.file.next = self.file.val();
         self.history.file_key.next = self.file_key.val();
         if self.reset.val() {
-            for c in 0..9 {
+            for c in 0..8 {
                 self.h_valid[c].d.next = false;
                 self.h_ptr[c].d.next = false;
+                self.h_eq[c].d.next = false;
             }
             self.h_ptr[0].d.next = true;
+            self.t_eq.d.next = false;
             self.r_cur_done.d.next = false;
             self.d_head.d.next = bits::<3>(0);
             self.d_count.d.next = bits::<4>(0);

@@ -67,6 +67,12 @@ pub struct KeyHistory {
     pub file_key: Signal<In, Bits<48>>,
     /// The RAMs are being swept (after power-on or reset): nothing is seen or kept.
     pub sweeping: Signal<Out, Bit>,
+    /// The key filed the clock before (`staged`) and that key (`staged_key`): the first
+    /// filing clock's flip-flops. The context table's recent keys take each filed key from
+    /// here, a clock after the file, so `file_key` (a select behind the engine's commands)
+    /// drives one register, not this block's and every recent-key slot's inputs.
+    pub staged: Signal<Out, Bit>,
+    pub staged_key: Signal<Out, Bits<48>>,
     /// Per way: a valid bit over the 48-bit key.
     ways: [RAM<Bits<49>, SET_BITS>; 2],
     /// Per set: the way the next key goes to.
@@ -131,6 +137,8 @@ impl Default for KeyHistory {
             file: Default::default(),
             file_key: Default::default(),
             sweeping: Default::default(),
+            staged: Default::default(),
+            staged_key: Default::default(),
             ways: Default::default(),
             ptr: Default::default(),
             peek_q: Default::default(),
@@ -291,5 +299,7 @@ impl Logic for KeyHistory {
             self.w_valid.d.next = false;
         }
         self.sweeping.next = !self.swept.q.val();
+        self.staged.next = self.i_valid.q.val();
+        self.staged_key.next = self.i_key.q.val();
     }
 }
