@@ -1093,8 +1093,8 @@ impl Logic for ContextTable {
         // signal, goes through the last mux.)
         // The key is selected by `reclaim` and `retire` alone (it counts only with `file`,
         // which has the conditions; the three commands never come together): the arrival's
-        // by default, for a `cancel`. The recent keys' staging slot takes it on every clock,
-        // and `cancel`, the latest of the commands (the CFE's `Tail` decisions), stays off
+        // by default, for a `cancel`. The long history's first filing register takes it on
+        // every clock, and `cancel`, the latest of the commands (the CFE's `Tail` decisions), stays off
         // its 48 selects.
         self.file_key.next = self.key.val();
         if self.reclaim.val() {
