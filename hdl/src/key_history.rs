@@ -12,10 +12,12 @@
 //! Block RAM reads are synchronous, so a lookup is asked two clocks ahead: `peek` is the key
 //! looked up two clocks later (the engine drives it from the arrival waiting at its input: it
 //! takes it the next clock into `lookup` and judges it the clock after). The clock after
-//! `peek`, each way's word is compared with it two bits at a time (one LUT behind the block
-//! RAM's output: the RAM's clock-to-output and the route from it to a whole 49-bit compare
-//! were board64's worst path) and the 25 answers registered, and `peek_q == key` registered
-//! too; the clock after that, `seen` ANDs them: `key`'s answer, low unless `key` was the
+//! `peek`, each way's word is compared with it a byte at a time (two LUT levels behind the
+//! block RAM's output, four two-bit compares and their AND: the RAM's clock-to-output and the
+//! route from it to a whole 49-bit compare were board64's worst path) and the 7 answers
+//! registered, and `peek_q == key` registered too; the clock after that, `seen` ANDs them, two
+//! levels (with the 25 two-bit answers of before, four levels and two long routes from the
+//! RAM's corner to the CFE's verdict were board64's worst path at 4678cb8, seed 2): `key`'s answer, low unless `key` was the
 //! `peek` of two clocks ago and already `key` a clock ago. (A whole compare there, of the
 //! registered words with the engine's `key`, was the CFE's worst path.) It stays right while
 //! `peek` and `key` stay on the key.
@@ -79,18 +81,19 @@ pub struct KeyHistory {
     ptr: RAM<Bits<1>, SET_BITS>,
     /// `peek` a clock ago: the key whose set's words the RAMs give now.
     peek_q: DFF<Bits<48>>,
-    /// Per way, the word read for `peek_q` equal to it (valid bit set), two bits at a time:
-    /// bit `i` of the 25 compares bits `2i` and `2i + 1`.
-    eq_q: [DFF<Bits<25>>; 2],
-    /// `peek_q == key` (the key looked up now was the one read for), registered.
-    same_q: DFF<Bit>,
+    /// Per way, the word read for `peek_q` equal to it (valid bit set), eight bits at a time:
+    /// bit `g` compares bits `8g` … `8g + 7` (two LUT levels behind the RAM's output, four
+    /// two-bit compares and their AND, so `seen` is two levels deep, not four).
+    eq_q: [DFF<Bits<7>>; 2],
+    /// The RAMs were swept when the `peek` of two clocks ago was read, and `peek_q == key`
+    /// (the key looked up now was the one read for), registered as one flip-flop.
+    gate_q: DFF<Bit>,
     /// The word a way holds for `peek_q` if `peek_q` is in it: the valid bit over the key.
-    want: Signal<Local, Bits<50>>,
-    /// Each way's word read, padded to 50 bits.
-    word: [Signal<Local, Bits<50>>; 2],
-    /// The RAMs were swept when the `peek` of a clock ago (`ok_q`), of two clocks ago (`ok_q2`) was read.
+    want: Signal<Local, Bits<56>>,
+    /// Each way's word read, padded to 56 bits (seven whole bytes).
+    word: [Signal<Local, Bits<56>>; 2],
+    /// The RAMs were swept when the `peek` of a clock ago was read.
     ok_q: DFF<Bit>,
-    ok_q2: DFF<Bit>,
     /// Low from power-on and from reset until the sweep is done.
     swept: DFF<Bit>,
     sweep_set: DFF<Bits<SET_BITS>>,
@@ -143,11 +146,10 @@ impl Default for KeyHistory {
             ptr: Default::default(),
             peek_q: Default::default(),
             eq_q: Default::default(),
-            same_q: Default::default(),
+            gate_q: Default::default(),
             want: Default::default(),
             word: Default::default(),
             ok_q: Default::default(),
-            ok_q2: Default::default(),
             swept: Default::default(),
             sweep_set: Default::default(),
             i_valid: Default::default(),
@@ -179,9 +181,8 @@ impl Logic for KeyHistory {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, peek_q, same_q, ok_q, ok_q2, swept, sweep_set, i_valid, i_key, f_valid,
-            f_key, f_set, l_valid, l_set, l_ptr, l2_valid, l2_set, l2_ptr, w_valid, w_key, w_set,
-            w_way
+            self, clock, peek_q, gate_q, ok_q, swept, sweep_set, i_valid, i_key, f_valid, f_key,
+            f_set, l_valid, l_set, l_ptr, l2_valid, l2_set, l2_ptr, w_valid, w_key, w_set, w_way
         );
         // Set of a key: communicator, operation and segment XORed, the low SET_BITS bits.
         self.peek_set.next = bit_cast::<SET_BITS, 48>(
@@ -194,39 +195,38 @@ impl Logic for KeyHistory {
         // Words read after the sweep only (a set read in the sweep's last clock is not yet
         // cleared).
         self.ok_q.d.next = self.swept.q.val();
-        self.ok_q2.d.next = self.ok_q.q.val();
 
         // Lookup: every way of `peek`'s set is read; the next clock each word is compared
-        // with `peek_q` two bits at a time and the answers registered; the clock after, a way
-        // holds the key if all 25 are equal. (`want` is 50 bits, the 49 and a zero pad, so
-        // that every pair is whole.)
-        self.want.next = bit_cast::<50, 48>(self.peek_q.q.val()) | bits::<50>(1 << 48);
+        // with `peek_q` a byte at a time and the answers registered; the clock after, a way
+        // holds the key if all 7 are equal. (`want` is 56 bits, the 49 and a zero pad, so
+        // that every byte is whole.)
+        self.want.next = bit_cast::<56, 48>(self.peek_q.q.val()) | bits::<56>(1 << 48);
         self.l_seen.next = false;
         for w in 0..2 {
             self.ways[w].read_clock.next = self.clock.val();
             self.ways[w].write_clock.next = self.clock.val();
             self.ways[w].read_address.next = self.peek_set.val();
             self.eq_q[w].clock.next = self.clock.val();
-            self.eq_q[w].d.next = bits::<25>(0);
+            self.eq_q[w].d.next = bits::<7>(0);
             if self.eq_q[w].q.val().all() {
                 self.l_seen.next = true;
             }
         }
         // (Outside the loop: `bit_cast` of an indexed signal does not translate in one.)
-        self.word[0].next = bit_cast::<50, 49>(self.ways[0].read_data.val());
-        self.word[1].next = bit_cast::<50, 49>(self.ways[1].read_data.val());
-        for i in 0..25 {
+        self.word[0].next = bit_cast::<56, 49>(self.ways[0].read_data.val());
+        self.word[1].next = bit_cast::<56, 49>(self.ways[1].read_data.val());
+        for g in 0..7 {
             self.eq_q[0].d.next = self.eq_q[0].d.val().replace_bit(
-                i,
-                self.word[0].val().get_bits::<2>(2 * i) == self.want.val().get_bits::<2>(2 * i),
+                g,
+                self.word[0].val().get_bits::<8>(8 * g) == self.want.val().get_bits::<8>(8 * g),
             );
             self.eq_q[1].d.next = self.eq_q[1].d.val().replace_bit(
-                i,
-                self.word[1].val().get_bits::<2>(2 * i) == self.want.val().get_bits::<2>(2 * i),
+                g,
+                self.word[1].val().get_bits::<8>(8 * g) == self.want.val().get_bits::<8>(8 * g),
             );
         }
-        self.same_q.d.next = self.peek_q.q.val() == self.key.val();
-        self.seen.next = self.l_seen.val() & self.ok_q2.q.val() & self.same_q.q.val();
+        self.gate_q.d.next = self.ok_q.q.val() & (self.peek_q.q.val() == self.key.val());
+        self.seen.next = self.l_seen.val() & self.gate_q.q.val();
 
         // Filing, first clock: the key registered. Second: read the set's pointer.
         self.i_valid.d.next = self.file.val();
@@ -290,7 +290,7 @@ impl Logic for KeyHistory {
         if self.reset.val() {
             self.swept.d.next = false;
             self.ok_q.d.next = false;
-            self.ok_q2.d.next = false;
+            self.gate_q.d.next = false;
             self.sweep_set.d.next = bits::<SET_BITS>(0);
             self.i_valid.d.next = false;
             self.f_valid.d.next = false;
