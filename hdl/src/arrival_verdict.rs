@@ -256,6 +256,11 @@ pub struct ArrivalVerdict {
     /// The frame reaches the history row (`late` decides it): a request, or a board frame for
     /// this board, neither unsupported nor an abort that cancels. Where `hist_late` applies.
     pub late_applies: Signal<Out, Bit>,
+    /// The verdict of every row but the history's `late` row (the outputs above are this with
+    /// the row laid over it by [`LateRow`]), and whether that row applies: the CFE registers
+    /// the two and lays the row over them a clock later.
+    pub chain: Signal<Out, Verdict>,
+    pub hist_row: Signal<Out, Bit>,
     word_round: Constant<Bits<16>>,
     word_shift: Constant<Bits<16>>,
     max_payload: Constant<Bits<16>>,
@@ -310,11 +315,10 @@ pub struct ArrivalVerdict {
     /// The chain's `faulty` and `code`, before the `late` row.
     n_faulty: Signal<Local, Bit>,
     n_code: Signal<Local, Bits<8>>,
-    /// The `late` row's code: `stale` for a request, else 0.
-    late_code: Signal<Local, Bits<8>>,
-    /// Drive `code` and `answer_error`, each assigned once at the end of `update`.
-    l_code: Signal<Local, Bits<8>>,
-    l_answer_error: Signal<Local, Bit>,
+    /// Drives `chain`, assigned once at the end of `update`.
+    l_chain: Signal<Local, Verdict>,
+    /// The `late` row over the chain, for the outputs above.
+    row: LateRow,
     /// Drives `cancel`, assigned once at the end of `update`.
     l_cancel: Signal<Local, Bit>,
     /// Drives `drop`, assigned once at the end of `update`.
@@ -473,9 +477,10 @@ impl ArrivalVerdict {
             late_row: Default::default(),
             n_faulty: Default::default(),
             n_code: Default::default(),
-            late_code: Default::default(),
-            l_code: Default::default(),
-            l_answer_error: Default::default(),
+            l_chain: Default::default(),
+            row: Default::default(),
+            chain: Default::default(),
+            hist_row: Default::default(),
         }
     }
 }
@@ -687,11 +692,13 @@ impl Logic for ArrivalVerdict {
             self.l_store.next = true;
             self.l_alloc.next = true;
         }
-        // The `late` row (the long history has the key), applied last as one select on each
-        // output: `hist_late` comes from the history's compares a clock after the lookup, the
-        // CFE's worst paths ran through it, so the row's answers are written out (every
-        // output is the chain's answer or the row's) rather than overriding the chain's flags
-        // in front of the fault and code selects.
+        // The `late` row (the long history has the key): `hist_late` comes from the history's
+        // compares a clock after the lookup, so the chain's answer (`chain`) and whether the
+        // row applies (`hist_row`) are outputs of their own, and [`LateRow`] lays the row
+        // over the chain. The CFE registers the two in `Judge` and lays the row over them in
+        // `Arrive`, from flip-flops: the route from the history's block RAM to the verdict's
+        // registers was board64's worst path at 4deefba (seed 4). The outputs below are the
+        // same [`LateRow`] on the unregistered answers.
         self.late_row.next =
             self.hist_late.val() & self.late_applies.val() & !(self.hit.val() & self.done.val());
         self.n_faulty.next = self.fault.val() != bits::<8>(0);
@@ -699,31 +706,112 @@ impl Logic for ArrivalVerdict {
         if self.n_faulty.val() {
             self.n_code.next = self.fault.val();
         }
-        self.late_code.next = bits::<8>(0);
-        if self.p_req.q.val() {
-            self.late_code.next = self.err_stale.val();
+        self.l_chain.next.cancel = self.l_cancel.val();
+        self.l_chain.next.drop = self.l_drop.val();
+        self.l_chain.next.dup = self.l_dup.val();
+        self.l_chain.next.ack = self.l_ack.val();
+        self.l_chain.next.store = self.l_store.val();
+        self.l_chain.next.alloc = self.l_alloc.val();
+        self.l_chain.next.stall = self.l_stall.val();
+        self.l_chain.next.resend = self.l_resend.val();
+        self.l_chain.next.nack = self.l_nack.val();
+        self.l_chain.next.pend = self.l_pend.val();
+        self.l_chain.next.heard = self.l_heard.val();
+        self.l_chain.next.faulty = self.n_faulty.val();
+        // A request's answer is an error when its code is not 0.
+        self.l_chain.next.answer_error = (self.n_code.val() != bits::<8>(0)) & self.p_req.q.val();
+        self.l_chain.next.is_req = self.p_req.q.val();
+        self.l_chain.next.code = self.n_code.val();
+        self.chain.next = self.l_chain.val();
+        self.hist_row.next = self.late_row.val();
+        self.row.chain.next = self.l_chain.val();
+        self.row.late.next = self.late_row.val();
+        self.cancel.next = self.row.verdict.val().cancel;
+        self.drop.next = self.row.verdict.val().drop;
+        self.dup.next = self.row.verdict.val().dup;
+        self.ack.next = self.row.verdict.val().ack;
+        self.store.next = self.row.verdict.val().store;
+        self.alloc.next = self.row.verdict.val().alloc;
+        self.stall.next = self.row.verdict.val().stall;
+        self.resend.next = self.row.verdict.val().resend;
+        self.nack.next = self.row.verdict.val().nack;
+        self.pend.next = self.row.verdict.val().pend;
+        self.heard.next = self.row.verdict.val().heard;
+        self.faulty.next = self.row.verdict.val().faulty;
+        self.answer_error.next = self.row.verdict.val().answer_error;
+        self.code.next = self.row.verdict.val().code;
+    }
+}
+
+/// The arrival verdict: what `Arrive` does ([`ArrivalVerdict`]'s outputs, and the CFE's
+/// register of them).
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct Verdict {
+    pub cancel: Bit,
+    pub drop: Bit,
+    pub dup: Bit,
+    pub ack: Bit,
+    pub store: Bit,
+    pub alloc: Bit,
+    pub stall: Bit,
+    pub resend: Bit,
+    pub nack: Bit,
+    pub pend: Bit,
+    pub heard: Bit,
+    pub faulty: Bit,
+    pub answer_error: Bit,
+    pub is_req: Bit,
+    pub code: Bits<8>,
+}
+
+/// The precedence table's `late` row for the long history (the segment is in it), laid over
+/// the answer of the rows around it (`chain`): where it applies (`late`), the frame is a `dup`
+/// and a request is answered `stale`; nothing is cancelled, dropped, acked, stored, allocated,
+/// stalled or answered `pending`, and no error counted. (`resend` and `heard` need a context
+/// here and `nack` one or the recent keys: the row never applies with them.) One definition
+/// for [`ArrivalVerdict`]'s outputs and for the CFE, which lays it over its registered verdict.
+#[derive(LogicBlock)]
+pub struct LateRow {
+    pub chain: Signal<In, Verdict>,
+    pub late: Signal<In, Bit>,
+    pub verdict: Signal<Out, Verdict>,
+    err_stale: Constant<Bits<8>>,
+    /// Drives `verdict`, assigned once at the end of `update`.
+    l_verdict: Signal<Local, Verdict>,
+}
+
+impl Default for LateRow {
+    fn default() -> Self {
+        LateRow {
+            chain: Default::default(),
+            late: Default::default(),
+            verdict: Default::default(),
+            err_stale: code8(ErrorCode::Stale.code()),
+            l_verdict: Default::default(),
         }
-        self.faulty.next = self.n_faulty.val() & !self.late_row.val();
-        // A request's answer is an error when its code is not 0; the row's code for a
-        // request is `stale`.
-        self.l_code.next = self.n_code.val();
-        self.l_answer_error.next = (self.n_code.val() != bits::<8>(0)) & self.p_req.q.val();
-        if self.late_row.val() {
-            self.l_code.next = self.late_code.val();
-            self.l_answer_error.next = self.p_req.q.val();
+    }
+}
+
+impl Logic for LateRow {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.l_verdict.next = self.chain.val();
+        if self.late.val() {
+            self.l_verdict.next.cancel = false;
+            self.l_verdict.next.drop = false;
+            self.l_verdict.next.dup = true;
+            self.l_verdict.next.ack = false;
+            self.l_verdict.next.store = false;
+            self.l_verdict.next.alloc = false;
+            self.l_verdict.next.stall = false;
+            self.l_verdict.next.pend = false;
+            self.l_verdict.next.faulty = false;
+            self.l_verdict.next.answer_error = self.chain.val().is_req;
+            self.l_verdict.next.code = bits::<8>(0);
+            if self.chain.val().is_req {
+                self.l_verdict.next.code = self.err_stale.val();
+            }
         }
-        self.code.next = self.l_code.val();
-        self.answer_error.next = self.l_answer_error.val();
-        self.cancel.next = self.l_cancel.val() & !self.late_row.val();
-        self.drop.next = self.l_drop.val() & !self.late_row.val();
-        self.dup.next = self.l_dup.val() | self.late_row.val();
-        self.ack.next = self.l_ack.val() & !self.late_row.val();
-        self.store.next = self.l_store.val() & !self.late_row.val();
-        self.alloc.next = self.l_alloc.val() & !self.late_row.val();
-        self.stall.next = self.l_stall.val() & !self.late_row.val();
-        self.resend.next = self.l_resend.val();
-        self.nack.next = self.l_nack.val();
-        self.pend.next = self.l_pend.val() & !self.late_row.val();
-        self.heard.next = self.l_heard.val();
+        self.verdict.next = self.l_verdict.val();
     }
 }

@@ -77,7 +77,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::arrival_verdict::{ArrivalReg, ArrivalSig, ArrivalVerdict};
+use crate::arrival_verdict::{ArrivalReg, ArrivalSig, ArrivalVerdict, LateRow, Verdict};
 pub use crate::cfe_config::cfg;
 use crate::cfe_config::{CfeConfig, DirectoryWord};
 use crate::cipe::{InstrWord, Opcode};
@@ -124,28 +124,6 @@ pub struct Endpoint {
     pub mac: Bits<48>,
     pub ip: Bits<32>,
     pub port: Bits<16>,
-}
-
-/// The arrival verdict ([`crate::arrival_verdict`]), registered in `Judge`: what `Arrive`
-/// does. (Deciding and acting in one clock was the board's longest path: latched fields →
-/// verdict → context-table write enables.)
-#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
-pub struct Verdict {
-    pub cancel: Bit,
-    pub drop: Bit,
-    pub dup: Bit,
-    pub ack: Bit,
-    pub store: Bit,
-    pub alloc: Bit,
-    pub stall: Bit,
-    pub resend: Bit,
-    pub nack: Bit,
-    pub pend: Bit,
-    pub heard: Bit,
-    pub faulty: Bit,
-    pub answer_error: Bit,
-    pub is_req: Bit,
-    pub code: Bits<8>,
 }
 
 #[derive(LogicBlock)]
@@ -259,7 +237,18 @@ pub struct Cfe {
     /// In `Tail`, the tail known: good (commit) or bad (undo).
     tail_good: Signal<Local, Bit>,
     tail_undo: Signal<Local, Bit>,
+    /// The arrival verdict ([`crate::arrival_verdict`]) of every row but the long history's
+    /// `late` row, registered in `Judge`, and whether that row applies (`hist_q`): `Arrive`
+    /// acts on the two laid together (`live`), and registers that here for the states after
+    /// it. (Deciding and acting in one clock was the board's longest path: latched fields →
+    /// verdict → context-table write enables; and the route from the history's block RAM
+    /// through the row into the verdict's registers was board64's worst path at 4deefba,
+    /// seed 4.)
     verdict: DFF<Verdict>,
+    hist_q: DFF<Bit>,
+    /// `verdict` with the history's row laid over it: what `Arrive` acts on (`hist_q` is low
+    /// in every other state, where this is `verdict`).
+    live: LateRow,
     // The arrival being handled.
     arr_fields: DFF<FrameFields>,
     arr_len: DFF<Bits<16>>,
@@ -641,6 +630,8 @@ impl Cfe {
             in_arrive: Default::default(),
             store_now: Default::default(),
             alloc_now: Default::default(),
+            hist_q: Default::default(),
+            live: Default::default(),
             t_park: Default::default(),
             t_produce: Default::default(),
             in_issue: Default::default(),
@@ -675,6 +666,7 @@ impl Logic for Cfe {
             store_now,
             alloc_now,
             verdict,
+            hist_q,
             arr_fields,
             arr_len,
             arr_unsup,
@@ -967,7 +959,7 @@ impl Logic for Cfe {
         }
         // A nack's answer goes to the board that sent it (a resend's pass names the same
         // board).
-        if self.verdict.q.val().nack | self.verdict.q.val().pend {
+        if self.live.verdict.val().nack | self.live.verdict.val().pend {
             self.route_addr.next = bit_cast::<6, 16>(self.arr_fields.q.val().rank);
         }
         if self.ans_board.q.val() {
@@ -1052,24 +1044,13 @@ impl Logic for Cfe {
                 self.state.d.next = CfeState::Judge;
             }
             CfeState::Judge => {
-                self.verdict.d.next.cancel = self.arrival.cancel.val();
-                self.verdict.d.next.drop = self.arrival.drop.val();
-                self.verdict.d.next.dup = self.arrival.dup.val();
-                self.verdict.d.next.ack = self.arrival.ack.val();
-                self.verdict.d.next.store = self.arrival.store.val();
-                self.verdict.d.next.alloc = self.arrival.alloc.val();
-                self.verdict.d.next.stall = self.arrival.stall.val();
-                self.verdict.d.next.resend = self.arrival.resend.val();
-                self.verdict.d.next.nack = self.arrival.nack.val();
-                self.verdict.d.next.pend = self.arrival.pend.val();
-                self.verdict.d.next.heard = self.arrival.heard.val();
-                self.verdict.d.next.faulty = self.arrival.faulty.val();
-                self.verdict.d.next.answer_error = self.arrival.answer_error.val();
-                self.verdict.d.next.is_req = self.arrival.is_req.val();
-                self.verdict.d.next.code = self.arrival.code.val();
+                // The chain's verdict and the history's row, laid together in `Arrive`.
+                self.verdict.d.next = self.arrival.chain.val();
+                self.hist_q.d.next = self.arrival.hist_row.val();
                 self.in_arrive.d.next = true;
-                self.store_now.d.next = self.arrival.store.val();
-                self.alloc_now.d.next = self.arrival.alloc.val();
+                // The table's `store` and `alloc` are these with the row's mask (`hist_q`).
+                self.store_now.d.next = self.arrival.chain.val().store;
+                self.alloc_now.d.next = self.arrival.chain.val().alloc;
                 self.state.d.next = CfeState::Arrive;
             }
             CfeState::Arrive => {
@@ -1077,19 +1058,22 @@ impl Logic for Cfe {
                 // what the verdict says is done once its tail is known good (`Tail`), except
                 // what a bad tail can undo there. The splitter drains the frame unless it is
                 // stored or forwarded.
+                // The verdict with the history's row laid over it, kept for the states after.
+                self.verdict.d.next = self.live.verdict.val();
+                self.hist_q.d.next = false;
                 self.cmd.d.next.action = self.split_drain.val();
                 self.cmd.d.next.words = bits::<12>(0);
                 self.cmd_pend.d.next = true;
                 self.await_tail.d.next = true;
                 self.state.d.next = CfeState::Emit;
-                if self.verdict.q.val().stall {
+                if self.live.verdict.val().stall {
                     // No context free: the frame waits at the input, programs run on.
                     self.cmd_pend.d.next = false;
                     self.await_tail.d.next = false;
                     self.blocked.d.next = true;
                     self.state.d.next = CfeState::Idle;
                 }
-                if self.verdict.q.val().store {
+                if self.live.verdict.val().store {
                     // Marked present (the context table's `store`, undone by `unstore` if the
                     // tail is bad); the frame waits unsplit while the context's next pass is
                     // looked at: it may take the arrival as it streams in, else the arrival
@@ -1106,7 +1090,7 @@ impl Logic for Cfe {
                     self.cur_has_words.d.next = self.arrival.has_words.val();
                     self.cur_present.d.next =
                         bits::<8>(1) << bit_cast::<8, 3>(self.arr_reg_r.q.val());
-                    if !self.verdict.q.val().alloc {
+                    if !self.live.verdict.val().alloc {
                         self.cur_present.d.next = self.contexts.ctx_present.val()
                             | (bits::<8>(1) << bit_cast::<8, 3>(self.arr_reg_r.q.val()));
                     }
@@ -1515,6 +1499,7 @@ impl Logic for Cfe {
             self.tail_in.d.next = false;
             self.tail_bad.d.next = false;
             self.verdict.d.next = self.no_verdict.val();
+            self.hist_q.d.next = false;
             self.cmd_pend.d.next = false;
             self.ins_pend.d.next = false;
             self.ins_pend_f.d.next = false;
@@ -1547,7 +1532,7 @@ impl Logic for Cfe {
         self.cur_is.d.next = self.l_cur_is.val();
         self.conf.route_addr.next = self.route_addr.val();
         self.req_we.next =
-            self.arriving.val() & self.verdict.q.val().store & self.verdict.q.val().is_req;
+            self.arriving.val() & self.live.verdict.val().store & self.verdict.q.val().is_req;
         self.requests0.write_enable.next = self.req_we.val() & !self.req_waddr.val().get_bit(0);
         self.requests1.write_enable.next = self.req_we.val() & self.req_waddr.val().get_bit(0);
         self.req_flags.write_enable.next = self.req_we.val();
@@ -1566,8 +1551,10 @@ impl Logic for Cfe {
         self.req_eps.write_data.next.ip = self.arr_fields.q.val().src_ip;
         self.req_eps.write_data.next.port = self.arr_fields.q.val().src_port;
         self.contexts.reset.next = self.reset.val();
-        self.contexts.store.next = self.store_now.q.val();
-        self.contexts.alloc.next = self.alloc_now.q.val();
+        self.contexts.store.next = self.store_now.q.val() & !self.hist_q.q.val();
+        self.contexts.alloc.next = self.alloc_now.q.val() & !self.hist_q.q.val();
+        self.live.chain.next = self.verdict.q.val();
+        self.live.late.next = self.hist_q.q.val();
         self.contexts.alloc_pc.next = self.dir_r.q.val().start;
         self.contexts.alloc_end.next = self.dir_r.q.val().end;
         self.contexts.alloc_at_end.next = self.dir_at_end.q.val();

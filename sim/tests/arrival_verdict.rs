@@ -5,8 +5,11 @@
 //! of range) with random context-table answers and program-directory entries, every verdict
 //! bit and the error code (a clock after the fields, with the answers then), and the
 //! table/CIPE requests (key, register, words, destination board)
-//! equal the model's.
+//! equal the model's; and the two halves the CFE registers apart, the verdict without the
+//! long history's row (`chain`) and whether that row applies (`hist_row`), equal the model's
+//! without the history and the row's condition.
 
+use collwire_hdl::arrival_verdict::Verdict as HwVerdict;
 use collwire_hdl::cfe::cfg;
 use collwire_hdl::context_table::REGS;
 use collwire_proto::{ErrorCode, MessageType, limits};
@@ -164,6 +167,32 @@ fn verdict(dut: &ArrivalVerdict) -> Verdict {
     }
 }
 
+/// The `chain` output, a [`collwire_hdl::arrival_verdict::Verdict`] (its field offsets from
+/// the struct's one definition), and its `is_req`.
+fn chain_of(bits: u64) -> (Verdict, bool) {
+    let d = HwVerdict::default();
+    let bit = |offset: usize| bits >> offset & 1 == 1;
+    (
+        Verdict {
+            cancel: bit(d.get_my_offset_cancel()),
+            drop: bit(d.get_my_offset_drop()),
+            dup: bit(d.get_my_offset_dup()),
+            ack: bit(d.get_my_offset_ack()),
+            store: bit(d.get_my_offset_store()),
+            alloc: bit(d.get_my_offset_alloc()),
+            stall: bit(d.get_my_offset_stall()),
+            resend: bit(d.get_my_offset_resend()),
+            nack: bit(d.get_my_offset_nack()),
+            pend: bit(d.get_my_offset_pend()),
+            heard: bit(d.get_my_offset_heard()),
+            faulty: bit(d.get_my_offset_faulty()),
+            answer_error: bit(d.get_my_offset_answer_error()),
+            code: (bits >> d.get_my_offset_code() & 0xff) as u8,
+        },
+        bit(d.get_my_offset_is_req()),
+    )
+}
+
 #[test]
 fn every_verdict_follows_the_precedence_table() {
     let mut rng = SplitMix(1414);
@@ -250,6 +279,28 @@ fn every_verdict_follows_the_precedence_table() {
             got, want,
             "case {case}: {f:?} dst {dst_host} me {me} payload {payload} unsupported {unsupported} {t:?}"
         );
+        // The engine registers the verdict of every other row (`chain`) and whether the
+        // history's row applies (`hist_row`) apart, and lays the row over them a clock later
+        // with the `LateRow` that drives the outputs above: the chain is the table's answer
+        // without the long history, and the row applies where the history's key decides.
+        let (chain, chain_is_req) = chain_of(dut.chain());
+        let without_history = model(
+            &f,
+            dst_host,
+            payload,
+            unsupported,
+            me,
+            Lookup {
+                hist_late: false,
+                ..t
+            },
+        );
+        assert_eq!(chain, without_history, "case {case}: chain {f:?} {t:?}");
+        assert_eq!(
+            chain_is_req,
+            f.msg_type == MessageType::Request.code(),
+            "case {case}: chain's is_req"
+        );
         // The context table loads an opened context's key, signature and sizes on `alloc`
         // alone (hdl/src/context_table.rs): the verdict never allocates without storing.
         assert!(!got.alloc || got.store, "case {case}: alloc without store");
@@ -271,6 +322,11 @@ fn every_verdict_follows_the_precedence_table() {
             dut.late_applies() == 1,
             if_late.dup,
             "case {case}: late applies, {f:?} dst {dst_host} me {me} unsupported {unsupported}"
+        );
+        assert_eq!(
+            dut.hist_row() == 1,
+            t.hist_late && if_late.dup && !(t.hit && t.done),
+            "case {case}: history row, {f:?} {t:?}"
         );
         for (row, hit) in [
             ("cancel", want.cancel),
