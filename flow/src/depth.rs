@@ -54,7 +54,6 @@ pub const BUDGET: &[(&str, usize)] = &[
     ("collwire_entry_composer", 13),
     ("collwire_statistics", 9),
     ("collwire_time_base", 13),
-    ("collwire_beat_mark", 4),
     ("collwire_reg_fifo4", 5),
     ("collwire_frame_fifo", 4),
     ("collwire_bypass_fifo", 5),

@@ -9,7 +9,6 @@ use rust_hdl::prelude::*;
 use crate::arrival_verdict::ArrivalVerdict;
 use crate::axis_arbiter::{AxisArbiter64, AxisArbiter256};
 use crate::axis_register::{AxisRegister64, AxisRegister256};
-use crate::beat_mark::BeatMark;
 use crate::board::{Board64, Board256};
 use crate::bypass_fifo::BypassFifo;
 use crate::cfe::Cfe;
@@ -153,8 +152,6 @@ pub fn designs_for(width: BusWidth) -> Vec<Design> {
         design(EntryComposer::default(), "collwire_entry_composer"),
         design(Statistics::default(), "collwire_statistics"),
         design(TimeBase::default(), "collwire_time_base"),
-        // The router's beat flags, for a mark of 5.
-        design(BeatMark::new(5), "collwire_beat_mark"),
         // The router's side-band FIFO (its class of each frame), one byte wide.
         design(RegFifo4::<Bits<8>>::default(), "collwire_reg_fifo4"),
         // The board's one FIFO (the router's buffers and every output queue stand on it),
@@ -234,7 +231,7 @@ pub fn is_board(name: &str) -> bool {
 /// Designs that are also built into a larger design (`fp_add` in `cipe_alu` in `cipe`;
 /// `header_capture` and `offload_classifier` in `frame_router`; `cfe_config`,
 /// `context_table` (with `key_history`), `arrival_verdict`, `uop_decode`, `entry_composer` and
-/// `time_base` in `cfe`, `beat_mark`, `reg_fifo4` and `frame_fifo` in `frame_router`, `bypass_fifo` in `frame_router` and
+/// `time_base` in `cfe`, `reg_fifo4` and `frame_fifo` in `frame_router`, `bypass_fifo` in `frame_router` and
 /// `frame_builder`, with
 /// `header_fields` and `header_builder` inside them). Synthesizing the
 /// larger one covers them, flattened, so the synthesis check can skip them; the bench still
@@ -254,7 +251,6 @@ pub fn is_part_of_another(name: &str) -> bool {
         "arrival_verdict",
         "entry_composer",
         "time_base",
-        "beat_mark",
         "reg_fifo",
         "frame_fifo",
         "bypass_fifo",

@@ -46,7 +46,6 @@ use rust_hdl::prelude::*;
 use crate::axis::{AxisSink, AxisSource, TUSER_BAD_AT};
 use crate::axis_fifo::AxisFifo;
 use crate::axis_register::AxisRegister;
-use crate::beat_mark::BeatMark;
 use crate::bypass_fifo::BypassFifo;
 use crate::header_capture::HeaderCapture;
 use crate::header_fields::{DST_HOST_BYTE, FrameFields, VERSION_TYPE_BYTE};
@@ -341,16 +340,14 @@ pub struct FrameRouter<
     p_end: DFF<Bit>,
     /// Swallowing the rest of a giant.
     swallow: DFF<Bit>,
-    /// `w_beat` against the deciding beat, the beat holding byte `MIN_FRAME − 1` (the lane
-    /// of that byte: `runt_lane`), the first beat beyond `MAX_FRAME`, the first beyond
-    /// `MAX_OFFLOAD_FRAME` (where a candidate is cut off) and the header's last beat: each
-    /// `at` and `below` a flip-flop, kept with the counter ([`BeatMark`]).
-    at_decide: BeatMark,
-    at_runt: BeatMark,
+    /// The deciding beat, the beat holding byte `MIN_FRAME − 1`, the first beat beyond
+    /// `MAX_FRAME`.
+    decide_beat: Constant<Bits<16>>,
+    runt_beat: Constant<Bits<16>>,
     runt_lane: Constant<Bits<16>>,
-    at_giant: BeatMark,
-    at_offload_giant: BeatMark,
-    at_hb_last: BeatMark,
+    giant_beat: Constant<Bits<16>>,
+    /// The first beat beyond `MAX_OFFLOAD_FRAME`: where a candidate is cut off.
+    offload_giant_beat: Constant<Bits<16>>,
     /// Room the offload buffer must have to take a candidate: the longest offload frame, cut
     /// off, plus the ingress buffer and the flag's delay.
     offload_level: Constant<Bits<DL1>>,
@@ -379,9 +376,7 @@ pub struct FrameRouter<
     /// last beat (the capture's `header_valid`, or `frame_done` of a short frame, a clock
     /// later).
     start_beat: Signal<Local, Bit>,
-    /// `w_beat` goes one up / to 0 on this clock: the beat marks' inputs.
-    beat_step: Signal<Local, Bit>,
-    beat_restart: Signal<Local, Bit>,
+    hb_last: Constant<Bits<16>>,
     /// The classified frame is an offload frame: its verdict is pushed. Set with the
     /// classifier's start, then delayed as the classifier is.
     tag_start: DFF<Bit>,
@@ -590,11 +585,11 @@ impl<
             hyg_r: Default::default(),
             p_end: Default::default(),
             swallow: Default::default(),
-            at_decide: BeatMark::new(decide as u16),
-            at_runt: BeatMark::new(((MIN_FRAME - 1) / K) as u16),
+            decide_beat: Constant::new(bits::<16>(decide as u64)),
+            runt_beat: Constant::new(bits::<16>(((MIN_FRAME - 1) / K) as u64)),
             runt_lane: Constant::new(bits::<16>(((MIN_FRAME - 1) % K) as u64)),
-            at_giant: BeatMark::new(giant as u16),
-            at_offload_giant: BeatMark::new(offload_giant as u16),
+            giant_beat: Constant::new(bits::<16>(giant as u64)),
+            offload_giant_beat: Constant::new(bits::<16>(offload_giant as u64)),
             offload_level: Constant::new(bits::<DL1>(((1 << DL) - room) as u64)),
             ingress_room: Constant::new(bits::<4>(7)),
             c_pass: Constant::new(bits::<3>(class::PASS)),
@@ -613,9 +608,7 @@ impl<
             w_last: Default::default(),
             w_user: Default::default(),
             start_beat: Default::default(),
-            at_hb_last: BeatMark::new(HB as u16 - 1),
-            beat_step: Default::default(),
-            beat_restart: Default::default(),
+            hb_last: Constant::new(bits::<16>(HB as u64 - 1)),
             tag_start: Default::default(),
             tag: std::array::from_fn(|_| Default::default()),
             ttag_start: Default::default(),
@@ -676,11 +669,6 @@ impl<
             clock,
             capture,
             classifier,
-            at_decide,
-            at_runt,
-            at_giant,
-            at_offload_giant,
-            at_hb_last,
             ingress,
             ingress_out,
             classes,
@@ -799,8 +787,8 @@ impl<
         self.route_table.addr.next = bit_cast::<6, 8>(self.dst_host.val());
         // What this beat tells: the frame ends short, is marked bad, or runs past the maximum.
         self.runt.next = self.s_axis.tlast.val()
-            & (self.at_runt.below.val()
-                | (self.at_runt.at.val()
+            & ((self.w_beat.q.val() < self.runt_beat.val())
+                | ((self.w_beat.q.val() == self.runt_beat.val())
                     & !self
                         .s_axis
                         .tkeep
@@ -808,16 +796,17 @@ impl<
                         .get_bit(self.runt_lane.val().index())));
         self.mac_bad.next =
             self.s_axis.tlast.val() & self.s_axis.tuser.val().get_bit(self.bad_at.val().index());
-        self.giant.next = self.at_giant.at.val();
+        self.giant.next = self.w_beat.q.val() == self.giant_beat.val();
         if (self.w_class.q.val() == self.c_offload.val())
             | (self.w_class.q.val() == self.c_transit.val())
         {
-            self.giant.next = self.at_offload_giant.at.val();
+            self.giant.next = self.w_beat.q.val() == self.offload_giant_beat.val();
         }
         // The class is decided on the deciding beat, or on an earlier last beat (and set then,
         // or a clock later: `late`).
         self.deciding.next = !self.swallow.q.val()
-            & (self.at_decide.at.val() | (self.s_axis.tlast.val() & self.at_decide.below.val()));
+            & ((self.w_beat.q.val() == self.decide_beat.val())
+                | (self.s_axis.tlast.val() & (self.w_beat.q.val() < self.decide_beat.val())));
         self.d_go.next = self.accept.val() & self.deciding.val();
         self.d_drop.next = self.s_axis.tlast.val() & (self.runt.val() | self.mac_bad.val());
         self.d_mac_bad.next = self.mac_bad.val();
@@ -917,29 +906,11 @@ impl<
             self.swallow.d.next = false;
             self.w_class.d.next = self.c_drop.val();
         }
-        // The beat marks follow `w_beat`: one up with it, to 0 with it (a last beat, a reset).
-        self.beat_step.next = self.accept.val() & !self.swallow.q.val();
-        self.beat_restart.next = (self.accept.val() & self.s_axis.tlast.val()) | self.reset.val();
-        self.at_decide.step.next = self.beat_step.val();
-        self.at_decide.restart.next = self.beat_restart.val();
-        self.at_decide.beat.next = self.w_beat.q.val();
-        self.at_runt.step.next = self.beat_step.val();
-        self.at_runt.restart.next = self.beat_restart.val();
-        self.at_runt.beat.next = self.w_beat.q.val();
-        self.at_giant.step.next = self.beat_step.val();
-        self.at_giant.restart.next = self.beat_restart.val();
-        self.at_giant.beat.next = self.w_beat.q.val();
-        self.at_offload_giant.step.next = self.beat_step.val();
-        self.at_offload_giant.restart.next = self.beat_restart.val();
-        self.at_offload_giant.beat.next = self.w_beat.q.val();
-        self.at_hb_last.step.next = self.beat_step.val();
-        self.at_hb_last.restart.next = self.beat_restart.val();
-        self.at_hb_last.beat.next = self.w_beat.q.val();
         // The classifier starts on a frame once its header is in, or at its end if it is
         // shorter (one start per frame): offload and transit frames are judged while they
         // arrive. Whether they hold their IPv4 length is known at their end (the tail).
-        self.start_beat.next =
-            self.at_hb_last.at.val() | (self.w_last.val() & self.at_hb_last.below.val());
+        self.start_beat.next = (self.w_beat.q.val() == self.hb_last.val())
+            | (self.w_last.val() & (self.w_beat.q.val() < self.hb_last.val()));
         self.tag_start.d.next = self.stored.val()
             & self.start_beat.val()
             & (self.cur_class.val() == self.c_offload.val());

@@ -37,7 +37,6 @@ pub mod axis;
 pub mod axis_arbiter;
 pub mod axis_fifo;
 pub mod axis_register;
-pub mod beat_mark;
 pub mod board;
 pub mod bypass_fifo;
 pub mod cfe;
