@@ -449,7 +449,8 @@ pub struct Cfe {
     /// present mask, 80 % routing, was board64's worst path at b9cf617). Not also one-hot by
     /// context (the verdict's `store` AND `ctx_is` into eight flip-flops): the verdict's
     /// second stage, in `Judge`, then ended at eight flip-flops instead of one, and that
-    /// was the worst path on the default seed (130.6 MHz).
+    /// was the worst path on the default seed (130.6 MHz). The chain's `store` and `alloc`:
+    /// the table gets them AND NOT `hist_q` (the history's row), one gate of two flip-flops.
     store_now: DFF<Bit>,
     alloc_now: DFF<Bit>,
     // Context-table commands, assigned to the table's inputs once at the end of `update` (a
