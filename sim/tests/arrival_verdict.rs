@@ -273,7 +273,9 @@ fn every_verdict_follows_the_precedence_table() {
         dut.set_silent(u64::from(t.silent));
         dut.eval();
 
-        let want = model(&f, dst_host, payload, unsupported, me, t);
+        // The model for this frame, with the table's answers `t`.
+        let model_for = |t: Lookup| model(&f, dst_host, payload, unsupported, me, t);
+        let want = model_for(t);
         let got = verdict(&dut);
         assert_eq!(
             got, want,
@@ -284,17 +286,10 @@ fn every_verdict_follows_the_precedence_table() {
         // with the `LateRow` that drives the outputs above: the chain is the table's answer
         // without the long history, and the row applies where the history's key decides.
         let (chain, chain_is_req) = chain_of(dut.chain());
-        let without_history = model(
-            &f,
-            dst_host,
-            payload,
-            unsupported,
-            me,
-            Lookup {
-                hist_late: false,
-                ..t
-            },
-        );
+        let without_history = model_for(Lookup {
+            hist_late: false,
+            ..t
+        });
         assert_eq!(chain, without_history, "case {case}: chain {f:?} {t:?}");
         assert_eq!(
             chain_is_req,
@@ -306,18 +301,11 @@ fn every_verdict_follows_the_precedence_table() {
         assert!(!got.alloc || got.store, "case {case}: alloc without store");
         // The frame reaches the history row exactly when a key in the history makes it a
         // `dup` (no row above it gives one; the done row is above it).
-        let if_late = model(
-            &f,
-            dst_host,
-            payload,
-            unsupported,
-            me,
-            Lookup {
-                late: true,
-                done: false,
-                ..t
-            },
-        );
+        let if_late = model_for(Lookup {
+            late: true,
+            done: false,
+            ..t
+        });
         assert_eq!(
             dut.late_applies() == 1,
             if_late.dup,
