@@ -66,6 +66,11 @@ struct Args {
     /// 2). Only with `--placer heap`.
     #[arg(long, default_value_t = Placer::HEAP_TIMING.crit_exp)]
     crit_exp: u32,
+    /// nextpnr's timing-driven rip-up in the router (`--tmg-ripup`): the arcs of paths that
+    /// miss `--target-mhz` are routed again. Aim the target just above the clock wanted (155,
+    /// not 200). Off by default.
+    #[arg(long)]
+    tmg_ripup: bool,
     /// Under each row, the registers with endpoints that miss this clock (MHz), latest first:
     /// how much of the design, not only its critical path, stands between it and the clock.
     #[arg(long, default_value_t = 150.0)]
@@ -103,6 +108,10 @@ fn main() -> anyhow::Result<()> {
             args.timing_weight, args.crit_exp
         ),
         Algorithm::Static => "static placer".to_string(),
+    } + if args.tmg_ripup {
+        ", router with timing-driven rip-up"
+    } else {
+        ""
     };
     println!(
         "post-route on {DEVICE}, aiming at {} MHz, {placer_text}; resources from Yosys synth_xilinx for {}",
@@ -133,6 +142,7 @@ fn main() -> anyhow::Result<()> {
             algorithm: args.placer,
             timing_weight: args.timing_weight,
             crit_exp: args.crit_exp,
+            timing_ripup: args.tmg_ripup,
         };
         let reports: Vec<(Option<u64>, PnrReport)> = std::thread::scope(|s| {
             let runs: Vec<_> = seeds
