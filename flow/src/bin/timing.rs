@@ -226,6 +226,7 @@ fn main() -> anyhow::Result<()> {
                 "placer": args.placer.name(),
                 "placer_timing_weight": (args.placer == Algorithm::Heap).then_some(args.timing_weight),
                 "placer_crit_exp": (args.placer == Algorithm::Heap).then_some(args.crit_exp),
+                "tmg_ripup": args.tmg_ripup,
                 "ecp5_fmax_mhz": pnr.fmax_mhz,
                 "ecp5_comb": pnr.comb_used,
                 "ecp5_ff": pnr.ff_used,
