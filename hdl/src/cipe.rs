@@ -59,15 +59,6 @@ pub const fn soon_clocks(w: usize) -> usize {
 /// Bytes per packet buffer.
 pub const SLOT_BYTES: usize = 2048;
 
-/// Whether the `w`-bit CIPE issues the first word of an instruction on the clock the
-/// instruction arrives when it is idle (its pipeline empty): at 256 bits, where that clock is
-/// on the engine hop (the frame's header is 2 beats, too few to hide the CIPE's latency). At
-/// 64 bits the header's 8 beats hide it, and the instruction is registered first, which keeps
-/// the CFE's instruction registers out of the CIPE's issue paths.
-pub const fn fast_first(w: usize) -> bool {
-    w >= 256
-}
-
 /// What an instruction streams through the ALU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Opcode {
@@ -248,31 +239,7 @@ pub struct Cipe<
     op_combine: Constant<Bits<4>>,
     op_buffer: Constant<Bits<4>>,
     op_pair: Constant<Bits<4>>,
-    /// The active instruction's next word (with [`fast_first`], 0 whenever no instruction is
-    /// active: it is cleared as an instruction's last word issues, so a first word read on the
-    /// clock its instruction arrives needs no multiplexer on the buffers' read address).
     index: DFF<Bits<12>>,
-    /// The instruction whose word issues: the active one, or, with none active, the one
-    /// offered (whose first word issues on the clock it arrives, `fast`).
-    cur: Signal<Local, InstrWord>,
-    /// No instruction active, one offered with words, and the pipeline empty (`stirred` low): its
-    /// first word issues on the clock it arrives, without the clock in `instr` (an idle
-    /// engine's hop, docs/cipe.md). Nothing in flight can store into a buffer it reads, so it
-    /// needs no read-after-write check. Only where `fast_first` is set.
-    fast: Signal<Local, Bit>,
-    /// The 256-bit CIPE issues an idle engine's first word on its instruction's clock
-    /// ([`fast_first`]); the 64-bit one does not (it gains nothing there, and the paths it adds
-    /// from the CFE's instruction registers are 8–9 logic levels).
-    fast_first: Constant<Bit>,
-    /// The pipeline may hold a word: one issued last clock or a stage held one then (a
-    /// register, computed a clock ahead; low at power-on and after reset, when it is empty).
-    stirred: DFF<Bit>,
-    /// The offered instruction's word count is 1 (its only word is its last).
-    off_one: Signal<Local, Bit>,
-    /// The word issuing is its instruction's last.
-    cur_last: Signal<Local, Bit>,
-    /// Words may issue: the active instruction's with no read-after-write wait, or `fast`.
-    go: Signal<Local, Bit>,
     /// `index` ≠ 0: the active instruction's first word has issued (a register, so the read-
     /// after-write wait in front of `issue` is not a 12-bit zero test).
     past_first: DFF<Bit>,
@@ -401,13 +368,6 @@ impl<
             op_buffer: Constant::new(bits::<4>(Opcode::Buffer as u64)),
             op_pair: Constant::new(bits::<4>(Opcode::Pair as u64)),
             index: Default::default(),
-            cur: Default::default(),
-            fast: Default::default(),
-            fast_first: Constant::new(fast_first(W)),
-            stirred: Default::default(),
-            off_one: Default::default(),
-            cur_last: Default::default(),
-            go: Default::default(),
             past_first: Default::default(),
             opcode: Default::default(),
             slot_a: Default::default(),
@@ -494,9 +454,9 @@ impl<
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, active, instr, index, stirred, past_first, remaining, p_valid, p_in,
-            p_addr, p_instr, p_last, p_bad, q_valid, q_in, q_addr, q_instr, q_last, q_bad, q_a,
-            q_b, hz_cur, hz_off, hz_load, last_word, soon_q, w_en, w_addr, w_data
+            self, clock, active, instr, index, past_first, remaining, p_valid, p_in, p_addr,
+            p_instr, p_last, p_bad, q_valid, q_in, q_addr, q_instr, q_last, q_bad, q_a, q_b,
+            hz_cur, hz_off, hz_load, last_word, soon_q, w_en, w_addr, w_data
         );
         clock!(self, clock, alu, out);
         self.buffer_a.read_clock.next = self.clock.val();
@@ -517,6 +477,7 @@ impl<
         self.opcode.next = self.instr.q.val().opcode;
         self.slot_a.next = self.instr.q.val().slot_a;
         self.slot_b.next = self.instr.q.val().slot_b;
+        self.needs_input.next = self.opcode.val() < self.op_buffer.val();
         self.reads_a.next = self.opcode.val() != self.op_input.val();
         self.reads_b.next = self.opcode.val() == self.op_pair.val();
         // Read after write: before its first word (within one instruction every word has its
@@ -604,50 +565,30 @@ impl<
         if self.hz_load.q.val() {
             self.hazard.next = self.hz_off.q.val();
         }
-        // The word that issues is the active instruction's; with none active, the offered
-        // one's first (`fast`, only with the pipeline empty: then no store is in flight, and
-        // the read-after-write check has nothing to wait for).
-        self.off_one.next = self.offered.val().count == bits::<12>(1);
-        self.cur.next = self.instr.q.val();
-        self.cur_last.next = self.last_word.q.val();
-        if !self.active.q.val() & self.fast_first.val() {
-            self.cur.next = self.offered.val();
-            self.cur_last.next = self.off_one.val();
-        }
-        self.fast.next = self.fast_first.val()
-            & !self.active.q.val()
-            & !self.stirred.q.val()
-            & self.s_instr.tvalid.val()
-            & (self.offered.val().count != bits::<12>(0));
-        self.go.next = (self.active.q.val() & !self.hazard.val()) | self.fast.val();
-        self.needs_input.next = self.cur.val().opcode < self.op_buffer.val();
-        self.issue.next = self.go.val()
+        self.issue.next = self.active.q.val()
             & (self.s_axis.tvalid.val() | !self.needs_input.val())
-            & !self.out.almost_full.val();
-        self.s_axis.tready.next =
-            self.go.val() & self.needs_input.val() & !self.out.almost_full.val();
+            & !self.out.almost_full.val()
+            & !self.hazard.val();
+        self.s_axis.tready.next = self.active.q.val()
+            & self.needs_input.val()
+            & !self.out.almost_full.val()
+            & !self.hazard.val();
         // `remaining` counts down beside `index` (words after this one), and whether it is 0
         // is registered beside it: the last word is a flip-flop in front of `issue`, not a
-        // 12-bit zero test. (`index` is 0 with no instruction active, so the first word's
-        // address is the offered instruction's buffers with no multiplexer on the index.)
-        self.buffer_a.read_address.next = (bit_cast::<AB, 7>(self.cur.val().slot_a)
-            << self.WB.val())
+        // 12-bit zero test.
+        self.buffer_a.read_address.next = (bit_cast::<AB, 7>(self.slot_a.val()) << self.WB.val())
             | bit_cast::<AB, WB>(self.index.q.val().get_bits::<WB>(0));
-        self.buffer_b.read_address.next = (bit_cast::<AB, 7>(self.cur.val().slot_b)
-            << self.WB.val())
+        self.buffer_b.read_address.next = (bit_cast::<AB, 7>(self.slot_b.val()) << self.WB.val())
             | bit_cast::<AB, WB>(self.index.q.val().get_bits::<WB>(0));
-        self.addr_d.next = (bit_cast::<AB, 7>(self.cur.val().slot_d) << self.WB.val())
+        self.addr_d.next = (bit_cast::<AB, 7>(self.instr.q.val().slot_d) << self.WB.val())
             | bit_cast::<AB, WB>(self.index.q.val().get_bits::<WB>(0));
-        if self.issue.val() & self.active.q.val() {
+        if self.issue.val() {
             self.index.d.next = self.index.q.val() + bits::<12>(1);
             self.past_first.d.next = true;
             self.remaining.d.next = self.remaining.q.val() - bits::<12>(1);
             self.last_word.d.next = self.remaining.q.val() == bits::<12>(1);
             if self.last_word.q.val() {
                 self.active.d.next = false;
-                if self.fast_first.val() {
-                    self.index.d.next = bits::<12>(0);
-                }
             }
         }
         // A new instruction when idle or as the last word of the current one issues.
@@ -660,33 +601,14 @@ impl<
             self.index.d.next = bits::<12>(0);
             self.past_first.d.next = false;
             self.remaining.d.next = self.offered.val().count - bits::<12>(1);
-            self.last_word.d.next = self.off_one.val();
+            self.last_word.d.next = self.offered.val().count == bits::<12>(1);
             self.active.d.next = self.offered.val().count != bits::<12>(0);
-            if self.fast.val() & self.issue.val() {
-                // Its first word issued now: on from the second (an instruction of one word
-                // is done).
-                self.index.d.next = bits::<12>(1);
-                self.past_first.d.next = true;
-                self.remaining.d.next = self.offered.val().count - bits::<12>(2);
-                self.last_word.d.next = self.offered.val().count == bits::<12>(2);
-                self.active.d.next = !self.off_one.val();
-                if self.off_one.val() {
-                    self.index.d.next = bits::<12>(0);
-                }
-            }
-        }
-        // Empty next clock unless a word issues now or a stage holds one now.
-        self.stirred.d.next = self.issue.val() | self.p_valid.q.val() | self.q_valid.q.val();
-        for i in 0..ALU_LATENCY {
-            if self.d_valid[i].q.val() {
-                self.stirred.d.next = true;
-            }
         }
         self.p_valid.d.next = self.issue.val();
         self.p_in.d.next = self.s_axis.tdata.val();
         self.p_addr.d.next = self.addr_d.val();
-        self.p_instr.d.next = self.cur.val();
-        self.p_last.d.next = self.cur_last.val();
+        self.p_instr.d.next = self.instr.q.val();
+        self.p_last.d.next = self.last_word.q.val();
         self.p_bad.d.next = self.needs_input.val() & self.s_axis_tbad.val();
 
         // ---- Read: the stored words arrive from the block RAMs and are registered.
@@ -792,8 +714,6 @@ impl<
             self.p_valid.d.next = false;
             self.q_valid.d.next = false;
             self.w_en.d.next = false;
-            // Every stage is cleared: empty on the next clock.
-            self.stirred.d.next = false;
             for i in 0..ALU_LATENCY {
                 self.d_valid[i].d.next = false;
             }

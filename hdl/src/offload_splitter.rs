@@ -26,8 +26,7 @@
 //! verdict on it reaches the engine (`s_axis_peek` / `s_axis_skip`, beside the handshake; a
 //! frame the router then drains as malformed is forgotten on `s_axis_gone`), so the payload is
 //! at the port when the command comes. A command is acted on in the clock it is taken: the
-//! first payload word leaves in that clock at 256 bits ([`early_first`]; the CIPE, idle, issues
-//! it on its instruction's clock too, [`crate::cipe::fast_first`]), on the next at 64. A frame's last beat is never taken before its
+//! first payload word leaves on the next. A frame's last beat is never taken before its
 //! command.
 //! `s_cmd_tready` is high from a frame's end until its successor's command is taken, so the
 //! CFE knows no payload beat of the frame at the router's offload port has moved when it
@@ -39,15 +38,6 @@
 use rust_hdl::prelude::*;
 
 use crate::axis::{AxisSink, StreamSource, TUSER_BAD_AT, check_widths};
-
-/// Whether the `w`-bit splitter gives the first payload word on the clock its command is
-/// taken (the header skipped by then), not the next: at 256 bits, where that clock is on the
-/// engine hop. At 64 bits the header's 8 beats hide it, and the command's decode (its word
-/// count) stays out of the paths to the router's offload slice and the splitter's counters
-/// (8–9 logic levels on board64 with it).
-pub const fn early_first(w: usize) -> bool {
-    w >= 256
-}
 
 /// Splitter actions, [`SplitCommand::action`].
 pub const SPLIT_DRAIN: u32 = 0;
@@ -151,16 +141,6 @@ pub struct OffloadSplitter<const W: usize, const K: usize, const HB: usize> {
     /// path at 111.6 MHz).
     final_word: DFF<Bit>,
     take: Signal<Local, Bit>,
-    /// A payload word moves this clock: in `Payload`, or (with [`early_first`]) in `Head` on
-    /// the clock its stream command is taken (or after, once the header is skipped): the first
-    /// word leaves on the command's clock, not the next (docs/datapath.md, step 8).
-    paying: Signal<Local, Bit>,
-    /// The first payload word may leave on its command's clock (256 bits: [`early_first`]).
-    early: Constant<Bit>,
-    /// `final_word` and `left` as they stand for the word moving now: the command's own on
-    /// the clock it is taken.
-    fw: Signal<Local, Bit>,
-    lft: Signal<Local, Bits<12>>,
     /// The frame has its command this clock (taken now or before), and whether it streams.
     cmd_now: Signal<Local, Bit>,
     stream_now: Signal<Local, Bit>,
@@ -217,10 +197,6 @@ impl<const W: usize, const K: usize, const HB: usize> Default for OffloadSplitte
             header_done: Default::default(),
             final_word: Default::default(),
             take: Default::default(),
-            paying: Default::default(),
-            early: Constant::new(early_first(W)),
-            fw: Default::default(),
-            lft: Default::default(),
             cmd_now: Default::default(),
             stream_now: Default::default(),
             beat_bad: Default::default(),
@@ -252,9 +228,6 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
         self.out_tvalid.next = false;
         self.out_tbad.next = false;
         self.take.next = false;
-        self.paying.next = false;
-        self.fw.next = self.final_word.q.val();
-        self.lft.next = self.left.q.val();
         self.cmd_now.next = false;
         self.stream_now.next = false;
         self.short_end.next = false;
@@ -271,12 +244,10 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
                     self.left.d.next = self.command.val().words - bits::<12>(1);
                     self.final_word.d.next = self.command.val().words == bits::<12>(1);
                     self.stream.d.next = self.command.val().action == self.action_stream.val();
-                    // Acted on in the clock it is taken: with the header skipped, the first
-                    // payload word leaves now at 256 bits (`paying`, below), on the next at 64.
+                    // Acted on in the clock it is taken: the first payload word leaves on the
+                    // next.
                     self.cmd_now.next = true;
                     self.stream_now.next = self.command.val().action == self.action_stream.val();
-                    self.fw.next = self.command.val().words == bits::<12>(1);
-                    self.lft.next = self.command.val().words - bits::<12>(1);
                 }
                 // Skip the header meanwhile, but never a frame's last beat: the frame ends
                 // only under its command.
@@ -296,7 +267,31 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
                     self.state.d.next = SplitterState::Drain;
                     if self.stream_now.val() & self.header_done.val() {
                         self.state.d.next = SplitterState::Payload;
-                        self.paying.next = self.early.val();
+                    }
+                }
+            }
+            SplitterState::Payload => {
+                self.held.d.next = self.s_axis.tdata.val();
+                // The command's last word waits for the frame's tail unless it is the tail.
+                self.out_tvalid.next = self.s_axis.tvalid.val()
+                    & !(self.final_word.q.val() & !self.s_axis.tlast.val());
+                self.out_tbad.next = self.final_word.q.val() & self.beat_bad.val();
+                self.out_s_tready.next = self.m_axis.tready.val();
+                if self.final_word.q.val() & !self.s_axis.tlast.val() {
+                    self.out_s_tready.next = true;
+                }
+                self.take.next = self.s_axis.tvalid.val() & self.out_s_tready.val();
+                if self.take.val() {
+                    self.left.d.next = self.left.q.val() - bits::<12>(1);
+                    self.final_word.d.next = self.left.q.val() == bits::<12>(1);
+                    if self.final_word.q.val() {
+                        self.state.d.next = SplitterState::Head;
+                        if !self.s_axis.tlast.val() {
+                            self.state.d.next = SplitterState::Hold;
+                        }
+                    } else if self.s_axis.tlast.val() {
+                        self.short_end.next = true;
+                        self.state.d.next = SplitterState::Fill;
                     }
                 }
             }
@@ -339,37 +334,8 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
                     }
                 }
             }
-            SplitterState::Payload => {
-                self.paying.next = true;
-            }
             _ => {
                 self.state.d.next = SplitterState::Head;
-            }
-        }
-        // The payload words (`Payload`, or the first on its command's clock in `Head`).
-        if self.paying.val() {
-            self.held.d.next = self.s_axis.tdata.val();
-            // The command's last word waits for the frame's tail unless it is the tail.
-            self.out_tvalid.next =
-                self.s_axis.tvalid.val() & !(self.fw.val() & !self.s_axis.tlast.val());
-            self.out_tbad.next = self.fw.val() & self.beat_bad.val();
-            self.out_s_tready.next = self.m_axis.tready.val();
-            if self.fw.val() & !self.s_axis.tlast.val() {
-                self.out_s_tready.next = true;
-            }
-            self.take.next = self.s_axis.tvalid.val() & self.out_s_tready.val();
-            if self.take.val() {
-                self.left.d.next = self.lft.val() - bits::<12>(1);
-                self.final_word.d.next = self.lft.val() == bits::<12>(1);
-                if self.fw.val() {
-                    self.state.d.next = SplitterState::Head;
-                    if !self.s_axis.tlast.val() {
-                        self.state.d.next = SplitterState::Hold;
-                    }
-                } else if self.s_axis.tlast.val() {
-                    self.short_end.next = true;
-                    self.state.d.next = SplitterState::Fill;
-                }
             }
         }
         // A frame ends at its tlast whatever the command said (a short frame never leaves the

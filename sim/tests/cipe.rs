@@ -4,9 +4,7 @@
 //! model of the buffers built on `reduce::combine`, with random gaps and back-pressure; and
 //! II = 1 over back-to-back full-size packets, counted exactly.
 
-use collwire_hdl::cipe::{
-    CIPE_LATENCY, Instruction, Opcode, SLOT_BYTES, SLOTS, STORE_TO_READ, fast_first,
-};
+use collwire_hdl::cipe::{CIPE_LATENCY, Instruction, Opcode, SLOT_BYTES, SLOTS, STORE_TO_READ};
 use collwire_proto::{Datatype, ReduceOp};
 use collwire_sim::cipe_check::{Cipe, back_to_back_program, drive, expect, random_word};
 use collwire_sim::fpu_check::SplitMix;
@@ -119,12 +117,10 @@ fn back_to_back<C: Cipe>(payload_bytes: usize) {
         run.input_stalls
     );
     // A word issues on every clock; the last result leaves CIPE_LATENCY clocks after the last
-    // word went in. The first word issues on the clock its instruction arrives (the CIPE is
-    // idle then) at 256 bits (`fast_first`); at 64 a clock later, once the instruction is in.
-    let first_wait = usize::from(!fast_first(C::BYTES * 8));
+    // word went in (one more clock for the instruction to arrive at the start).
     assert_eq!(
         run.cycles,
-        words + CIPE_LATENCY + first_wait,
+        words + CIPE_LATENCY + 1,
         "clocks for {words} words"
     );
 }
