@@ -34,8 +34,8 @@
 //! Inside: the beats wait in a small ingress buffer (8 beats; the input stops at 7, on a flag
 //! from registers) and the register slice on its output until their frame's class is known;
 //! the class of each frame waits beside it in a four-entry register FIFO. The input stalls
-//! only when the pass-through output does (its own queueing) or the class FIFO is full (at 64
-//! bits, where a class is set a clock after its deciding beat, three queued count as full).
+//! only when the pass-through output does (its own queueing) or the class FIFO is full (a
+//! class is set a clock after its deciding beat, so three queued count as full).
 //!
 //! One block for both widths: [`FrameRouter64`] and [`FrameRouter256`].
 
@@ -261,7 +261,7 @@ pub struct FrameRouter<
     /// The class of the frame being written, once decided (`DROP` before, and after its last
     /// beat).
     w_class: DFF<Bits<3>>,
-    /// 64 bits: the class is set a clock after the deciding beat was taken, from what that
+    /// The class is set a clock after the deciding beat was taken, from what that
     /// beat told, registered (`dq_*`): the input arbiter's grant → the beat → the candidate
     /// rule → the class → the class FIFO, `w_class`, the tags and the statistics was 11 logic
     /// levels (`levels` at c8551e3), board64's deepest with the CFE's decode. No hop is longer
@@ -270,8 +270,27 @@ pub struct FrameRouter<
     /// buffer's oldest), leave as its class is set if it is pass-through or offload
     /// (`by_pass`, `by_off`), a clock before the class is at the class FIFO's head. (A
     /// transit frame's route is queued a clock later anyway; a dropped frame need not hurry.)
-    /// 256 bits: set on the deciding clock.
+    /// At 256 bits too since 2026-12-02 (with `late_end`): there the whole candidate rule is
+    /// in the deciding beat, and set on the deciding clock, the arbiter's grant → the beat →
+    /// the rule → the class → `w_class`, the class FIFO and the tags was 14–16 logic levels,
+    /// board256's deepest (`levels --width 256` at b16df2f). No 256-bit hop got longer
+    /// (`testbench/tests/hop_latency.rs`).
     late: Constant<Bit>,
+    /// `late` where the deciding beat is the header's last and may end a legal frame (256 bits:
+    /// a 60–64-byte frame is two beats, the deciding beat is beat 1). So a frame that ended at
+    /// its deciding beat (`dq_last`) gets its class when the next frame's first beat may be
+    /// coming in: the class goes to the class FIFO, and its tail check to `tails` (on the clock
+    /// it would have gone without `late`), but not into `w_class`, which is the next frame's
+    /// by then; and the classifier tags (`tag_start`, `ttag_start`) are set from the class
+    /// as it is set, a clock after the header's last beat, one stage shorter after it.
+    late_end: Constant<Bit>,
+    /// The deciding beat taken on the previous clock was its frame's last.
+    dq_last: DFF<Bit>,
+    /// The class set now is the frame being written's (see `late_end`).
+    set_here: Signal<Local, Bit>,
+    /// The tag delay lines' outputs, in step with the classifier's verdict.
+    tag_v: Signal<Local, Bit>,
+    ttag_v: Signal<Local, Bit>,
     /// The class being set now (`late`) is pass-through / offload, and no class is queued.
     by_pass: Signal<Local, Bit>,
     by_off: Signal<Local, Bit>,
@@ -473,12 +492,17 @@ impl<
             decide <= (MIN_FRAME - 1) / K,
             "a frame ending before `decide` is a runt"
         );
-        let late = W == 64;
+        let late = true;
         // Set late, the class of a frame that ended at its deciding beat lands as the next
-        // frame's first beat comes in: such a frame is a runt (`DROP`, the value `w_class`
-        // holds for a frame whose class is not set yet), and the header's last beat, where
-        // the frame's classifier tag is set, comes after the class.
-        assert!(!late || (decide < (MIN_FRAME - 1) / K && decide + 1 < HB));
+        // frame's first beat comes in. At 64 bits such a frame is a runt (`DROP`, the value
+        // `w_class` holds for a frame whose class is not set yet), and the header's last beat,
+        // where the frame's classifier tag is set, comes after the class. At 256 bits neither
+        // holds, and `late_end` handles both.
+        let late_end = late && !(decide < (MIN_FRAME - 1) / K && decide + 1 < HB);
+        assert!(
+            !late_end || decide + 1 == HB,
+            "late_end: the classifier tags are set as the class is, a clock after the header"
+        );
         let early = CHECK_BYTES
             .iter()
             .enumerate()
@@ -554,6 +578,11 @@ impl<
             w_beat: Default::default(),
             w_class: Default::default(),
             late: Constant::new(late),
+            late_end: Constant::new(late_end),
+            dq_last: Default::default(),
+            set_here: Default::default(),
+            tag_v: Default::default(),
+            ttag_v: Default::default(),
             by_pass: Default::default(),
             by_off: Default::default(),
             dq_go: Default::default(),
@@ -690,6 +719,7 @@ impl<
             dq_mac_bad,
             dq_cand,
             dq_transit,
+            dq_last,
             tail_q,
             swallow,
             pre_q,
@@ -817,6 +847,7 @@ impl<
         self.dq_mac_bad.d.next = self.d_mac_bad.val();
         self.dq_cand.d.next = self.d_cand.val();
         self.dq_transit.d.next = self.d_transit.val();
+        self.dq_last.d.next = self.s_axis.tlast.val();
         if self.late.val() {
             self.d_go.next = self.dq_go.q.val();
             self.d_drop.next = self.dq_drop.q.val();
@@ -835,8 +866,11 @@ impl<
                 self.decided.next = self.c_offload.val();
             }
         }
+        // The class being set is the frame being written's, unless that frame ended at its
+        // deciding beat (`late_end`): the beat coming in now is then the next frame's.
+        self.set_here.next = self.d_go.val() & !(self.late_end.val() & self.dq_last.q.val());
         self.cur_class.next = self.w_class.q.val();
-        if self.d_go.val() {
+        if self.set_here.val() {
             self.cur_class.next = self.decided.val();
         }
         self.classes.write.next = self.d_go.val();
@@ -857,8 +891,10 @@ impl<
         self.ingress.s_axis.tkeep.next = self.s_axis.tkeep.val();
         self.ingress.s_axis.tlast.next = self.w_last.val();
         self.ingress.s_axis.tuser.next = self.w_user.val();
-        if self.d_go.val() {
+        if self.set_here.val() {
             self.w_class.d.next = self.decided.val();
+        }
+        if self.d_go.val() {
             if self.decided.val() == self.c_busy.val() {
                 self.ev.next.engine_busy_drops = true;
             } else if self.decided.val() == self.c_drop.val() {
@@ -917,11 +953,24 @@ impl<
         self.ttag_start.d.next = self.stored.val()
             & self.start_beat.val()
             & (self.cur_class.val() == self.c_transit.val());
+        if self.late_end.val() {
+            // The header's last beat is the deciding one: tagged as its class is set.
+            self.tag_start.d.next = self.d_go.val() & (self.decided.val() == self.c_offload.val());
+            self.ttag_start.d.next = self.d_go.val() & (self.decided.val() == self.c_transit.val());
+        }
         self.tail_tag.d.next = self.stored.val()
             & self.w_last.val()
             & ((self.cur_class.val() == self.c_offload.val())
                 | (self.cur_class.val() == self.c_transit.val()));
+        // The tail check is queued a clock after the last beat came in (`tail_tag`), for a
+        // frame that ended at its deciding beat as its class is set, which is that clock too
+        // (the capture's `len_ok` is the frame's then: the next frame's end is a clock later
+        // at the earliest).
         self.tails.write.next = self.tail_tag.q.val();
+        if self.late_end.val() & self.d_go.val() & self.dq_last.q.val() {
+            self.tails.write.next = (self.decided.val() == self.c_offload.val())
+                | (self.decided.val() == self.c_transit.val());
+        }
         self.tails.data_in.next = self.capture.len_ok.val();
         self.tag[0].d.next = self.tag_start.q.val();
         self.tag[1].d.next = self.tag[0].q.val();
@@ -929,6 +978,12 @@ impl<
         self.ttag[0].d.next = self.ttag_start.q.val();
         self.ttag[1].d.next = self.ttag[0].q.val();
         self.ttag[2].d.next = self.ttag[1].q.val();
+        self.tag_v.next = self.tag[2].q.val();
+        self.ttag_v.next = self.ttag[2].q.val();
+        if self.late_end.val() {
+            self.tag_v.next = self.tag[1].q.val();
+            self.ttag_v.next = self.ttag[1].q.val();
+        }
         // A transit frame's route, read on its deciding clock (the table's read is
         // synchronous: the route is out a clock later, when `late` sets the class).
         self.route_set.next = self.d_go.val() & (self.decided.val() == self.c_transit.val());
@@ -947,6 +1002,7 @@ impl<
             self.dq_mac_bad.d.next = false;
             self.dq_cand.d.next = false;
             self.dq_transit.d.next = false;
+            self.dq_last.d.next = false;
             self.tail_q.d.next = bits::<3>(0);
             self.pre_q.d.next = bits::<CHECKS>(0);
             self.other_q.d.next = false;
@@ -965,14 +1021,14 @@ impl<
             | (self.capture.frame_done.val() & self.capture.short_frame.val());
         self.classifier.short_frame.next =
             self.capture.frame_done.val() & self.capture.short_frame.val();
-        self.verdicts.write.next = self.classifier.verdict_valid.val() & self.tag[2].q.val();
+        self.verdicts.write.next = self.classifier.verdict_valid.val() & self.tag_v.val();
         self.verdict_in.next.offload = self.classifier.offload.val();
         self.verdict_in.next.unsupported = self.classifier.unsupported.val();
         self.verdict_in.next.payload_len = self.classifier.payload_len.val();
         self.verdict_in.next.fields = self.classifier.fields.val();
         self.verdict_in.next.dir_index = self.classifier.dir_index.val();
         self.verdicts.data_in.next = self.verdict_in.val();
-        self.t_arrive.next = self.classifier.verdict_valid.val() & self.ttag[2].q.val();
+        self.t_arrive.next = self.classifier.verdict_valid.val() & self.ttag_v.val();
         self.transit_ok.data_in.next =
             self.classifier.offload.val() & !self.classifier.unsupported.val();
 
