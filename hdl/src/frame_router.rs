@@ -288,6 +288,8 @@ pub struct FrameRouter<
     dq_last: DFF<Bit>,
     /// The class set now is the frame being written's (see `late_end`).
     set_here: Signal<Local, Bit>,
+    /// `tails`' write, assigned once (a crossing into another block).
+    tail_write: Signal<Local, Bit>,
     /// The tag delay lines' outputs, in step with the classifier's verdict.
     tag_v: Signal<Local, Bit>,
     ttag_v: Signal<Local, Bit>,
@@ -581,6 +583,7 @@ impl<
             late_end: Constant::new(late_end),
             dq_last: Default::default(),
             set_here: Default::default(),
+            tail_write: Default::default(),
             tag_v: Default::default(),
             ttag_v: Default::default(),
             by_pass: Default::default(),
@@ -966,11 +969,12 @@ impl<
         // frame that ended at its deciding beat as its class is set, which is that clock too
         // (the capture's `len_ok` is the frame's then: the next frame's end is a clock later
         // at the earliest).
-        self.tails.write.next = self.tail_tag.q.val();
+        self.tail_write.next = self.tail_tag.q.val();
         if self.late_end.val() & self.d_go.val() & self.dq_last.q.val() {
-            self.tails.write.next = (self.decided.val() == self.c_offload.val())
+            self.tail_write.next = (self.decided.val() == self.c_offload.val())
                 | (self.decided.val() == self.c_transit.val());
         }
+        self.tails.write.next = self.tail_write.val();
         self.tails.data_in.next = self.capture.len_ok.val();
         self.tag[0].d.next = self.tag_start.q.val();
         self.tag[1].d.next = self.tag[0].q.val();
