@@ -310,11 +310,18 @@ pub struct FrameRouter<
     d_mac_bad: Signal<Local, Bit>,
     d_cand: Signal<Local, Bit>,
     d_transit: Signal<Local, Bit>,
-    /// A frame leaves marked bad, found on this clock's last beat: a giant cut off, marked bad
-    /// by its MAC, a runt (bits 0, 1, 2); counted from `tail_q` a clock later when `late`, so
-    /// its statistics event comes a clock after the beat, as the class's do.
-    tail_now: Signal<Local, Bits<3>>,
-    tail_q: DFF<Bits<3>>,
+    /// What this clock's beat says about a frame leaving marked bad, before the priority
+    /// between them: the frame's last beat is stored and its class marks it bad (bit 0), it is
+    /// a giant cut off (bit 1), marked bad by its MAC (bit 2), a runt (bit 3). Registered in
+    /// `tail_q` when `late` (bit 0 as `b_end` and `b_class`), and the count (`tail_ev`:
+    /// giant, MAC, runt in bits 0, 1, 2) taken from the register, so its statistics event
+    /// comes a clock after the beat, as the class's do. The register holds the raw flags, not
+    /// the count: the priority between them sits behind it, not between the input arbiter's
+    /// merged beat and it (arbiter → `tail_q`, 9 logic levels, was board64's worst path on two
+    /// placements at b472d6b).
+    tail_now: Signal<Local, Bits<4>>,
+    tail_q: DFF<Bits<4>>,
+    tail_p: Signal<Local, Bits<4>>,
     tail_ev: Signal<Local, Bits<3>>,
     /// The class FIFO takes a frame's class (`late`: its `almost_full`, as a class is written a
     /// clock after the input took the beat).
@@ -398,16 +405,28 @@ pub struct FrameRouter<
     /// later).
     start_beat: Signal<Local, Bit>,
     hb_last: Constant<Bits<16>>,
+    /// Last clock's beat, registered as it was taken: it was stored and was its frame's last
+    /// (`b_end`), it was stored and started the classifier (`b_start`), and its class
+    /// (`b_class`, `cur_class`). The tags below and the tail count (`tail_q`) are taken from
+    /// these, behind the register: each was a register of its own, loaded from the input
+    /// arbiter's merged beat through the class compares (8–9 logic levels from the
+    /// arbiter's round robin on board64 at b472d6b, the worst path on two placements).
+    b_end: DFF<Bit>,
+    b_start: DFF<Bit>,
+    b_class: DFF<Bits<3>>,
     /// The classified frame is an offload frame: its verdict is pushed. Set with the
-    /// classifier's start, then delayed as the classifier is.
+    /// classifier's start (`tag_go`: from `b_start` and `b_class`, or with `late_end` from
+    /// `tag_start`, set as the class is set), then delayed as the classifier is.
     tag_start: DFF<Bit>,
+    tag_go: Signal<Local, Bit>,
     tag: [DFF<Bit>; 3],
     /// The same for a transit frame (its verdict is queued beside it).
     ttag_start: DFF<Bit>,
+    ttag_go: Signal<Local, Bit>,
     ttag: [DFF<Bit>; 3],
-    /// An offload or transit frame ended: its tail check (the capture's `len_ok`, at its
-    /// `frame_done`) is queued for its last beat.
-    tail_tag: DFF<Bit>,
+    /// An offload or transit frame ended last clock: its tail check (the capture's `len_ok`,
+    /// at its `frame_done`) is queued for its last beat.
+    tail_tag: Signal<Local, Bit>,
     tails: RegFifo4<Bit>,
     /// The head frame of the ingress buffer is an offload frame and its tail check failed /
     /// its last beat leaves.
@@ -600,6 +619,7 @@ impl<
             d_transit: Default::default(),
             tail_now: Default::default(),
             tail_q: Default::default(),
+            tail_p: Default::default(),
             tail_ev: Default::default(),
             class_room: Default::default(),
             route_wait: Default::default(),
@@ -641,9 +661,14 @@ impl<
             w_user: Default::default(),
             start_beat: Default::default(),
             hb_last: Constant::new(bits::<16>(HB as u64 - 1)),
+            b_end: Default::default(),
+            b_start: Default::default(),
+            b_class: Default::default(),
             tag_start: Default::default(),
+            tag_go: Default::default(),
             tag: std::array::from_fn(|_| Default::default()),
             ttag_start: Default::default(),
+            ttag_go: Default::default(),
             ttag: std::array::from_fn(|_| Default::default()),
             tail_tag: Default::default(),
             tails: Default::default(),
@@ -727,9 +752,11 @@ impl<
             swallow,
             pre_q,
             other_q,
+            b_end,
+            b_start,
+            b_class,
             tag_start,
             ttag_start,
-            tail_tag,
             mal_carry,
             route_wait,
             level,
@@ -910,20 +937,27 @@ impl<
         }
         // One count per frame that leaves marked bad (a dropped or busy one was counted when
         // its class was set): its class's bit 0.
-        self.tail_now.next = bits::<3>(0);
-        if self.stored.val() & self.w_last.val() & self.cur_class.val().get_bit(0) {
-            if self.giant.val() {
-                self.tail_now.next = bits::<3>(1);
-            } else if self.mac_bad.val() {
-                self.tail_now.next = bits::<3>(2);
-            } else if self.runt.val() {
-                self.tail_now.next = bits::<3>(4);
-            }
-        }
+        self.tail_now.next = bit_cast::<4, 1>(
+            (self.stored.val() & self.w_last.val() & self.cur_class.val().get_bit(0)).into(),
+        ) | (bit_cast::<4, 1>(self.giant.val().into()) << 1)
+            | (bit_cast::<4, 1>(self.mac_bad.val().into()) << 2)
+            | (bit_cast::<4, 1>(self.runt.val().into()) << 3);
         self.tail_q.d.next = self.tail_now.val();
-        self.tail_ev.next = self.tail_now.val();
+        self.tail_p.next = self.tail_now.val();
         if self.late.val() {
-            self.tail_ev.next = self.tail_q.q.val();
+            // Bit 0 from `b_end` and `b_class` (the same beat's, registered beside it).
+            self.tail_p.next = (self.tail_q.q.val() & bits::<4>(14))
+                | bit_cast::<4, 1>((self.b_end.q.val() & self.b_class.q.val().get_bit(0)).into());
+        }
+        self.tail_ev.next = bits::<3>(0);
+        if self.tail_p.val().get_bit(0) {
+            if self.tail_p.val().get_bit(1) {
+                self.tail_ev.next = bits::<3>(1);
+            } else if self.tail_p.val().get_bit(2) {
+                self.tail_ev.next = bits::<3>(2);
+            } else if self.tail_p.val().get_bit(3) {
+                self.tail_ev.next = bits::<3>(4);
+            }
         }
         if self.tail_ev.val().get_bit(0) {
             self.ev.next.giant_drops = true;
@@ -950,36 +984,37 @@ impl<
         // arrive. Whether they hold their IPv4 length is known at their end (the tail).
         self.start_beat.next = (self.w_beat.q.val() == self.hb_last.val())
             | (self.w_last.val() & (self.w_beat.q.val() < self.hb_last.val()));
-        self.tag_start.d.next = self.stored.val()
-            & self.start_beat.val()
-            & (self.cur_class.val() == self.c_offload.val());
-        self.ttag_start.d.next = self.stored.val()
-            & self.start_beat.val()
-            & (self.cur_class.val() == self.c_transit.val());
+        self.b_end.d.next = self.stored.val() & self.w_last.val();
+        self.b_start.d.next = self.stored.val() & self.start_beat.val();
+        self.b_class.d.next = self.cur_class.val();
+        self.tag_go.next = self.b_start.q.val() & (self.b_class.q.val() == self.c_offload.val());
+        self.ttag_go.next = self.b_start.q.val() & (self.b_class.q.val() == self.c_transit.val());
+        // The header's last beat is the deciding one with `late_end`: tagged as its class is
+        // set.
+        self.tag_start.d.next = self.d_go.val() & (self.decided.val() == self.c_offload.val());
+        self.ttag_start.d.next = self.d_go.val() & (self.decided.val() == self.c_transit.val());
         if self.late_end.val() {
-            // The header's last beat is the deciding one: tagged as its class is set.
-            self.tag_start.d.next = self.d_go.val() & (self.decided.val() == self.c_offload.val());
-            self.ttag_start.d.next = self.d_go.val() & (self.decided.val() == self.c_transit.val());
+            self.tag_go.next = self.tag_start.q.val();
+            self.ttag_go.next = self.ttag_start.q.val();
         }
-        self.tail_tag.d.next = self.stored.val()
-            & self.w_last.val()
-            & ((self.cur_class.val() == self.c_offload.val())
-                | (self.cur_class.val() == self.c_transit.val()));
+        self.tail_tag.next = self.b_end.q.val()
+            & ((self.b_class.q.val() == self.c_offload.val())
+                | (self.b_class.q.val() == self.c_transit.val()));
         // The tail check is queued a clock after the last beat came in (`tail_tag`), for a
         // frame that ended at its deciding beat as its class is set, which is that clock too
         // (the capture's `len_ok` is the frame's then: the next frame's end is a clock later
         // at the earliest).
-        self.tail_write.next = self.tail_tag.q.val();
+        self.tail_write.next = self.tail_tag.val();
         if self.late_end.val() & self.d_go.val() & self.dq_last.q.val() {
             self.tail_write.next = (self.decided.val() == self.c_offload.val())
                 | (self.decided.val() == self.c_transit.val());
         }
         self.tails.write.next = self.tail_write.val();
         self.tails.data_in.next = self.capture.len_ok.val();
-        self.tag[0].d.next = self.tag_start.q.val();
+        self.tag[0].d.next = self.tag_go.val();
         self.tag[1].d.next = self.tag[0].q.val();
         self.tag[2].d.next = self.tag[1].q.val();
-        self.ttag[0].d.next = self.ttag_start.q.val();
+        self.ttag[0].d.next = self.ttag_go.val();
         self.ttag[1].d.next = self.ttag[0].q.val();
         self.ttag[2].d.next = self.ttag[1].q.val();
         self.tag_v.next = self.tag[2].q.val();
@@ -1007,13 +1042,14 @@ impl<
             self.dq_cand.d.next = false;
             self.dq_transit.d.next = false;
             self.dq_last.d.next = false;
-            self.tail_q.d.next = bits::<3>(0);
+            self.tail_q.d.next = bits::<4>(0);
             self.pre_q.d.next = bits::<CHECKS>(0);
             self.other_q.d.next = false;
             self.swallow.d.next = false;
+            self.b_end.d.next = false;
+            self.b_start.d.next = false;
             self.tag_start.d.next = false;
             self.ttag_start.d.next = false;
-            self.tail_tag.d.next = false;
             self.route_wait.d.next = false;
         }
 
