@@ -313,7 +313,7 @@ pub struct FrameRouter<
     /// What this clock's beat says about a frame leaving marked bad, before the priority
     /// between them: the frame's last beat is stored and its class marks it bad (bit 0), it is
     /// a giant cut off (bit 1), marked bad by its MAC (bit 2), a runt (bit 3). Registered in
-    /// `tail_q` when `late` (bit 0 as `b_end` and `b_class`), and the count (`tail_ev`:
+    /// `tail_q` when `late` (bit 0 as `w_end_r` and `b_class`), and the count (`tail_ev`:
     /// giant, MAC, runt in bits 0, 1, 2) taken from the register, so its statistics event
     /// comes a clock after the beat, as the class's do. The register holds the raw flags, not
     /// the count: the priority between them sits behind it, not between the input arbiter's
@@ -332,9 +332,17 @@ pub struct FrameRouter<
     /// deciding beat) or on the next clock.
     route_set: Signal<Local, Bit>,
     route_push: Signal<Local, Bit>,
-    /// Beats in the ingress buffer and its slice (stored, not yet taken by the read side), and
-    /// whole frames (their last beat written).
+    /// Beats in the ingress buffer and its slice (stored, not yet taken by the read side), a
+    /// clock behind: last clock's store and take are in `st_r` / `tk_r`, added where the
+    /// count is read (`level_now`, for `lag_ok`), so the input's accept (behind the input
+    /// arbiter's grant) and the read side's take end in those two flip-flops, not in the
+    /// counter's adder (`classes` → `h_take` → `level` and `ingress_out` → `level` were
+    /// board64's worst endpoints on seed 5 at b472d6b, 7–8 logic levels). And whole frames
+    /// (their last beat written).
     level: DFF<Bits<4>>,
+    st_r: DFF<Bit>,
+    tk_r: DFF<Bit>,
+    level_now: Signal<Local, Bits<4>>,
     /// Whole frames in the ingress buffer, a clock behind: the ends of the clock before are in
     /// `w_end_r` / `r_end_r`, added where `frames_in` is read (`lag_ok`), so the accept and
     /// take cones end in those two flip-flops, not in the counter's adder (the arbiter's grant
@@ -406,12 +414,11 @@ pub struct FrameRouter<
     start_beat: Signal<Local, Bit>,
     hb_last: Constant<Bits<16>>,
     /// Last clock's beat, registered as it was taken: it was stored and was its frame's last
-    /// (`b_end`), it was stored and started the classifier (`b_start`), and its class
+    /// (`w_end_r`), it was stored and started the classifier (`b_start`), and its class
     /// (`b_class`, `cur_class`). The tags below and the tail count (`tail_q`) are taken from
     /// these, behind the register: each was a register of its own, loaded from the input
     /// arbiter's merged beat through the class compares (8–9 logic levels from the
     /// arbiter's round robin on board64 at b472d6b, the worst path on two placements).
-    b_end: DFF<Bit>,
     b_start: DFF<Bit>,
     b_class: DFF<Bits<3>>,
     /// The classified frame is an offload frame: its verdict is pushed. Set with the
@@ -626,6 +633,9 @@ impl<
             route_set: Default::default(),
             route_push: Default::default(),
             level: Default::default(),
+            st_r: Default::default(),
+            tk_r: Default::default(),
+            level_now: Default::default(),
             frames_in: Default::default(),
             w_end_r: Default::default(),
             r_end_r: Default::default(),
@@ -661,7 +671,6 @@ impl<
             w_user: Default::default(),
             start_beat: Default::default(),
             hb_last: Constant::new(bits::<16>(HB as u64 - 1)),
-            b_end: Default::default(),
             b_start: Default::default(),
             b_class: Default::default(),
             tag_start: Default::default(),
@@ -752,7 +761,6 @@ impl<
             swallow,
             pre_q,
             other_q,
-            b_end,
             b_start,
             b_class,
             tag_start,
@@ -760,6 +768,8 @@ impl<
             mal_carry,
             route_wait,
             level,
+            st_r,
+            tk_r,
             frames_in,
             w_end_r,
             r_end_r,
@@ -945,9 +955,9 @@ impl<
         self.tail_q.d.next = self.tail_now.val();
         self.tail_p.next = self.tail_now.val();
         if self.late.val() {
-            // Bit 0 from `b_end` and `b_class` (the same beat's, registered beside it).
+            // Bit 0 from `w_end_r` and `b_class` (the same beat's, registered beside it).
             self.tail_p.next = (self.tail_q.q.val() & bits::<4>(14))
-                | bit_cast::<4, 1>((self.b_end.q.val() & self.b_class.q.val().get_bit(0)).into());
+                | bit_cast::<4, 1>((self.w_end_r.q.val() & self.b_class.q.val().get_bit(0)).into());
         }
         self.tail_ev.next = bits::<3>(0);
         if self.tail_p.val().get_bit(0) {
@@ -984,7 +994,6 @@ impl<
         // arrive. Whether they hold their IPv4 length is known at their end (the tail).
         self.start_beat.next = (self.w_beat.q.val() == self.hb_last.val())
             | (self.w_last.val() & (self.w_beat.q.val() < self.hb_last.val()));
-        self.b_end.d.next = self.stored.val() & self.w_last.val();
         self.b_start.d.next = self.stored.val() & self.start_beat.val();
         self.b_class.d.next = self.cur_class.val();
         self.tag_go.next = self.b_start.q.val() & (self.b_class.q.val() == self.c_offload.val());
@@ -997,7 +1006,7 @@ impl<
             self.tag_go.next = self.tag_start.q.val();
             self.ttag_go.next = self.ttag_start.q.val();
         }
-        self.tail_tag.next = self.b_end.q.val()
+        self.tail_tag.next = self.w_end_r.q.val()
             & ((self.b_class.q.val() == self.c_offload.val())
                 | (self.b_class.q.val() == self.c_transit.val()));
         // The tail check is queued a clock after the last beat came in (`tail_tag`), for a
@@ -1046,7 +1055,6 @@ impl<
             self.pre_q.d.next = bits::<CHECKS>(0);
             self.other_q.d.next = false;
             self.swallow.d.next = false;
-            self.b_end.d.next = false;
             self.b_start.d.next = false;
             self.tag_start.d.next = false;
             self.ttag_start.d.next = false;
@@ -1148,11 +1156,13 @@ impl<
         // board64's worst path at 110.1 MHz).
         self.t_have.next = !self.transit_ok.empty.val();
         self.t_ok.next = self.transit_ok.data_out.val() & self.tails.data_out.val();
+        self.level_now.next = self.level.q.val() + bit_cast::<4, 1>(self.st_r.q.val().into())
+            - bit_cast::<4, 1>(self.tk_r.q.val().into());
         self.lag_ok.d.next = ((self.frames_in.q.val()
             + bit_cast::<4, 1>(self.w_end_r.q.val().into())
             - bit_cast::<4, 1>(self.r_end_r.q.val().into()))
             == bits::<4>(0))
-            & (self.level.q.val() >= self.transit_lag.val());
+            & (self.level_now.val() >= self.transit_lag.val());
         self.t_go.next = self.t_started.q.val() | self.t_have.val() | self.lag_ok.q.val();
         self.t_valid.next = self.r_valid.val()
             & (self.r_class.val() == self.c_transit.val())
@@ -1209,9 +1219,11 @@ impl<
             self.t_started.d.next = !self.r_last.val();
         }
         // Beats and whole frames in the ingress buffer.
-        if self.stored.val() & !self.r_take.val() {
+        self.st_r.d.next = self.stored.val();
+        self.tk_r.d.next = self.r_take.val();
+        if self.st_r.q.val() & !self.tk_r.q.val() {
             self.level.d.next = self.level.q.val() + bits::<4>(1);
-        } else if !self.stored.val() & self.r_take.val() {
+        } else if !self.st_r.q.val() & self.tk_r.q.val() {
             self.level.d.next = self.level.q.val() - bits::<4>(1);
         }
         self.w_end.next = self.stored.val() & self.w_last.val();
@@ -1229,6 +1241,8 @@ impl<
             self.o_pop.d.next = false;
             self.hyg_r.d.next = false;
             self.level.d.next = bits::<4>(0);
+            self.st_r.d.next = false;
+            self.tk_r.d.next = false;
             self.frames_in.d.next = bits::<4>(0);
             self.w_end_r.d.next = false;
             self.r_end_r.d.next = false;
