@@ -81,7 +81,12 @@ pub struct AxisArbiter<const W: usize, const K: usize, const N: usize> {
     mux_tuser: Signal<Local, Bits<16>>,
     mux_tvalid: Signal<Local, Bit>,
     mux_flag: Signal<Local, Bit>,
-    /// Inside a frame of port `sel` (one-hot).
+    /// Inside a frame of port `sel` (one-hot). `sel` and `held_dst` are read only while
+    /// `locked`, and are loaded on every clock outside a frame (the grant and its beat's
+    /// destinations, whether the beat is taken or not): a frame locks only as its first beat
+    /// is taken, which loads them too. So their load enable is `locked` alone, not the taken
+    /// beat's handshake behind the grant (`yield_x` → the grant → the merged `tvalid` and
+    /// `tlast` → the enables of `sel` and `held_dst`, 8 logic levels on board64 at b472d6b).
     locked: DFF<Bit>,
     sel: DFF<Bits<8>>,
     /// Every destination always has room ([`AxisArbiter::ready_always`]): `dst_ready` is not
@@ -231,6 +236,13 @@ impl<const W: usize, const K: usize, const N: usize> Logic for AxisArbiter<W, K,
         self.m_axis.tuser.next = self.mux_tuser.val();
         self.m_axis.tvalid.next = self.mux_tvalid.val();
         self.m_flag.next = self.mux_flag.val();
+        if !self.locked.q.val() {
+            self.sel.d.next = self.grant.val();
+            self.held_dst.d.next = self
+                .mux_tuser
+                .val()
+                .get_bits::<8>(self.dst_at.val().index());
+        }
         if self.m_axis.tvalid.val() & self.m_axis.tready.val() {
             if self.m_axis.tlast.val() {
                 self.locked.d.next = false;
@@ -245,13 +257,6 @@ impl<const W: usize, const K: usize, const N: usize> Logic for AxisArbiter<W, K,
                 }
             } else {
                 self.locked.d.next = true;
-                self.sel.d.next = self.grant.val();
-            }
-            if !self.locked.q.val() {
-                self.held_dst.d.next = self
-                    .mux_tuser
-                    .val()
-                    .get_bits::<8>(self.dst_at.val().index());
             }
         }
         if self.reset.val() {

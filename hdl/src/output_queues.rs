@@ -248,13 +248,22 @@ impl<
         self.s_axis.tready.next = self.room.val();
         self.accept.next =
             self.s_axis.tvalid.val() & (self.room.val() | self.source_checks_room.val());
-        if self.accept.val() {
-            self.in_frame.d.next = !self.s_axis.tlast.val();
+        // `held_mask` and `held_cut` are read only inside a frame, and are loaded on every
+        // clock outside one (a frame is entered only as its first beat is taken, which loads
+        // them too): their load enable is `in_frame` alone, not the merge's handshake.
+        if !self.in_frame.q.val() {
             self.held_mask.d.next = self.mask.val();
             self.held_cut.d.next = self.cut.val();
-            if self.s_axis.tlast.val() & (self.mask.val() == bits::<8>(0)) {
-                self.ev.next.queue_drops = true;
-            }
+        }
+        if self.accept.val() {
+            self.in_frame.d.next = !self.s_axis.tlast.val();
+        }
+        // A frame for no port, counted as its last beat leaves the input stage (a clock after
+        // the merge offered it): from the stage's flip-flops, not from the merged beat (the
+        // merge's grant → the beat's mask → the statistics register was board64's worst path
+        // on seed 4 at b472d6b, 9 cells).
+        if self.b_valid.q.val() & self.b_last.q.val() & (self.b_mask.q.val() == bits::<8>(0)) {
+            self.ev.next.queue_drops = true;
         }
         self.events.next = self.ev.val();
         self.ready_bits.next = self.no_queue.val();

@@ -23,7 +23,8 @@ trait QueuePorts {
     fn tick(&mut self);
     fn in_ready(&self) -> bool;
     fn out(&self, port: usize) -> Option<(Vec<u8>, u64, bool, u16)>;
-    /// 1 on the clock a frame with no destination is dropped (the `queue_drops` event).
+    /// 1 on the clock after a frame with no destination is dropped (the `queue_drops` event,
+    /// counted from the input stage).
     fn dropped(&self) -> u64;
     /// `dst_ready`: bit `i`, queue `i` takes a beat now.
     fn dst_ready(&self) -> u8;
