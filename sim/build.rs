@@ -38,20 +38,26 @@ fn ports(verilog: &str, module: &str) -> Vec<Port> {
     out
 }
 
-/// The simulation-only copy of a board's Verilog: every storage element reports, through the
-/// C++ flag `collwire_activity`, that a rising edge changes it: a register whose `d` differs
-/// from its `q`, a block-RAM read register about to load a different word, a LUT RAM's read
-/// address register about to change, a memory write.
-/// When an edge changes nothing, the board is at rest: the next edges with the same inputs
-/// change nothing either, so the cluster simulator need not evaluate it until an input
-/// changes (`BoardModel::rise`). The emitted design (`VERILOG`, Icarus, synthesis) is never
-/// instrumented. Every `always @(posedge …)` block must be one of rust-hdl's three storage
-/// forms or the LUT RAM's address register; anything else stops the build, so a new kind of storage cannot go unreported.
+/// The simulation-only copy of a board's Verilog: every memory write reports itself through the
+/// C++ flag `collwire_activity`. Together with a compare of the model's other state
+/// ([`state_compare`]: registers, ports and settled signals, a few kilobytes), it tells whether
+/// a clock edge changed anything. When an edge changes nothing, the board is at rest: the next
+/// edges with the same inputs change nothing either, so the cluster simulator need not evaluate
+/// it until an input changes (`BoardModel::rise`). The emitted design (`VERILOG`, Icarus,
+/// synthesis) is never instrumented. Every `always @(posedge …)` block must be one of rust-hdl's
+/// three storage forms or the LUT RAM's address register (those but the memory write are
+/// registers, held in the compared state); anything else stops the build, so a new kind of
+/// storage cannot go unnoticed.
+///
+/// Registers were flagged too until 2026-12-03 (`if (q != d) $c(…)` in each of board64's 1,200
+/// clocked blocks): that kept every `d` as a stored signal and each block apart from
+/// Verilator's optimizations, and made an evaluated clock 1.7 × slower than the compare
+/// (docs/timing.md, "Rest detection by a compare of the model's state").
 fn instrument_activity(verilog: &str) -> String {
     const FLAG: &str = "$c(\"collwire_activity = 1;\");";
-    let mut out = String::with_capacity(verilog.len() + verilog.len() / 8);
+    let mut out = String::with_capacity(verilog.len() + verilog.len() / 16);
     let mut lines = verilog.lines();
-    let (mut edges, mut sites) = (0, 0);
+    let (mut edges, mut known, mut writes) = (0, 0, 0);
     while let Some(line) = lines.next() {
         out.push_str(line);
         out.push('\n');
@@ -60,27 +66,98 @@ fn instrument_activity(verilog: &str) -> String {
         }
         edges += 1;
         let body = lines.next().expect("a clocked block has a body");
-        let indent = &body[..body.len() - body.trim_start().len()];
-        let check = match body.trim() {
-            "q <= d;" => "if (q != d) ",
-            "read_data <= mem[read_address];" => "if (read_data != mem[read_address]) ",
-            // A LUT RAM's registered read address (`collwire_hdl::fifo_ram`): its word is
-            // read combinationally, so only a new address changes it (or a write, flagged).
-            "read_address_q <= read_address;" => "if (read_address_q != read_address) ",
+        out.push_str(body);
+        out.push('\n');
+        match body.trim() {
+            // Registers: a flip-flop, a block RAM's read register, a LUT RAM's registered
+            // read address. Their values are in the compared state.
+            "q <= d;" | "read_data <= mem[read_address];" | "read_address_q <= read_address;" => {}
             "if (write_enable) begin" => {
-                out.push_str(body);
-                out.push('\n');
+                let indent = &body[..body.len() - body.trim_start().len()];
                 out.push_str(&format!("{indent}   {FLAG}\n"));
-                sites += 1;
-                continue;
+                writes += 1;
             }
             other => panic!("unknown clocked block body `{other}`: teach instrument_activity"),
-        };
-        out.push_str(&format!("{indent}{check}{FLAG}\n{body}\n"));
-        sites += 1;
+        }
+        known += 1;
     }
-    assert_eq!(edges, sites);
+    assert_eq!(edges, known);
+    assert!(
+        writes > 0,
+        "a board without memories: check instrument_activity"
+    );
     out
+}
+
+/// C++ for a board's rest detection beside its memory-write flag: `{name}_state_bytes` and
+/// `{name}_state_changed`, which compares the model's state with a copy taken at its last call
+/// and updates the copy. The state compared is the Verilated root's members from the first
+/// port (`clock`) up to its first memory (Verilator lays the members out by kind, the unpacked
+/// arrays last; `root_header` is checked to be so): every register, port and settled signal.
+/// The memories are left out (a write sets `collwire_activity`), and so are the members that
+/// change on every evaluation whatever the state: the clock pin (each evaluation is an edge in
+/// the simulation copy) and Verilator's copies of it (every member whose name ends in `clock`).
+fn state_compare(name: &str, root_header: &str) -> String {
+    let class = format!("V{name}");
+    let state = root_header
+        .split("// DESIGN SPECIFIC STATE")
+        .nth(1)
+        .and_then(|s| s.split("// INTERNAL VARIABLES").next())
+        .unwrap_or_else(|| panic!("{name}: no design state in the Verilated root header"));
+    let members: Vec<(&str, bool)> = state
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.ends_with(';') && !l.starts_with('}') && !l.contains('('))
+        .filter_map(|l| {
+            let decl = l.trim_end_matches(';');
+            let name = decl.split_whitespace().last()?;
+            Some((name, decl.starts_with("VlUnpacked<")))
+        })
+        .collect();
+    let first_memory = members
+        .iter()
+        .position(|&(_, memory)| memory)
+        .expect("a board has memories");
+    let mut volatile: Vec<&str> = vec!["clock"];
+    for &(m, memory) in &members {
+        if memory {
+            assert!(
+                m.ends_with("__DOT__mem"),
+                "{name}: unpacked member `{m}` is not a RAM's `mem`: its changes would go unseen"
+            );
+        } else if m.ends_with("clock") {
+            volatile.push(m);
+        }
+    }
+    for &(m, memory) in &members[first_memory..] {
+        assert!(
+            memory || m.starts_with("__V"),
+            "{name}: member `{m}` after the first memory: the state compare would miss it"
+        );
+    }
+    let end = members[first_memory].0;
+    let mut patch = String::new();
+    for v in volatile {
+        writeln!(
+            patch,
+            "    std::memcpy(snap + (reinterpret_cast<const unsigned char*>(&r->{v}) - b), &r->{v}, sizeof r->{v});"
+        )
+        .unwrap();
+    }
+    format!(
+        "static const unsigned char* {name}_state_begin({class}___024root* r) {{ return reinterpret_cast<const unsigned char*>(&r->clock); }}\n\
+         static const unsigned char* {name}_state_end({class}___024root* r) {{ return reinterpret_cast<const unsigned char*>(&r->{end}); }}\n\
+         uint64_t {name}_state_bytes(void* p) {{ auto r = static_cast<{class}*>(p)->rootp; return {name}_state_end(r) - {name}_state_begin(r); }}\n\
+         uint8_t {name}_state_changed(void* p, unsigned char* snap) {{\n\
+         \x20   auto r = static_cast<{class}*>(p)->rootp;\n\
+         \x20   const unsigned char* b = {name}_state_begin(r);\n\
+         \x20   const size_t n = {name}_state_end(r) - b;\n\
+         {patch}\
+         \x20   if (std::memcmp(b, snap, n) == 0) return 0;\n\
+         \x20   std::memcpy(snap, b, n);\n\
+         \x20   return 1;\n\
+         }}\n"
+    )
 }
 
 /// A board's simulation copy, from [`instrument_activity`]'s, made to need one model evaluation
@@ -155,18 +232,19 @@ fn camel(name: &str) -> String {
         .collect()
 }
 
-fn shim(name: &str, ports: &[Port], board: bool) -> String {
+fn shim(name: &str, ports: &[Port], board: Option<&str>) -> String {
     let class = format!("V{name}");
     let mut s = format!(
-        "#include \"{class}.h\"\n#include \"verilated.h\"\n#include <cstdint>\nextern \"C\" {{\n\
+        "#include \"{class}.h\"\n#include \"verilated.h\"\n#include <cstdint>\n#include <cstring>\nextern \"C\" {{\n\
          void* {name}_new() {{ return new {class}; }}\n\
          void {name}_free(void* p) {{ auto m = static_cast<{class}*>(p); m->final(); delete m; }}\n\
          void {name}_eval(void* p) {{ static_cast<{class}*>(p)->eval(); }}\n"
     );
-    if board {
+    if let Some(root_header) = board {
         // The simulation copy's handshake register (`board_sim_copy`), public to C++.
         s = format!("#include \"{class}___024root.h\"\n{s}");
         writeln!(s, "uint64_t {name}_took(void* p) {{ return static_cast<{class}*>(p)->rootp->{name}__DOT__collwire_took; }}").unwrap();
+        s += &state_compare(name, root_header);
     }
     for p in ports {
         let n = &p.name;
@@ -279,18 +357,46 @@ fn wrapper(name: &str, ports: &[Port], vfile: &std::path::Path, board: bool) -> 
         String::new()
     };
     let ext = if board {
-        format!("{ext}    fn {name}_took(p: *mut c_void) -> u64;\n")
+        format!(
+            "{ext}    fn {name}_took(p: *mut c_void) -> u64;\n    \
+             fn {name}_state_bytes(p: *mut c_void) -> u64;\n    \
+             fn {name}_state_changed(p: *mut c_void, snap: *mut u8) -> u8;\n"
+        )
     } else {
         ext
     };
+    // A board keeps the copy of its state that `state_changed` compares with.
+    let (fields, init, state) = if board {
+        (
+            "ptr: *mut c_void, snap: Vec<u8>",
+            format!("ptr: unsafe {{ {name}_new() }}, snap: Vec::new()"),
+            format!(
+                "\n    /// Whether the model's state (every register, port and settled signal; not its\n    \
+                 /// memories, whose writes `take_activity` reports) differs from the copy taken at the\n    \
+                 /// last call, which is then updated. True on the first call.\n    \
+                 pub fn state_changed(&mut self) -> bool {{\n        \
+                 if self.snap.is_empty() {{\n            \
+                 self.snap = vec![0; unsafe {{ {name}_state_bytes(self.ptr) }} as usize];\n            \
+                 unsafe {{ {name}_state_changed(self.ptr, self.snap.as_mut_ptr()) }};\n            \
+                 return true;\n        }}\n        \
+                 unsafe {{ {name}_state_changed(self.ptr, self.snap.as_mut_ptr()) != 0 }}\n    }}\n"
+            ),
+        )
+    } else {
+        (
+            "ptr: *mut c_void",
+            format!("ptr: unsafe {{ {name}_new() }}"),
+            String::new(),
+        )
+    };
     format!(
         "unsafe extern \"C\" {{\n    fn {name}_new() -> *mut c_void;\n    fn {name}_free(p: *mut c_void);\n    fn {name}_eval(p: *mut c_void);\n{ext}}}\n\n\
-         /// Verilator model of Verilog module `{name}`.\npub struct {ty} {{ ptr: *mut c_void }}\n\n\
+         /// Verilator model of Verilog module `{name}`.\npub struct {ty} {{ {fields} }}\n\n\
          impl Default for {ty} {{ fn default() -> Self {{ Self::new() }} }}\n\n\
          impl {ty} {{\n    /// Verilog module name.\n    pub const MODULE: &'static str = \"{name}\";\n\
          \n    /// The Verilog this model was built from.\n    pub const VERILOG: &'static str = include_str!({vfile:?});\n\
-         \n    pub fn new() -> Self {{ Self {{ ptr: unsafe {{ {name}_new() }} }} }}\n\
-         \n    /// Evaluates the model after inputs changed.\n    pub fn eval(&mut self) {{ unsafe {{ {name}_eval(self.ptr) }} }}\n{tick}{methods}}}\n\n\
+         \n    pub fn new() -> Self {{ Self {{ {init} }} }}\n\
+         \n    /// Evaluates the model after inputs changed.\n    pub fn eval(&mut self) {{ unsafe {{ {name}_eval(self.ptr) }} }}\n{tick}{state}{methods}}}\n\n\
          impl Drop for {ty} {{ fn drop(&mut self) {{ unsafe {{ {name}_free(self.ptr) }} }} }}\n\n\
          // SAFETY: the model is plain C++ state with no thread affinity.\nunsafe impl Send for {ty} {{}}\n\n"
     )
@@ -332,8 +438,8 @@ fn main() {
     .unwrap();
     shims.push((activity_cpp, out.clone()));
     rust += "unsafe extern \"C\" {\n    fn collwire_activity_take() -> u8;\n}\n\n\
-             /// Whether an instrumented board (`collwire_board*`) changed a register or memory\n\
-             /// at a rising edge evaluated on this thread since the last call; clears the flag.\n\
+             /// Whether an instrumented board (`collwire_board*`) wrote a memory at an edge\n\
+             /// evaluated on this thread since the last call; clears the flag.\n\
              pub fn take_activity() -> bool {\n    unsafe { collwire_activity_take() != 0 }\n}\n\n";
     for design in collwire_hdl::emit::designs() {
         let name = design.name;
@@ -400,7 +506,11 @@ fn main() {
         }
         let p = ports(&design.verilog, name);
         let shim_file = dir.join(format!("{name}_shim.cpp"));
-        fs::write(&shim_file, shim(name, &p, board)).unwrap();
+        let root_header = board.then(|| {
+            fs::read_to_string(dir.join(format!("V{name}___024root.h")))
+                .expect("the board's Verilated root header")
+        });
+        fs::write(&shim_file, shim(name, &p, root_header.as_deref())).unwrap();
         shims.push((shim_file, dir.clone()));
         rust += &wrapper(name, &p, &vfile, board);
         archives.push((dir, format!("V{name}__ALL.a")));

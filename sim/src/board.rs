@@ -81,9 +81,10 @@ pub trait BoardModel: Send {
     /// inputs to see this clock's).
     fn input_ready(&self, port: usize) -> bool;
     fn output(&self, port: usize) -> Option<Beat>;
-    /// A clock edge. Returns false if the edge changed no register and no memory: the
-    /// board is at rest, and further edges with the same inputs change nothing either (the
-    /// cluster then skips it until an input changes). A model that cannot tell returns true.
+    /// A clock edge. Returns false if nothing in the model changed since the last edge (no
+    /// register, memory, input or settled signal): the board is at rest, and further edges
+    /// with the same inputs change nothing either (the cluster then skips it until an input
+    /// changes). A model that cannot tell returns true.
     fn rise(&mut self) -> bool;
     /// Whether the last edge took the beat offered on input `port` (valid and ready).
     fn took(&self, port: usize) -> bool;
@@ -159,7 +160,10 @@ macro_rules! board_model {
             fn rise(&mut self) -> bool {
                 crate::models::take_activity();
                 self.tick();
-                crate::models::take_activity()
+                // A memory written (flagged by the simulation copy), or any other state changed
+                // since the last edge: both are always checked, so the copy stays current.
+                let wrote = crate::models::take_activity();
+                self.state_changed() | wrote
             }
             fn took(&self, port: usize) -> bool {
                 <$ty>::took(self) >> port & 1 != 0
