@@ -226,6 +226,13 @@ pub struct ArrivalVerdict {
     /// verdict), and whether there are any.
     pub words: Signal<Out, Bits<12>>,
     pub has_words: Signal<Out, Bit>,
+    /// `words` is 1, is 2, and `words` − 2 (mod 2^12), registered with it: what the splitter
+    /// and the CIPE need of a count to act on its first word on the clock they get it, read
+    /// from flip-flops instead of decoded there ([`crate::offload_splitter::early_first`],
+    /// [`crate::cipe::fast_first`]).
+    pub words_one: Signal<Out, Bit>,
+    pub words_two: Signal<Out, Bit>,
+    pub words_after2: Signal<Out, Bits<12>>,
     /// Ranks per host = 2, datatype and op.
     pub rph2: Signal<Out, Bit>,
     pub datatype: Signal<Out, Bits<4>>,
@@ -364,6 +371,15 @@ pub struct ArrivalVerdict {
     /// The payload's words on the bus, and whether there are any.
     p_words: DFF<Bits<12>>,
     p_has_words: DFF<Bit>,
+    p_words_one: DFF<Bit>,
+    p_words_two: DFF<Bit>,
+    p_words_after2: DFF<Bits<12>>,
+    /// `payload_len` + (`word_bytes` − 1) − 2 · `word_bytes`: `words` − 2 from one adder, in
+    /// parallel with `bus_words` (not a second adder behind it).
+    after2_round: Constant<Bits<16>>,
+    /// The payload lengths of one word, of two: (0, `word_bytes`], (`word_bytes`, 2 · `word_bytes`].
+    one_word: Constant<Bits<16>>,
+    two_words: Constant<Bits<16>>,
 }
 
 impl ArrivalVerdict {
@@ -388,6 +404,14 @@ impl ArrivalVerdict {
             p_late_no_hit: Default::default(),
             p_words: Default::default(),
             p_has_words: Default::default(),
+            p_words_one: Default::default(),
+            p_words_two: Default::default(),
+            p_words_after2: Default::default(),
+            after2_round: Constant::new(bits::<16>(
+                (word_bytes as u64 - 1).wrapping_sub(2 * word_bytes as u64) & 0xffff,
+            )),
+            one_word: Constant::new(bits::<16>(word_bytes as u64)),
+            two_words: Constant::new(bits::<16>(2 * word_bytes as u64)),
             fields: Default::default(),
             payload_len: Default::default(),
             unsupported: Default::default(),
@@ -405,6 +429,9 @@ impl ArrivalVerdict {
             arr_reg: Default::default(),
             words: Default::default(),
             has_words: Default::default(),
+            words_one: Default::default(),
+            words_two: Default::default(),
+            words_after2: Default::default(),
             rph2: Default::default(),
             datatype: Default::default(),
             reduce_op: Default::default(),
@@ -504,7 +531,10 @@ impl Logic for ArrivalVerdict {
             p_late_any,
             p_late_no_hit,
             p_words,
-            p_has_words
+            p_has_words,
+            p_words_one,
+            p_words_two,
+            p_words_after2
         );
         self.is_request.next = self.fields.val().msg_type == self.msg_request.val();
         self.is_board.next = (self.fields.val().msg_type == self.msg_partial.val())
@@ -552,6 +582,18 @@ impl Logic for ArrivalVerdict {
         self.p_has_words.d.next = bit_cast::<12, 16>(self.bus_words.val()) != bits::<12>(0);
         self.words.next = self.p_words.q.val();
         self.has_words.next = self.p_has_words.q.val();
+        // The count's derived values straight from the length (compares with constants and
+        // one adder, beside `bus_words`'s).
+        self.p_words_one.d.next = (self.payload_len.val() != bits::<16>(0))
+            & (self.payload_len.val() <= self.one_word.val());
+        self.p_words_two.d.next = (self.payload_len.val() > self.one_word.val())
+            & (self.payload_len.val() <= self.two_words.val());
+        self.p_words_after2.d.next = bit_cast::<12, 16>(
+            (self.payload_len.val() + self.after2_round.val()) >> self.word_shift.val(),
+        );
+        self.words_one.next = self.p_words_one.q.val();
+        self.words_two.next = self.p_words_two.q.val();
+        self.words_after2.next = self.p_words_after2.q.val();
         // ---- First stage: the fields' flags, registered on every clock.
         self.p_unsup.d.next = self.unsupported.val();
         // An abort and a request are neither board frames nor board control frames: their
@@ -605,6 +647,9 @@ impl Logic for ArrivalVerdict {
             self.p_late_no_hit.d.next = false;
             self.p_words.d.next = bits::<12>(0);
             self.p_has_words.d.next = false;
+            self.p_words_one.d.next = false;
+            self.p_words_two.d.next = false;
+            self.p_words_after2.d.next = bits::<12>(0);
         }
 
         // ---- Second stage: the flags with the table's and the directory's answers.

@@ -276,6 +276,7 @@ impl<
         self.cfe.m_cmd_tready.next = self.splitter.s_cmd_tready.val();
         // CIPE: instructions from the CFE, payload words from the splitter.
         self.cipe.s_instr.tdata.next = self.cfe.m_instr_tdata.val();
+        self.cipe.s_instr_tuser.next = self.cfe.m_instr_tuser.val();
         self.cipe.s_instr.tvalid.next = self.cfe.m_instr_tvalid.val();
         self.cfe.m_instr_tready.next = self.cipe.s_instr.tready.val();
         self.payload_reg.s_axis.tdata.next = self.splitter.m_axis.tdata.val();

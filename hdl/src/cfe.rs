@@ -80,7 +80,7 @@ use rust_hdl::prelude::*;
 use crate::arrival_verdict::{ArrivalReg, ArrivalSig, ArrivalVerdict, LateRow, Verdict};
 pub use crate::cfe_config::cfg;
 use crate::cfe_config::{CfeConfig, DirectoryWord};
-use crate::cipe::{InstrWord, Opcode};
+use crate::cipe::{InstrAhead, InstrWord, Opcode};
 use crate::context_table::ContextTable;
 pub use crate::context_table::{CONTEXTS, HISTORY};
 use crate::entry_composer::EntryComposer;
@@ -147,6 +147,9 @@ pub struct Cfe {
     pub m_cmd_tvalid: Signal<Out, Bit>,
     pub m_cmd_tready: Signal<In, Bit>,
     pub m_instr_tdata: Signal<Out, Bits<64>>,
+    /// With `m_instr_tdata`: its [`InstrAhead`], for the pass that takes the arrival (`ins_f`,
+    /// whose count is the arrival's words), `valid` low for every other instruction.
+    pub m_instr_tuser: Signal<Out, Bits<16>>,
     pub m_instr_tvalid: Signal<Out, Bit>,
     pub m_instr_tready: Signal<In, Bit>,
     pub m_entry_tdata: Signal<Out, Bits<570>>,
@@ -267,6 +270,11 @@ pub struct Cfe {
     /// The pass that takes the arrival, as `Decide` decodes it (the arrival's reduce op,
     /// datatype and words): issued from `Read`, a clock before `Issue` would.
     ins_f: DFF<InstrWord>,
+    /// `ins_f`'s count's derived values, loaded with it from the arrival's registers.
+    ins_f_ahead: DFF<InstrAhead>,
+    /// Drives `m_instr_tuser`.
+    l_ahead: Signal<Local, InstrAhead>,
+    ahead_none: Constant<InstrAhead>,
     /// `Decide` chose the pass that takes the arrival (its entry is composed from `Read`).
     fuse_go: DFF<Bit>,
     /// The instruction pending on `m_instr` is `ins_f` (the pass that takes the arrival, sent
@@ -500,6 +508,7 @@ impl Cfe {
             m_cmd_tvalid: Default::default(),
             m_cmd_tready: Default::default(),
             m_instr_tdata: Default::default(),
+            m_instr_tuser: Default::default(),
             m_instr_tvalid: Default::default(),
             m_instr_tready: Default::default(),
             m_entry_tdata: Default::default(),
@@ -559,6 +568,9 @@ impl Cfe {
             fused_step: Default::default(),
             st_ins: Default::default(),
             ins_f: Default::default(),
+            ins_f_ahead: Default::default(),
+            l_ahead: Default::default(),
+            ahead_none: Constant::new(InstrAhead::default()),
             fuse_go: Default::default(),
             f_sel: Default::default(),
             l_instr: Default::default(),
@@ -699,6 +711,7 @@ impl Logic for Cfe {
             ans_board,
             st_ins,
             ins_f,
+            ins_f_ahead,
             fuse_go,
             f_sel,
             st_has_instr,
@@ -873,6 +886,9 @@ impl Logic for Cfe {
         if self.arrival.has_words.val() {
             self.arrival_cmd.next.action = self.split_stream.val();
             self.arrival_cmd.next.words = self.arrival.words.val();
+            self.arrival_cmd.next.one = self.arrival.words_one.val();
+            self.arrival_cmd.next.two = self.arrival.words_two.val();
+            self.arrival_cmd.next.after2 = self.arrival.words_after2.val();
         }
 
         // ---- The fields an answer is built from: the arrival's (errors, acks) or a stored
@@ -900,6 +916,11 @@ impl Logic for Cfe {
             self.l_instr.next = self.ins_f.q.val();
         }
         self.m_instr_tdata.next = self.l_instr.val().into();
+        self.l_ahead.next = self.ahead_none.val();
+        if self.f_sel.q.val() {
+            self.l_ahead.next = self.ins_f_ahead.q.val();
+        }
+        self.m_instr_tuser.next = self.l_ahead.val().into();
         self.instr_pend.next =
             self.ins_pend.q.val() | self.ins_pend_f.q.val() | self.ins_pend_s.q.val();
         self.m_instr_tvalid.next = self.instr_pend.val();
@@ -1256,6 +1277,10 @@ impl Logic for Cfe {
                 self.ins_f.d.next.op = self.arrival.reduce_op.val();
                 self.ins_f.d.next.datatype = self.arrival.datatype.val();
                 self.ins_f.d.next.count = self.arrival.words.val();
+                self.ins_f_ahead.d.next.valid = self.arrival.has_words.val();
+                self.ins_f_ahead.d.next.one = self.arrival.words_one.val();
+                self.ins_f_ahead.d.next.two = self.arrival.words_two.val();
+                self.ins_f_ahead.d.next.after2 = self.arrival.words_after2.val();
                 self.fuse_go.d.next = false;
                 self.f_sel.d.next = false;
                 if self.probing.q.val() {

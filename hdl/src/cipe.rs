@@ -59,6 +59,60 @@ pub const fn soon_clocks(w: usize) -> usize {
 /// Bytes per packet buffer.
 pub const SLOT_BYTES: usize = 2048;
 
+/// Whether the `w`-bit CIPE issues the first word of an instruction on the clock the
+/// instruction arrives, when it is idle (nothing active, its pipeline empty) and the sender
+/// gave the count's derived values beside it ([`InstrAhead`]): at 256 bits, where that clock is
+/// on the engine hop (the frame's header is 2 beats, too few to hide the CIPE's latency). At
+/// 64 bits the header's 8 beats hide it, and the instruction is always registered first.
+pub const fn fast_first(w: usize) -> bool {
+    w >= 256
+}
+
+/// Beside an instruction on `s_instr` (`s_instr_tuser`), low bits first: its word count's
+/// derived values, computed by the sender from registers, so that an idle CIPE issues the
+/// first word on the instruction's clock without decoding the count ([`fast_first`]). An
+/// instruction without them (`valid` low) is registered first, as at 64 bits. The one
+/// definition of the format, used by the CFE that sends it and the CIPE that reads it.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct InstrAhead {
+    /// The values below hold for the instruction beside them, and its count is not 0.
+    pub valid: Bit,
+    /// The count is 1.
+    pub one: Bit,
+    /// The count is 2.
+    pub two: Bit,
+    /// The count − 2 (mod 2^12).
+    pub after2: Bits<12>,
+    pub spare: Bit,
+}
+
+impl From<Bits<16>> for InstrAhead {
+    fn from(w: Bits<16>) -> InstrAhead {
+        let d = InstrAhead::default();
+        InstrAhead {
+            valid: w.get_bit(d.get_my_offset_valid()),
+            one: w.get_bit(d.get_my_offset_one()),
+            two: w.get_bit(d.get_my_offset_two()),
+            after2: w.get_bits::<12>(d.get_my_offset_after2()),
+            spare: w.get_bit(d.get_my_offset_spare()),
+        }
+    }
+}
+
+impl InstrAhead {
+    /// The word for an instruction of `count` words (0: none, `valid` low).
+    pub fn of(count: u16) -> u16 {
+        let a = InstrAhead {
+            valid: count != 0,
+            one: count == 1,
+            two: count == 2,
+            after2: u64::from(count.wrapping_sub(2) & 0xfff).into(),
+            spare: false,
+        };
+        Bits::<16>::from(a).to_u64() as u16
+    }
+}
+
 /// What an instruction streams through the ALU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Opcode {
@@ -213,6 +267,9 @@ pub struct Cipe<
     /// an instruction reads it).
     pub reset: Signal<In, Bit>,
     pub s_instr: StreamSink<Bits<64>>,
+    /// With `s_instr_tdata`: its [`InstrAhead`] (the count's derived values; `valid` low if
+    /// the sender has none).
+    pub s_instr_tuser: Signal<In, Bits<16>>,
     pub s_axis: StreamSink<Bits<W>>,
     /// With an input word: it is the last payload word of an offload frame found bad at its
     /// tail ([`crate::offload_splitter`]); the result computed from it leaves with `tbad`.
@@ -239,7 +296,28 @@ pub struct Cipe<
     op_combine: Constant<Bits<4>>,
     op_buffer: Constant<Bits<4>>,
     op_pair: Constant<Bits<4>>,
+    /// The active instruction's next word (with [`fast_first`], 0 whenever no instruction is
+    /// active: it is cleared as an instruction's last word issues, so a first word read on the
+    /// clock its instruction arrives needs no multiplexer on the buffers' read address).
     index: DFF<Bits<12>>,
+    /// The offered instruction's [`InstrAhead`].
+    ahead: Signal<Local, InstrAhead>,
+    /// The instruction whose word issues: the active one, or, with none active (at 256 bits),
+    /// the one offered.
+    cur: Signal<Local, InstrWord>,
+    /// No instruction active, one offered with its [`InstrAhead`], and the pipeline empty
+    /// (`stirred` low): its first word issues on the clock it arrives, without the clock in
+    /// `instr` (docs/cipe.md). Nothing in flight can store into a buffer it reads, so it needs
+    /// no read-after-write check. Only where [`fast_first`] is set.
+    fast: Signal<Local, Bit>,
+    fast_first: Constant<Bit>,
+    /// The pipeline may hold a word: one issued last clock or a stage held one then (a
+    /// register, computed a clock ahead; low at power-on and after reset, when it is empty).
+    stirred: DFF<Bit>,
+    /// The word issuing is its instruction's last.
+    cur_last: Signal<Local, Bit>,
+    /// Words may issue: the active instruction's with no read-after-write wait, or `fast`.
+    go: Signal<Local, Bit>,
     /// `index` ≠ 0: the active instruction's first word has issued (a register, so the read-
     /// after-write wait in front of `issue` is not a 12-bit zero test).
     past_first: DFF<Bit>,
@@ -350,6 +428,7 @@ impl<
             clock: Default::default(),
             reset: Default::default(),
             s_instr: Default::default(),
+            s_instr_tuser: Default::default(),
             s_axis: Default::default(),
             m_axis: Default::default(),
             m_axis_tinstr: Default::default(),
@@ -368,6 +447,13 @@ impl<
             op_buffer: Constant::new(bits::<4>(Opcode::Buffer as u64)),
             op_pair: Constant::new(bits::<4>(Opcode::Pair as u64)),
             index: Default::default(),
+            ahead: Default::default(),
+            cur: Default::default(),
+            fast: Default::default(),
+            fast_first: Constant::new(fast_first(W)),
+            stirred: Default::default(),
+            cur_last: Default::default(),
+            go: Default::default(),
             past_first: Default::default(),
             opcode: Default::default(),
             slot_a: Default::default(),
@@ -454,9 +540,9 @@ impl<
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, active, instr, index, past_first, remaining, p_valid, p_in, p_addr,
-            p_instr, p_last, p_bad, q_valid, q_in, q_addr, q_instr, q_last, q_bad, q_a, q_b,
-            hz_cur, hz_off, hz_load, last_word, soon_q, w_en, w_addr, w_data
+            self, clock, active, instr, index, stirred, past_first, remaining, p_valid, p_in,
+            p_addr, p_instr, p_last, p_bad, q_valid, q_in, q_addr, q_instr, q_last, q_bad, q_a,
+            q_b, hz_cur, hz_off, hz_load, last_word, soon_q, w_en, w_addr, w_data
         );
         clock!(self, clock, alu, out);
         self.buffer_a.read_clock.next = self.clock.val();
@@ -477,7 +563,6 @@ impl<
         self.opcode.next = self.instr.q.val().opcode;
         self.slot_a.next = self.instr.q.val().slot_a;
         self.slot_b.next = self.instr.q.val().slot_b;
-        self.needs_input.next = self.opcode.val() < self.op_buffer.val();
         self.reads_a.next = self.opcode.val() != self.op_input.val();
         self.reads_b.next = self.opcode.val() == self.op_pair.val();
         // Read after write: before its first word (within one instruction every word has its
@@ -565,30 +650,50 @@ impl<
         if self.hz_load.q.val() {
             self.hazard.next = self.hz_off.q.val();
         }
-        self.issue.next = self.active.q.val()
+        // The word that issues is the active instruction's; with none active, the offered
+        // one's first (`fast`, only with the pipeline empty: then no store is in flight, and
+        // the read-after-write check has nothing to wait for).
+        self.ahead.next = self.s_instr_tuser.val().into();
+        self.cur.next = self.instr.q.val();
+        self.cur_last.next = self.last_word.q.val();
+        if !self.active.q.val() & self.fast_first.val() {
+            self.cur.next = self.offered.val();
+            self.cur_last.next = self.ahead.val().one;
+        }
+        self.fast.next = self.fast_first.val()
+            & !self.active.q.val()
+            & !self.stirred.q.val()
+            & self.s_instr.tvalid.val()
+            & self.ahead.val().valid;
+        self.go.next = (self.active.q.val() & !self.hazard.val()) | self.fast.val();
+        self.needs_input.next = self.cur.val().opcode < self.op_buffer.val();
+        self.issue.next = self.go.val()
             & (self.s_axis.tvalid.val() | !self.needs_input.val())
-            & !self.out.almost_full.val()
-            & !self.hazard.val();
-        self.s_axis.tready.next = self.active.q.val()
-            & self.needs_input.val()
-            & !self.out.almost_full.val()
-            & !self.hazard.val();
+            & !self.out.almost_full.val();
+        self.s_axis.tready.next =
+            self.go.val() & self.needs_input.val() & !self.out.almost_full.val();
         // `remaining` counts down beside `index` (words after this one), and whether it is 0
         // is registered beside it: the last word is a flip-flop in front of `issue`, not a
-        // 12-bit zero test.
-        self.buffer_a.read_address.next = (bit_cast::<AB, 7>(self.slot_a.val()) << self.WB.val())
+        // 12-bit zero test. (`index` is 0 with no instruction active at 256 bits, so the first
+        // word's address is the offered instruction's buffers with no multiplexer on the index.)
+        self.buffer_a.read_address.next = (bit_cast::<AB, 7>(self.cur.val().slot_a)
+            << self.WB.val())
             | bit_cast::<AB, WB>(self.index.q.val().get_bits::<WB>(0));
-        self.buffer_b.read_address.next = (bit_cast::<AB, 7>(self.slot_b.val()) << self.WB.val())
+        self.buffer_b.read_address.next = (bit_cast::<AB, 7>(self.cur.val().slot_b)
+            << self.WB.val())
             | bit_cast::<AB, WB>(self.index.q.val().get_bits::<WB>(0));
-        self.addr_d.next = (bit_cast::<AB, 7>(self.instr.q.val().slot_d) << self.WB.val())
+        self.addr_d.next = (bit_cast::<AB, 7>(self.cur.val().slot_d) << self.WB.val())
             | bit_cast::<AB, WB>(self.index.q.val().get_bits::<WB>(0));
-        if self.issue.val() {
+        if self.issue.val() & self.active.q.val() {
             self.index.d.next = self.index.q.val() + bits::<12>(1);
             self.past_first.d.next = true;
             self.remaining.d.next = self.remaining.q.val() - bits::<12>(1);
             self.last_word.d.next = self.remaining.q.val() == bits::<12>(1);
             if self.last_word.q.val() {
                 self.active.d.next = false;
+                if self.fast_first.val() {
+                    self.index.d.next = bits::<12>(0);
+                }
             }
         }
         // A new instruction when idle or as the last word of the current one issues.
@@ -603,12 +708,31 @@ impl<
             self.remaining.d.next = self.offered.val().count - bits::<12>(1);
             self.last_word.d.next = self.offered.val().count == bits::<12>(1);
             self.active.d.next = self.offered.val().count != bits::<12>(0);
+            if self.fast.val() & self.issue.val() {
+                // Its first word issued now: on from the second (an instruction of one word
+                // is done), from the sender's derived values (no count decoded here).
+                self.index.d.next = bits::<12>(1);
+                self.past_first.d.next = true;
+                self.remaining.d.next = self.ahead.val().after2;
+                self.last_word.d.next = self.ahead.val().two;
+                self.active.d.next = !self.ahead.val().one;
+                if self.ahead.val().one {
+                    self.index.d.next = bits::<12>(0);
+                }
+            }
+        }
+        // Empty next clock unless a word issues now or a stage holds one now.
+        self.stirred.d.next = self.issue.val() | self.p_valid.q.val() | self.q_valid.q.val();
+        for i in 0..ALU_LATENCY {
+            if self.d_valid[i].q.val() {
+                self.stirred.d.next = true;
+            }
         }
         self.p_valid.d.next = self.issue.val();
         self.p_in.d.next = self.s_axis.tdata.val();
         self.p_addr.d.next = self.addr_d.val();
-        self.p_instr.d.next = self.instr.q.val();
-        self.p_last.d.next = self.last_word.q.val();
+        self.p_instr.d.next = self.cur.val();
+        self.p_last.d.next = self.cur_last.val();
         self.p_bad.d.next = self.needs_input.val() & self.s_axis_tbad.val();
 
         // ---- Read: the stored words arrive from the block RAMs and are registered.
@@ -714,6 +838,8 @@ impl<
             self.p_valid.d.next = false;
             self.q_valid.d.next = false;
             self.w_en.d.next = false;
+            // Every stage is cleared: empty on the next clock.
+            self.stirred.d.next = false;
             for i in 0..ALU_LATENCY {
                 self.d_valid[i].d.next = false;
             }

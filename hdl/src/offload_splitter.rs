@@ -26,8 +26,8 @@
 //! verdict on it reaches the engine (`s_axis_peek` / `s_axis_skip`, beside the handshake; a
 //! frame the router then drains as malformed is forgotten on `s_axis_gone`), so the payload is
 //! at the port when the command comes. A command is acted on in the clock it is taken: the
-//! first payload word leaves on the next. A frame's last beat is never taken before its
-//! command.
+//! first payload word leaves in that clock at 256 bits ([`early_first`]), on the next at 64.
+//! A frame's last beat is never taken before its command.
 //! `s_cmd_tready` is high from a frame's end until its successor's command is taken, so the
 //! CFE knows no payload beat of the frame at the router's offload port has moved when it
 //! decides, and gives each frame exactly one command.
@@ -38,6 +38,17 @@
 use rust_hdl::prelude::*;
 
 use crate::axis::{AxisSink, StreamSource, TUSER_BAD_AT, check_widths};
+
+/// Whether the `w`-bit splitter gives the first payload word on the clock its stream command
+/// is taken (the header skipped by then), not the next: at 256 bits, where that clock is on
+/// the engine hop (the header's 2 beats hide none of it; the CIPE, idle, issues the word on
+/// its instruction's clock, [`crate::cipe::fast_first`]). The command carries its count's
+/// derived values ([`SplitCommand::one`], `two`, `after2`), so nothing is decoded on that
+/// clock. At 64 bits the header's 8 beats hide the clock, and the command stays out of the
+/// paths to the router's offload slice.
+pub const fn early_first(w: usize) -> bool {
+    w >= 256
+}
 
 /// Splitter actions, [`SplitCommand::action`].
 pub const SPLIT_DRAIN: u32 = 0;
@@ -52,7 +63,13 @@ pub struct SplitCommand {
     pub spare_action: Bits<2>,
     /// Stream: payload words for the CIPE.
     pub words: Bits<12>,
-    pub spare: Bits<16>,
+    /// `words` is 1, is 2, and `words` − 2: computed by the CFE from registers (the arrival's
+    /// count, [`crate::arrival_verdict`]), so a 256-bit splitter gives the first payload word on
+    /// the clock it takes the command without decoding the count ([`early_first`]).
+    pub one: Bit,
+    pub two: Bit,
+    pub after2: Bits<12>,
+    pub spare: Bits<2>,
 }
 
 impl From<Bits<32>> for SplitCommand {
@@ -62,7 +79,10 @@ impl From<Bits<32>> for SplitCommand {
             action: w.get_bits::<2>(d.get_my_offset_action()),
             spare_action: w.get_bits::<2>(d.get_my_offset_spare_action()),
             words: w.get_bits::<12>(d.get_my_offset_words()),
-            spare: w.get_bits::<16>(d.get_my_offset_spare()),
+            one: w.get_bit(d.get_my_offset_one()),
+            two: w.get_bit(d.get_my_offset_two()),
+            after2: w.get_bits::<12>(d.get_my_offset_after2()),
+            spare: w.get_bits::<2>(d.get_my_offset_spare()),
         }
     }
 }
@@ -126,7 +146,7 @@ pub struct OffloadSplitter<const W: usize, const K: usize, const HB: usize> {
     have_cmd: DFF<Bit>,
     stream: DFF<Bit>,
     /// The last payload word, held (`Hold`), and its frame's verdict. `held` loads the input
-    /// word on every clock in `Payload` (the last of them takes the command's last word),
+    /// word on every clock in `Head` and `Payload` (the last of them takes the command's last word),
     /// so its enable is the state alone, not the input's handshake (`take` as the enable of
     /// its 64 flip-flops put 49 of them among board64's endpoints after 6.0 ns on six seeds
     /// at 358ac01).
@@ -141,6 +161,17 @@ pub struct OffloadSplitter<const W: usize, const K: usize, const HB: usize> {
     /// path at 111.6 MHz).
     final_word: DFF<Bit>,
     take: Signal<Local, Bit>,
+    /// A payload word may move this clock: in `Payload`, or (with [`early_first`]) in `Head`
+    /// on the clock a stream command is taken with the header skipped.
+    paying: Signal<Local, Bit>,
+    /// The first payload word may leave on its command's clock ([`early_first`]).
+    early: Constant<Bit>,
+    /// For the word that may move now: whether it is the command's last (`final_word`, or the
+    /// command's `one` on its clock), and what `left` and `final_word` become when it moves
+    /// (`left` − 1 and `left` = 1, or the command's `after2` and `two`).
+    fw: Signal<Local, Bit>,
+    left_next: Signal<Local, Bits<12>>,
+    fw_next: Signal<Local, Bit>,
     /// The frame has its command this clock (taken now or before), and whether it streams.
     cmd_now: Signal<Local, Bit>,
     stream_now: Signal<Local, Bit>,
@@ -197,6 +228,11 @@ impl<const W: usize, const K: usize, const HB: usize> Default for OffloadSplitte
             header_done: Default::default(),
             final_word: Default::default(),
             take: Default::default(),
+            paying: Default::default(),
+            early: Constant::new(early_first(W)),
+            fw: Default::default(),
+            left_next: Default::default(),
+            fw_next: Default::default(),
             cmd_now: Default::default(),
             stream_now: Default::default(),
             beat_bad: Default::default(),
@@ -228,6 +264,10 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
         self.out_tvalid.next = false;
         self.out_tbad.next = false;
         self.take.next = false;
+        self.paying.next = false;
+        self.fw.next = self.final_word.q.val();
+        self.left_next.next = self.left.q.val() - bits::<12>(1);
+        self.fw_next.next = self.left.q.val() == bits::<12>(1);
         self.cmd_now.next = false;
         self.stream_now.next = false;
         self.short_end.next = false;
@@ -235,6 +275,9 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
         self.beat_bad.next = self.s_axis.tuser.val().get_bit(self.bad_at.val().index());
         match self.state.q.val() {
             SplitterState::Head => {
+                // `held` loads on every clock in `Head` too (nothing reads it there), so its
+                // enable stays the state alone when the first word moves in `Head`.
+                self.held.d.next = self.s_axis.tdata.val();
                 // One command per frame, taken while no beat of the payload has moved.
                 self.out_cmd_tready.next = !self.have_cmd.q.val();
                 self.cmd_now.next = self.have_cmd.q.val();
@@ -244,10 +287,13 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
                     self.left.d.next = self.command.val().words - bits::<12>(1);
                     self.final_word.d.next = self.command.val().words == bits::<12>(1);
                     self.stream.d.next = self.command.val().action == self.action_stream.val();
-                    // Acted on in the clock it is taken: the first payload word leaves on the
-                    // next.
+                    // Acted on in the clock it is taken: with the header skipped, the first
+                    // payload word leaves now at 256 bits (`paying`, below), on the next at 64.
                     self.cmd_now.next = true;
                     self.stream_now.next = self.command.val().action == self.action_stream.val();
+                    self.fw.next = self.command.val().one;
+                    self.left_next.next = self.command.val().after2;
+                    self.fw_next.next = self.command.val().two;
                 }
                 // Skip the header meanwhile, but never a frame's last beat: the frame ends
                 // only under its command.
@@ -267,33 +313,13 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
                     self.state.d.next = SplitterState::Drain;
                     if self.stream_now.val() & self.header_done.val() {
                         self.state.d.next = SplitterState::Payload;
+                        self.paying.next = self.early.val();
                     }
                 }
             }
             SplitterState::Payload => {
+                self.paying.next = true;
                 self.held.d.next = self.s_axis.tdata.val();
-                // The command's last word waits for the frame's tail unless it is the tail.
-                self.out_tvalid.next = self.s_axis.tvalid.val()
-                    & !(self.final_word.q.val() & !self.s_axis.tlast.val());
-                self.out_tbad.next = self.final_word.q.val() & self.beat_bad.val();
-                self.out_s_tready.next = self.m_axis.tready.val();
-                if self.final_word.q.val() & !self.s_axis.tlast.val() {
-                    self.out_s_tready.next = true;
-                }
-                self.take.next = self.s_axis.tvalid.val() & self.out_s_tready.val();
-                if self.take.val() {
-                    self.left.d.next = self.left.q.val() - bits::<12>(1);
-                    self.final_word.d.next = self.left.q.val() == bits::<12>(1);
-                    if self.final_word.q.val() {
-                        self.state.d.next = SplitterState::Head;
-                        if !self.s_axis.tlast.val() {
-                            self.state.d.next = SplitterState::Hold;
-                        }
-                    } else if self.s_axis.tlast.val() {
-                        self.short_end.next = true;
-                        self.state.d.next = SplitterState::Fill;
-                    }
-                }
             }
             SplitterState::Drain => {
                 self.out_s_tready.next = true;
@@ -336,6 +362,31 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
             }
             _ => {
                 self.state.d.next = SplitterState::Head;
+            }
+        }
+        // The payload words (`Payload`, or the first on its command's clock in `Head`).
+        if self.paying.val() {
+            // The command's last word waits for the frame's tail unless it is the tail.
+            self.out_tvalid.next =
+                self.s_axis.tvalid.val() & !(self.fw.val() & !self.s_axis.tlast.val());
+            self.out_tbad.next = self.fw.val() & self.beat_bad.val();
+            self.out_s_tready.next = self.m_axis.tready.val();
+            if self.fw.val() & !self.s_axis.tlast.val() {
+                self.out_s_tready.next = true;
+            }
+            self.take.next = self.s_axis.tvalid.val() & self.out_s_tready.val();
+            if self.take.val() {
+                self.left.d.next = self.left_next.val();
+                self.final_word.d.next = self.fw_next.val();
+                if self.fw.val() {
+                    self.state.d.next = SplitterState::Head;
+                    if !self.s_axis.tlast.val() {
+                        self.state.d.next = SplitterState::Hold;
+                    }
+                } else if self.s_axis.tlast.val() {
+                    self.short_end.next = true;
+                    self.state.d.next = SplitterState::Fill;
+                }
             }
         }
         // A frame ends at its tlast whatever the command said (a short frame never leaves the

@@ -3,7 +3,9 @@
 
 use std::collections::VecDeque;
 
-use collwire_hdl::cipe::{CIPE_LATENCY, Instruction, Opcode, SLOT_BYTES, SLOTS, soon_clocks};
+use collwire_hdl::cipe::{
+    CIPE_LATENCY, InstrAhead, Instruction, Opcode, SLOT_BYTES, SLOTS, soon_clocks,
+};
 use collwire_proto::{Datatype, ReduceOp, reduce};
 
 use crate::fpu_check::SplitMix;
@@ -22,7 +24,8 @@ pub trait Cipe: Default {
 
 /// Port access common to both widths.
 pub trait CipePorts {
-    fn drive(&mut self, instr: Option<u64>, word: Option<&[u8]>, ready: bool);
+    /// `instr`: the instruction word and its `s_instr_tuser` ([`InstrAhead`]).
+    fn drive(&mut self, instr: Option<(u64, u16)>, word: Option<&[u8]>, ready: bool);
     fn eval(&mut self);
     fn tick(&mut self);
     fn instr_ready(&self) -> bool;
@@ -43,8 +46,9 @@ macro_rules! cipe {
             }
         }
         impl CipePorts for $ty {
-            fn drive(&mut self, instr: Option<u64>, word: Option<&[u8]>, ready: bool) {
-                self.set_s_instr_tdata(instr.unwrap_or(0));
+            fn drive(&mut self, instr: Option<(u64, u16)>, word: Option<&[u8]>, ready: bool) {
+                self.set_s_instr_tdata(instr.map_or(0, |i| i.0));
+                self.set_s_instr_tuser(u64::from(instr.map_or(0, |i| i.1)));
                 self.set_s_instr_tvalid(u64::from(instr.is_some()));
                 if let Some(w) = word {
                     self.set_s_axis_tdata_bytes(w);
@@ -140,6 +144,16 @@ pub struct Run {
     /// Clock of the first and last result beat.
     pub first_out: Option<usize>,
     pub last_out: Option<usize>,
+    /// Clock on which each instruction was taken, and on which each result beat left.
+    pub taken: Vec<usize>,
+    pub out_clocks: Vec<usize>,
+}
+
+/// Whether instruction `n` of a program comes with its [`InstrAhead`] (every one but each
+/// fourth, as the CFE's pass that takes an arrival does; the others without, as its other
+/// instructions).
+pub fn has_ahead(n: usize) -> bool {
+    n % 4 != 3
 }
 
 /// Drives the instructions and their input words; `idle`/`ready` in percent.
@@ -149,10 +163,39 @@ pub fn drive<C: Cipe>(
     ready: u64,
     seed: u64,
 ) -> Run {
+    drive_with::<C>(program, idle, ready, seed, false)
+}
+
+/// [`drive`], each instruction offered only once the CIPE is idle with its pipeline empty
+/// (`busy` low), as an engine at rest offers a pass.
+pub fn drive_settled<C: Cipe>(program: &[(Instruction, Vec<Vec<u8>>)], seed: u64) -> Run {
+    drive_with::<C>(program, 0, 100, seed, true)
+}
+
+fn drive_with<C: Cipe>(
+    program: &[(Instruction, Vec<Vec<u8>>)],
+    idle: u64,
+    ready: u64,
+    seed: u64,
+    settle: bool,
+) -> Run {
     let mut dut = C::default();
     let m = dut.ports();
     let mut rng = SplitMix(seed);
-    let mut instrs: VecDeque<u64> = program.iter().map(|(i, _)| i.encode()).collect();
+    // The count's derived values beside the instruction ([`has_ahead`]): the 256-bit CIPE,
+    // idle, issues its first word on the instruction's clock; the others are registered first.
+    let mut instrs: VecDeque<(u64, u16)> = program
+        .iter()
+        .enumerate()
+        .map(|(n, (i, _))| {
+            let ahead = if has_ahead(n) {
+                InstrAhead::of(i.count)
+            } else {
+                0
+            };
+            (i.encode(), ahead)
+        })
+        .collect();
     let mut words: VecDeque<Vec<u8>> = program.iter().flat_map(|(_, w)| w.clone()).collect();
     let expected_out: usize = program
         .iter()
@@ -165,6 +208,8 @@ pub fn drive<C: Cipe>(
         outputs: Vec::new(),
         first_out: None,
         last_out: None,
+        taken: Vec::new(),
+        out_clocks: Vec::new(),
     };
     let mut word_offered = false;
     let total_words = words.len();
@@ -182,10 +227,17 @@ pub fn drive<C: Cipe>(
         }
         let ready_now = rng.next_u64() % 100 < ready;
         let word = words.front().filter(|_| word_offered).cloned();
-        m.drive(instrs.front().copied(), word.as_deref(), ready_now);
+        // `busy` comes from registers and the output FIFO: what the last clock left.
+        let offer = !settle || {
+            m.eval();
+            !m.busy()
+        };
+        let instr = instrs.front().copied().filter(|_| offer);
+        m.drive(instr, word.as_deref(), ready_now);
         m.eval();
-        if !instrs.is_empty() && m.instr_ready() {
+        if instr.is_some() && m.instr_ready() {
             instrs.pop_front();
+            run.taken.push(run.cycles);
         }
         if word.is_some() {
             if m.in_ready() {
@@ -214,6 +266,7 @@ pub fn drive<C: Cipe>(
             run.outputs.push(o);
             run.first_out.get_or_insert(run.cycles);
             run.last_out = Some(run.cycles);
+            run.out_clocks.push(run.cycles);
         }
         m.tick();
         run.cycles += 1;

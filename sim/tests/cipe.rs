@@ -2,11 +2,17 @@
 //! way round, pairs of two stored buffers, send a buffer; store and/or emit; any buffers; every
 //! datatype and op) against a Rust
 //! model of the buffers built on `reduce::combine`, with random gaps and back-pressure; and
-//! II = 1 over back-to-back full-size packets, counted exactly.
+//! II = 1 over back-to-back full-size packets, counted exactly. Every fourth instruction comes
+//! without its `InstrAhead`, so the 256-bit CIPE's first-word fast path and its registered path
+//! both run.
 
-use collwire_hdl::cipe::{CIPE_LATENCY, Instruction, Opcode, SLOT_BYTES, SLOTS, STORE_TO_READ};
+use collwire_hdl::cipe::{
+    CIPE_LATENCY, Instruction, Opcode, SLOT_BYTES, SLOTS, STORE_TO_READ, fast_first,
+};
 use collwire_proto::{Datatype, ReduceOp};
-use collwire_sim::cipe_check::{Cipe, back_to_back_program, drive, expect, random_word};
+use collwire_sim::cipe_check::{
+    Cipe, back_to_back_program, drive, drive_settled, expect, has_ahead, random_word,
+};
 use collwire_sim::fpu_check::SplitMix;
 use collwire_sim::models::{Cipe64, Cipe256};
 
@@ -117,10 +123,13 @@ fn back_to_back<C: Cipe>(payload_bytes: usize) {
         run.input_stalls
     );
     // A word issues on every clock; the last result leaves CIPE_LATENCY clocks after the last
-    // word went in (one more clock for the instruction to arrive at the start).
+    // word went in. The first word issues on the clock its instruction arrives (the CIPE is
+    // idle then, and the first instruction comes with its `InstrAhead`) at 256 bits
+    // (`fast_first`); at 64 a clock later, once the instruction is in.
+    let first_wait = usize::from(!fast_first(C::BYTES * 8));
     assert_eq!(
         run.cycles,
-        words + CIPE_LATENCY + 1,
+        words + CIPE_LATENCY + first_wait,
         "clocks for {words} words"
     );
 }
@@ -160,6 +169,95 @@ fn same_slot<C: Cipe>() {
         "{} stalls",
         run.input_stalls
     );
+}
+
+/// Each instruction offered to an idle CIPE with its pipeline empty (an engine at rest), of 1
+/// to 5 words and every opcode: the results are exact, and the first result of each leaves
+/// `CIPE_LATENCY` clocks after the instruction was taken where the first word issues on the
+/// instruction's clock (256 bits, with its `InstrAhead`: the count's derived values then set
+/// what follows the first word), one clock later otherwise.
+fn idle_first_word<C: Cipe>() {
+    let mut rng = SplitMix(11);
+    let mut program = Vec::new();
+    let plain = |tag: u16, opcode, count| Instruction {
+        tag,
+        opcode,
+        datatype: Datatype::F64.code(),
+        op: ReduceOp::Sum.code(),
+        slot_a: 5,
+        slot_b: 6,
+        slot_d: 5,
+        swap: false,
+        store: false,
+        emit: true,
+        count,
+    };
+    for (tag, slot) in [(0, 5), (1, 6)] {
+        let i = Instruction {
+            slot_d: slot,
+            store: true,
+            ..plain(tag, Opcode::Input, 5)
+        };
+        program.push(i);
+    }
+    for k in 2..26u16 {
+        let count = 1 + k % 5;
+        let i = match k % 4 {
+            0 => Instruction {
+                store: true,
+                ..plain(k, Opcode::Combine, count)
+            },
+            1 => plain(k, Opcode::Buffer, count),
+            2 => Instruction {
+                slot_d: 7,
+                store: true,
+                swap: true,
+                ..plain(k, Opcode::Pair, count)
+            },
+            _ => Instruction {
+                datatype: Datatype::Int32.code(),
+                op: ReduceOp::Max.code(),
+                swap: true,
+                ..plain(k, Opcode::Combine, count)
+            },
+        };
+        program.push(i);
+    }
+    let program: Vec<_> = program
+        .into_iter()
+        .map(|i| {
+            let n = if i.opcode.consumes_input() {
+                usize::from(i.count)
+            } else {
+                0
+            };
+            (i, (0..n).map(|_| random_word(&mut rng, C::BYTES)).collect())
+        })
+        .collect();
+    let want = expect(&program, C::BYTES, C::SLOT_WORDS);
+    let run = drive_settled::<C>(&program, 3);
+    assert_eq!(run.outputs, want);
+    assert_eq!(run.taken.len(), program.len());
+    let mut beat = 0;
+    for (k, (i, _)) in program.iter().enumerate() {
+        let fast = fast_first(C::BYTES * 8) && has_ahead(k);
+        assert_eq!(
+            run.out_clocks[beat],
+            run.taken[k] + CIPE_LATENCY + usize::from(!fast),
+            "instruction {k} ({} words): first result",
+            i.count
+        );
+        beat += usize::from(i.count);
+    }
+}
+
+#[test]
+fn an_idle_cipe_issues_the_first_word_at_once_64() {
+    idle_first_word::<Cipe64>();
+}
+#[test]
+fn an_idle_cipe_issues_the_first_word_at_once_256() {
+    idle_first_word::<Cipe256>();
 }
 
 #[test]
