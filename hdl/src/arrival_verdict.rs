@@ -143,7 +143,7 @@ impl Logic for ArrivalSig {
 
 /// The program directory's index for an arrival (`cfe_config::directory_index`): algorithm,
 /// kind (scan), boards − 1 (its low 6 bits: a short subtraction; boards are the ranks, halved
-/// with two ranks per host). Computed once, in [`crate::offload_classifier`]'s last stage, and
+/// with two ranks per host). Computed once, in [`crate::offload_classifier`]'s stage 1, and
 /// carried with the fields in the router's verdict queue, so the CFE's directory RAM reads
 /// at a flip-flop's index on the clock the frame is first at its input (the latched fields →
 /// the ranks-per-host compare → the subtraction → the RAM's address, across the die, was

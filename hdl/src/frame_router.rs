@@ -111,6 +111,17 @@ pub const DECIDE_BYTES: usize = {
 /// frame was still arriving; a beat more has come since.
 pub const TRANSIT_LAG: usize = CLASSIFY_LATENCY;
 
+/// Whether the `w`-bit router writes an offload frame's verdict into its verdict queue a clock
+/// before the classifier registers it ([`crate::offload_classifier::EARLY_LATENCY`]): its last
+/// step, the divisibility compare, goes into the queue's head (a flip-flop) instead of the
+/// classifier's own register, so the engine sees the frame a clock sooner. At 256 bits, where
+/// that clock is on the engine hop (the header's 2 beats hide none of the classifier); at 64
+/// the frame's 8 beats hide it. Transit frames' verdicts are read from the registered outputs
+/// at both widths.
+pub const fn early_verdict(w: usize) -> bool {
+    w >= 256
+}
+
 /// A 512-bit header mask with lane `lane` (`w` bits wide) cleared and every other bit set.
 fn lane_mask(lane: usize, w: usize) -> Bits<512> {
     let mut m = bits::<512>(0);
@@ -284,6 +295,10 @@ pub struct FrameRouter<
     /// by then; and the classifier tags (`tag_start`, `ttag_start`) are set from the class
     /// as it is set, a clock after the header's last beat, one stage shorter after it.
     late_end: Constant<Bit>,
+    /// [`early_verdict`]: the verdict queue is written from the classifier's early outputs.
+    early_v: Constant<Bit>,
+    /// The offload tag as the early verdict comes (a stage before `tag_v`).
+    tag_e: Signal<Local, Bit>,
     /// The deciding beat taken on the previous clock was its frame's last.
     dq_last: DFF<Bit>,
     /// The class set now is the frame being written's (see `late_end`).
@@ -607,6 +622,8 @@ impl<
             w_class: Default::default(),
             late: Constant::new(late),
             late_end: Constant::new(late_end),
+            early_v: Constant::new(early_verdict(W)),
+            tag_e: Default::default(),
             dq_last: Default::default(),
             set_here: Default::default(),
             tail_write: Default::default(),
@@ -1028,9 +1045,11 @@ impl<
         self.ttag[2].d.next = self.ttag[1].q.val();
         self.tag_v.next = self.tag[2].q.val();
         self.ttag_v.next = self.ttag[2].q.val();
+        self.tag_e.next = self.tag[1].q.val();
         if self.late_end.val() {
             self.tag_v.next = self.tag[1].q.val();
             self.ttag_v.next = self.ttag[1].q.val();
+            self.tag_e.next = self.tag[0].q.val();
         }
         // A transit frame's route, read on its deciding clock (the table's read is
         // synchronous: the route is out a clock later, when `late` sets the class).
@@ -1075,6 +1094,14 @@ impl<
         self.verdict_in.next.payload_len = self.classifier.payload_len.val();
         self.verdict_in.next.fields = self.classifier.fields.val();
         self.verdict_in.next.dir_index = self.classifier.dir_index.val();
+        if self.early_v.val() {
+            self.verdicts.write.next = self.classifier.early_valid.val() & self.tag_e.val();
+            self.verdict_in.next.offload = self.classifier.early_offload.val();
+            self.verdict_in.next.unsupported = self.classifier.early_unsupported.val();
+            self.verdict_in.next.payload_len = self.classifier.early_payload_len.val();
+            self.verdict_in.next.fields = self.classifier.early_fields.val();
+            self.verdict_in.next.dir_index = self.classifier.early_dir_index.val();
+        }
         self.verdicts.data_in.next = self.verdict_in.val();
         self.t_arrive.next = self.classifier.verdict_valid.val() & self.ttag_v.val();
         self.transit_ok.data_in.next =

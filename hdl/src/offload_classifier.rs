@@ -44,6 +44,8 @@ use crate::offload_candidate::{CANDIDATE_BYTES, OffloadCandidate};
 
 /// Clocks from `start` to `verdict_valid`.
 pub const CLASSIFY_LATENCY: usize = 3;
+/// Clocks from `start` to `early_valid`.
+pub const EARLY_LATENCY: usize = CLASSIFY_LATENCY - 1;
 
 fn nibble(v: usize) -> Constant<Bits<4>> {
     Constant::new(bits::<4>(v as u64))
@@ -127,6 +129,17 @@ pub struct OffloadClassifier {
     /// the frame, from the verdict queue's flip-flop: computing it there, from the fields,
     /// put the ranks-per-host compare and a subtraction in front of the directory RAM.
     pub dir_index: Signal<Out, Bits<9>>,
+    /// The same verdict a clock earlier ([`EARLY_LATENCY`] clocks after `start`), its last
+    /// step (the divisibility compare) not registered: `early_offload` and `early_unsupported`
+    /// come out of that compare, the fields, payload length and directory index from stage 1's
+    /// registers. For a reader that registers them (the 256-bit router's verdict queue, whose
+    /// head is a flip-flop: [`crate::frame_router::early_verdict`]).
+    pub early_valid: Signal<Out, Bit>,
+    pub early_offload: Signal<Out, Bit>,
+    pub early_unsupported: Signal<Out, Bit>,
+    pub early_fields: Signal<Out, FrameFields>,
+    pub early_payload_len: Signal<Out, Bits<16>>,
+    pub early_dir_index: Signal<Out, Bits<9>>,
     // Code tables, taken from collwire-proto.
     code: [Constant<Bits<4>>; 16],
     msg_max: Constant<Bits<4>>,
@@ -213,7 +226,9 @@ pub struct OffloadClassifier {
     s2_unsupported: DFF<Bit>,
     s2_fields: DFF<FrameFields>,
     s2_payload: DFF<Bits<16>>,
+    /// The directory index, computed in stage 1 from stage 0's fields (beside the multiply).
     dir_of: ArrivalDir,
+    s1_dir: DFF<Bits<9>>,
     s2_dir: DFF<Bits<9>>,
 }
 
@@ -235,6 +250,12 @@ impl Default for OffloadClassifier {
             fields: Default::default(),
             payload_len: Default::default(),
             dir_index: Default::default(),
+            early_valid: Default::default(),
+            early_offload: Default::default(),
+            early_unsupported: Default::default(),
+            early_fields: Default::default(),
+            early_payload_len: Default::default(),
+            early_dir_index: Default::default(),
             code: std::array::from_fn(nibble),
             msg_max: max(MessageType::ALL.len()),
             coll_max: max(Collective::ALL.len()),
@@ -325,6 +346,7 @@ impl Default for OffloadClassifier {
             s2_fields: Default::default(),
             s2_payload: Default::default(),
             dir_of: Default::default(),
+            s1_dir: Default::default(),
             s2_dir: Default::default(),
         }
     }
@@ -362,6 +384,7 @@ impl Logic for OffloadClassifier {
             s2_unsupported,
             s2_fields,
             s2_payload,
+            s1_dir,
             s2_dir
         );
         // Named fields of the arriving header (offsets from collwire-proto's field table).
@@ -486,6 +509,8 @@ impl Logic for OffloadClassifier {
         self.s1_unsupported.d.next = self.s0_unsupported.q.val();
         self.s1_fields.d.next = self.s0_fields.q.val();
         self.s1_payload.d.next = self.s0_payload.q.val();
+        self.dir_of.fields.next = self.s0_fields.q.val();
+        self.s1_dir.d.next = self.dir_of.dir_addr.val();
 
         // Stage 2: comm size is a multiple of ranks per host = 2^k·d (d odd) iff its low k
         // bits are 0 and comm size · d⁻¹ (mod 2^16) ≤ (2^16 − 1) / d.
@@ -497,8 +522,7 @@ impl Logic for OffloadClassifier {
         self.s2_unsupported.d.next = self.s1_unsupported.q.val();
         self.s2_fields.d.next = self.s1_fields.q.val();
         self.s2_payload.d.next = self.s1_payload.q.val();
-        self.dir_of.fields.next = self.s1_fields.q.val();
-        self.s2_dir.d.next = self.dir_of.dir_addr.val();
+        self.s2_dir.d.next = self.s1_dir.q.val();
 
         // Verdict and decoded fields.
         self.verdict_valid.next = self.s2_valid.q.val();
@@ -509,6 +533,13 @@ impl Logic for OffloadClassifier {
         self.fields.next = self.s2_fields.q.val();
         self.payload_len.next = self.s2_payload.q.val();
         self.dir_index.next = self.s2_dir.q.val();
+        self.early_valid.next = self.s1_valid.q.val();
+        self.early_offload.next =
+            self.s1_candidate.q.val() & self.s1_ok.q.val() & self.divisible.val();
+        self.early_unsupported.next = self.early_offload.val() & self.s1_unsupported.q.val();
+        self.early_fields.next = self.s1_fields.q.val();
+        self.early_payload_len.next = self.s1_payload.q.val();
+        self.early_dir_index.next = self.s1_dir.q.val();
         if self.reset.val() {
             self.s0_valid.d.next = false;
             self.s1_valid.d.next = false;

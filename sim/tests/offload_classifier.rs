@@ -12,7 +12,7 @@
 //! one and two ranks per host and 1 to 64 boards.
 
 use collwire_hdl::cfe_config::{Kind, directory_index};
-use collwire_hdl::offload_classifier::CLASSIFY_LATENCY;
+use collwire_hdl::offload_classifier::{CLASSIFY_LATENCY, EARLY_LATENCY};
 use collwire_proto::frame::{FrameKind, classify};
 use collwire_proto::{Collective, limits};
 use collwire_sim::fpu_check::SplitMix;
@@ -105,6 +105,30 @@ fn expected(frame: &[u8]) -> Verdict {
     }
 }
 
+/// Everything the classifier says about a frame: (valid, offload, unsupported, fields,
+/// payload length, directory index), as registered, or as the early outputs say it.
+type Said = (u64, u64, u64, Vec<u8>, u64, u64);
+fn registered(m: &OffloadClassifier) -> Said {
+    (
+        m.verdict_valid(),
+        m.offload(),
+        m.unsupported(),
+        m.fields_bytes(),
+        m.payload_len(),
+        m.dir_index(),
+    )
+}
+fn early(m: &OffloadClassifier) -> Said {
+    (
+        m.early_valid(),
+        m.early_offload(),
+        m.early_unsupported(),
+        m.early_fields_bytes(),
+        m.early_payload_len(),
+        m.early_dir_index(),
+    )
+}
+
 fn observed(m: &OffloadClassifier) -> Verdict {
     let offload = m.offload() == 1;
     Verdict {
@@ -134,6 +158,7 @@ fn verdicts_and_fields_match_classify() {
     let mut seen = [0usize; 4];
     let mut dir_checked = 0usize;
     let mut boards_seen = std::collections::BTreeSet::new();
+    let mut early_before: Option<Said> = None;
     for i in 0..count + CLASSIFY_LATENCY {
         if i < count {
             let mut f = offload_frame(&mut rng);
@@ -147,6 +172,15 @@ fn verdicts_and_fields_match_classify() {
             m.set_start(0);
         }
         m.eval();
+        // The early outputs (the 256-bit router's verdict queue reads them) say a clock ahead
+        // exactly what the registered ones say.
+        assert_eq!(
+            m.early_valid(),
+            u64::from((EARLY_LATENCY..count + EARLY_LATENCY).contains(&i))
+        );
+        if let Some(e) = early_before.replace(early(&m)) {
+            assert_eq!(e, registered(&m), "the early verdict, a clock later");
+        }
         if i >= CLASSIFY_LATENCY {
             assert_eq!(
                 m.verdict_valid(),
