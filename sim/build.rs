@@ -227,11 +227,7 @@ fn board_sim_copy(verilog: &str, module: &str, inputs: usize) -> String {
 /// changes; 1 at power-on), and to clear it. The generated code must hold the loop's start
 /// exactly once; otherwise the build stops.
 fn skip_unchanged_inputs(name: &str, dir: &Path) {
-    const START: &str = "    vlSelf->__VicoIterCount = 0U;\n    __VicoContinue = 1U;\n";
-    let flag = format!("vlSelf->{name}__DOT__collwire_inputs_new");
-    let patched = format!(
-        "    vlSelf->__VicoIterCount = 0U;\n    __VicoContinue = {flag};\n    {flag} = 0U;\n"
-    );
+    let (start, patched) = skip_patch(name);
     // The files this verilation made (its classes list): earlier verilations into the same
     // directory may have left others, under other names, that nothing compiles.
     let classes = fs::read_to_string(dir.join(format!("V{name}_classes.mk")))
@@ -244,16 +240,26 @@ fn skip_unchanged_inputs(name: &str, dir: &Path) {
     {
         let path = dir.join(format!("{class}.cpp"));
         let code = fs::read_to_string(&path).unwrap();
-        let n = code.matches(START).count();
+        let n = code.matches(start).count();
         if n > 0 {
             found += n;
-            fs::write(&path, code.replace(START, &patched)).unwrap();
+            fs::write(&path, code.replace(start, &patched)).unwrap();
         }
     }
     assert_eq!(
         found, 1,
         "{name}: Verilator's eval loop is not as skip_unchanged_inputs expects (Verilator 5.006)"
     );
+}
+
+/// The eval loop's start that [`skip_unchanged_inputs`] looks for, and what it puts there.
+fn skip_patch(name: &str) -> (&'static str, String) {
+    const START: &str = "    vlSelf->__VicoIterCount = 0U;\n    __VicoContinue = 1U;\n";
+    let flag = format!("vlSelf->{name}__DOT__collwire_inputs_new");
+    let patched = format!(
+        "    vlSelf->__VicoIterCount = 0U;\n    __VicoContinue = {flag};\n    {flag} = 0U;\n"
+    );
+    (START, patched)
 }
 
 fn run(cmd: &mut Command) {
@@ -420,18 +426,24 @@ fn wrapper(name: &str, ports: &[Port], vfile: &std::path::Path, board: bool) -> 
     // A board keeps the copy of its state that `state_changed` compares with.
     let (fields, init, state) = if board {
         (
-            "ptr: *mut c_void, snap: Vec<u8>",
-            format!("ptr: unsafe {{ {name}_new() }}, snap: Vec::new()"),
+            "ptr: *mut c_void, snap: Vec<u8>, snap_stale: bool",
+            format!("ptr: unsafe {{ {name}_new() }}, snap: Vec::new(), snap_stale: false"),
             format!(
                 "\n    /// Whether the model's state (every register, port and settled signal; not its\n    \
                  /// memories, whose writes `take_activity` reports) differs from the copy taken at the\n    \
-                 /// last call, which is then updated. True on the first call.\n    \
+                 /// last call, which is then updated. True on the first call and after\n    \
+                 /// `forget_state`.\n    \
                  pub fn state_changed(&mut self) -> bool {{\n        \
-                 if self.snap.is_empty() {{\n            \
-                 self.snap = vec![0; unsafe {{ {name}_state_bytes(self.ptr) }} as usize];\n            \
+                 if self.snap.is_empty() || self.snap_stale {{\n            \
+                 self.snap.resize(unsafe {{ {name}_state_bytes(self.ptr) }} as usize, 0);\n            \
                  unsafe {{ {name}_state_changed(self.ptr, self.snap.as_mut_ptr()) }};\n            \
+                 self.snap_stale = false;\n            \
                  return true;\n        }}\n        \
-                 unsafe {{ {name}_state_changed(self.ptr, self.snap.as_mut_ptr()) != 0 }}\n    }}\n"
+                 unsafe {{ {name}_state_changed(self.ptr, self.snap.as_mut_ptr()) != 0 }}\n    }}\n\n    \
+                 /// The state changed at this edge, known without a compare (a memory was\n    \
+                 /// written): the copy is not updated now, and the next `state_changed` says true\n    \
+                 /// and takes a new one.\n    \
+                 pub fn forget_state(&mut self) {{ self.snap_stale = true; }}\n"
             ),
         )
     } else {
@@ -475,11 +487,8 @@ fn main() {
     // The flag the instrumented boards set, thread-local: boards may be clocked on several
     // threads, each edge's flag read on the thread that evaluated it.
     let activity_h = out.join("collwire_activity.h");
-    fs::write(
-        &activity_h,
-        "#pragma once\nextern thread_local unsigned char collwire_activity;\n",
-    )
-    .unwrap();
+    const ACTIVITY_H: &str = "#pragma once\nextern thread_local unsigned char collwire_activity;\n";
+    fs::write(&activity_h, ACTIVITY_H).unwrap();
     let activity_cpp = out.join("collwire_activity.cpp");
     fs::write(
         &activity_cpp,
@@ -519,10 +528,15 @@ fn main() {
         // The model's C++ is compiled at -O3: Verilator's makefile builds the per-cycle code
         // (`OPT_FAST`) at -Os by default, which halves the simulator's speed on this design
         // (bench_cluster --only speed); -O3 is 3-7 % faster than -O2 on 8 64-bit boards, and
-        // -march=native was 4 % slower (2026-11-27). The flags are part of the cache key.
+        // -march=native was 4 % slower (2026-11-27).
         // A board is generated, patched (`skip_unchanged_inputs`) and then built with make;
-        // another model is built by Verilator's `--build`.
-        let build: &[&str] = if board { &[] } else { &["--build", "-j", "2"] };
+        // another model is built by Verilator's `--build`, which passes `-MAKEFLAGS` on.
+        const OPT_FAST: &str = "OPT_FAST=-O3";
+        let build: &[&str] = if board {
+            &[]
+        } else {
+            &["--build", "-j", "2", "-MAKEFLAGS", OPT_FAST]
+        };
         let args: Vec<String> = ["--cc"]
             .iter()
             .chain(build)
@@ -540,16 +554,21 @@ fn main() {
                 &format!("V{name}"),
                 "-CFLAGS",
                 &format!("-fPIC -O3 -include {}", activity_h.display()),
-                "-MAKEFLAGS",
-                "OPT_FAST=-O3",
             ])
             .map(|a| a.to_string())
             .collect();
-        let args_file = dir.join("verilator.args");
-        let args_changed =
-            fs::read_to_string(&args_file).ok().as_deref() != Some(args.join(" ").as_str());
+        // What else makes the model besides its Verilog: Verilator's arguments, the header
+        // every model includes and, for a board, the patch and the make call. A change to any
+        // of them builds the model again.
+        let mut key = format!("{}\n{ACTIVITY_H}", args.join(" "));
+        if board {
+            let (start, patched) = skip_patch(name);
+            key += &format!("{start}{patched}make {OPT_FAST}\n");
+        }
+        let key_file = dir.join("build.key");
+        let key_changed = fs::read_to_string(&key_file).ok().as_deref() != Some(key.as_str());
         let archive = dir.join(format!("V{name}__ALL.a"));
-        if changed || args_changed || !archive.exists() {
+        if changed || key_changed || !archive.exists() {
             run(Command::new("verilator")
                 .args(&args)
                 .arg("-Mdir")
@@ -562,9 +581,9 @@ fn main() {
                     .arg(&dir)
                     .arg("-f")
                     .arg(format!("V{name}.mk"))
-                    .args(["-j", "2", "OPT_FAST=-O3"]));
+                    .args(["-j", "2", OPT_FAST]));
             }
-            fs::write(&args_file, args.join(" ")).unwrap();
+            fs::write(&key_file, &key).unwrap();
         }
         let p = ports(&design.verilog, name);
         let shim_file = dir.join(format!("{name}_shim.cpp"));

@@ -160,10 +160,15 @@ macro_rules! board_model {
             fn rise(&mut self) -> bool {
                 crate::models::take_activity();
                 self.tick();
-                // A memory written (flagged by the simulation copy), or any other state changed
-                // since the last edge: both are always checked, so the copy stays current.
-                let wrote = crate::models::take_activity();
-                self.state_changed() | wrote
+                // A memory written (flagged by the simulation copy): not at rest, and the state
+                // is not compared (the copy is refreshed at the next edge without a write, which
+                // then counts as a change: so a rest is always against the edge before). Else
+                // any other state changed since the last edge.
+                if crate::models::take_activity() {
+                    self.forget_state();
+                    return true;
+                }
+                self.state_changed()
             }
             fn took(&self, port: usize) -> bool {
                 <$ty>::took(self) >> port & 1 != 0
