@@ -299,6 +299,8 @@ pub struct FrameRouter<
     early_v: Constant<Bit>,
     /// The offload tag as the early verdict comes (a stage before `tag_v`).
     tag_e: Signal<Local, Bit>,
+    /// Drives the verdict queue's `write`, assigned to it once.
+    v_write: Signal<Local, Bit>,
     /// The deciding beat taken on the previous clock was its frame's last.
     dq_last: DFF<Bit>,
     /// The class set now is the frame being written's (see `late_end`).
@@ -624,6 +626,7 @@ impl<
             late_end: Constant::new(late_end),
             early_v: Constant::new(early_verdict(W)),
             tag_e: Default::default(),
+            v_write: Default::default(),
             dq_last: Default::default(),
             set_here: Default::default(),
             tail_write: Default::default(),
@@ -1088,20 +1091,21 @@ impl<
             | (self.capture.frame_done.val() & self.capture.short_frame.val());
         self.classifier.short_frame.next =
             self.capture.frame_done.val() & self.capture.short_frame.val();
-        self.verdicts.write.next = self.classifier.verdict_valid.val() & self.tag_v.val();
+        self.v_write.next = self.classifier.verdict_valid.val() & self.tag_v.val();
         self.verdict_in.next.offload = self.classifier.offload.val();
         self.verdict_in.next.unsupported = self.classifier.unsupported.val();
         self.verdict_in.next.payload_len = self.classifier.payload_len.val();
         self.verdict_in.next.fields = self.classifier.fields.val();
         self.verdict_in.next.dir_index = self.classifier.dir_index.val();
         if self.early_v.val() {
-            self.verdicts.write.next = self.classifier.early_valid.val() & self.tag_e.val();
+            self.v_write.next = self.classifier.early_valid.val() & self.tag_e.val();
             self.verdict_in.next.offload = self.classifier.early_offload.val();
             self.verdict_in.next.unsupported = self.classifier.early_unsupported.val();
             self.verdict_in.next.payload_len = self.classifier.early_payload_len.val();
             self.verdict_in.next.fields = self.classifier.early_fields.val();
             self.verdict_in.next.dir_index = self.classifier.early_dir_index.val();
         }
+        self.verdicts.write.next = self.v_write.val();
         self.verdicts.data_in.next = self.verdict_in.val();
         self.t_arrive.next = self.classifier.verdict_valid.val() & self.ttag_v.val();
         self.transit_ok.data_in.next =
