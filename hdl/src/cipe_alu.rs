@@ -12,7 +12,7 @@
 //!
 //! One block for both widths, generic in the word (`W` bits, `L64 = W / 64` and `L32 = W / 32`
 //! lanes): [`CipeAlu64`] and [`CipeAlu256`]. Each lane is a [`LaneOp`] (every op but float
-//! SUM, [`LANE_LATENCY`] clocks) beside an IEEE adder; [`crate::place::Place`] puts a lane's result at its bits of the word.
+//! SUM, [`LANE_LATENCY`] clocks after the key stage, [`KEY_LATENCY`]) beside an IEEE adder; [`crate::place::Place`] puts a lane's result at its bits of the word.
 
 use collwire_proto::{Datatype, ReduceOp};
 use rust_hdl::prelude::*;
@@ -24,8 +24,11 @@ use crate::place::Place;
 pub const ALU_LATENCY: usize = FP_ADD_LATENCY + 1;
 /// Clocks through a [`LaneOp`].
 pub const LANE_LATENCY: usize = 2;
+/// Clocks from the operand register to a [`LaneOp`]'s input: the key stage ([`LaneKey`] of
+/// the registered operands, registered beside them).
+pub const KEY_LATENCY: usize = 1;
 /// Stages that delay a [`LaneOp`] result to the adders' latency.
-const OTHER_DELAY: usize = FP_ADD_LATENCY - LANE_LATENCY;
+const OTHER_DELAY: usize = FP_ADD_LATENCY - KEY_LATENCY - LANE_LATENCY;
 
 /// A 4-bit header code as a hardware constant (the codes come from `collwire-proto`).
 fn code(c: u8) -> Constant<Bits<4>> {
@@ -338,8 +341,9 @@ impl<const LW: usize> Logic for LaneOp<LW> {
 /// The compare keys of one lane's operands (combinational): keys whose unsigned order is the
 /// order of the lane's datatype: the sign bit flipped for its signed integer type; for its
 /// float type, a positive value with the sign bit set and a negative one inverted. The ALU
-/// computes them a stage ahead of [`LaneOp`] and registers them, so the datatype's fan-out to
-/// every lane does not sit in front of the lanes' compare carry chains.
+/// computes them from its registered operands, a stage ahead of [`LaneOp`], and registers
+/// them, so the datatype's fan-out to every lane does not sit in front of the lanes' compare
+/// carry chains.
 #[derive(LogicBlock)]
 pub struct LaneKey<const LW: usize> {
     pub a: Signal<In, Bits<LW>>,
@@ -422,7 +426,12 @@ pub struct CipeAlu<const W: usize, const L64: usize, const L32: usize> {
     fp32: [FpAdd32; L32],
     lane64: [LaneOp<64>; L64],
     lane32: [LaneOp<32>; L32],
-    /// Each lane's compare keys, from the operands as they come, registered beside them.
+    /// Each lane's compare keys, from the registered operands (`in_a`, `in_b`), registered
+    /// (`in_k*`) beside the operands' second copy (`k_a`, `k_b`). Nothing before the operand
+    /// register is on a key's path: the CIPE's operand select (which word is left, which
+    /// right), fanned out over every bit of the word, was cipe256's worst path in front of the
+    /// keys (`q_instr` → `alu.lane64[3].ka`, 144.6 MHz on two of three placements). The stage
+    /// is free: the lanes' results wait for the IEEE adders anyway.
     key64: [LaneKey<64>; L64],
     key32: [LaneKey<32>; L32],
     in_ka64: [DFF<Bits<64>>; L64],
@@ -445,6 +454,13 @@ pub struct CipeAlu<const W: usize, const L64: usize, const L32: usize> {
     in_datatype: DFF<Bits<4>>,
     in_op: DFF<Bits<4>>,
     in_valid: DFF<Bit>,
+    /// The key stage: the operands, the op and the datatype's decode a clock after `in_*`,
+    /// beside the keys, into the lanes.
+    k_a: DFF<Bits<W>>,
+    k_b: DFF<Bits<W>>,
+    k_op: DFF<Bits<4>>,
+    k_float: DFF<Bit>,
+    k_wide: DFF<Bit>,
     /// The adders' own copies of the operands, loaded only for their sums (a clock enable, so
     /// synthesis neither merges them with `in_a`/`in_b` nor shares the adders' first-stage
     /// tests with the lanes': each adder's cone starts at registers of its own, placed beside
@@ -519,6 +535,11 @@ impl<const W: usize, const L64: usize, const L32: usize> Default for CipeAlu<W, 
             in_datatype: Default::default(),
             in_op: Default::default(),
             in_valid: Default::default(),
+            k_a: Default::default(),
+            k_b: Default::default(),
+            k_op: Default::default(),
+            k_float: Default::default(),
+            k_wide: Default::default(),
             f64_a: std::array::from_fn(|_| Default::default()),
             f64_b: std::array::from_fn(|_| Default::default()),
             f32_a: std::array::from_fn(|_| Default::default()),
@@ -547,7 +568,20 @@ impl<const W: usize, const L64: usize, const L32: usize> Default for CipeAlu<W, 
 impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L64, L32> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, in_a, in_b, in_datatype, in_op, in_valid);
+        dff_setup!(
+            self,
+            clock,
+            in_a,
+            in_b,
+            in_datatype,
+            in_op,
+            in_valid,
+            k_a,
+            k_b,
+            k_op,
+            k_float,
+            k_wide
+        );
         self.in_a.d.next = self.a.val();
         self.in_b.d.next = self.b.val();
         self.in_datatype.d.next = self.datatype.val();
@@ -580,18 +614,18 @@ impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L6
             }
         }
         for i in 0..L32 {
-            self.key32[i].a.next = self.a.val().get_bits::<32>(i * 32);
-            self.key32[i].b.next = self.b.val().get_bits::<32>(i * 32);
-            self.key32[i].datatype.next = self.datatype.val();
+            self.key32[i].a.next = self.in_a.q.val().get_bits::<32>(i * 32);
+            self.key32[i].b.next = self.in_b.q.val().get_bits::<32>(i * 32);
+            self.key32[i].datatype.next = self.in_datatype.q.val();
             self.in_ka32[i].clock.next = self.clock.val();
             self.in_kb32[i].clock.next = self.clock.val();
             self.in_ka32[i].d.next = self.key32[i].ka.val();
             self.in_kb32[i].d.next = self.key32[i].kb.val();
         }
         for i in 0..L64 {
-            self.key64[i].a.next = self.a.val().get_bits::<64>(i * 64);
-            self.key64[i].b.next = self.b.val().get_bits::<64>(i * 64);
-            self.key64[i].datatype.next = self.datatype.val();
+            self.key64[i].a.next = self.in_a.q.val().get_bits::<64>(i * 64);
+            self.key64[i].b.next = self.in_b.q.val().get_bits::<64>(i * 64);
+            self.key64[i].datatype.next = self.in_datatype.q.val();
             self.in_ka64[i].clock.next = self.clock.val();
             self.in_kb64[i].clock.next = self.clock.val();
             self.in_ka64[i].d.next = self.key64[i].ka.val();
@@ -610,17 +644,22 @@ impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L6
         self.wide_lanes.next = (self.in_datatype.q.val() == self.dt_int64.val())
             | (self.in_datatype.q.val() == self.dt_uint64.val())
             | (self.in_datatype.q.val() == self.dt_f64.val());
+        self.k_a.d.next = self.in_a.q.val();
+        self.k_b.d.next = self.in_b.q.val();
+        self.k_op.d.next = self.in_op.q.val();
+        self.k_float.d.next = self.is_float.val();
+        self.k_wide.d.next = self.wide_lanes.val();
 
         // ---- Lanes: an op block and an adder per lane, results placed back into the word.
         for i in 0..L32 {
             self.lane32[i].clock.next = self.clock.val();
-            self.lane32[i].a.next = self.in_a.q.val().get_bits::<32>(i * 32);
-            self.lane32[i].b.next = self.in_b.q.val().get_bits::<32>(i * 32);
+            self.lane32[i].a.next = self.k_a.q.val().get_bits::<32>(i * 32);
+            self.lane32[i].b.next = self.k_b.q.val().get_bits::<32>(i * 32);
             self.lane32[i].ka.next = self.in_ka32[i].q.val();
             self.lane32[i].kb.next = self.in_kb32[i].q.val();
-            self.lane32[i].op.next = self.in_op.q.val();
-            self.lane32[i].is_float.next = self.is_float.val();
-            self.lane32[i].active.next = !self.wide_lanes.val();
+            self.lane32[i].op.next = self.k_op.q.val();
+            self.lane32[i].is_float.next = self.k_float.q.val();
+            self.lane32[i].active.next = !self.k_wide.q.val();
             self.fp32[i].clock.next = self.clock.val();
             self.fp32[i].reset.next = self.reset.val();
             self.fp32[i].a.next = self.f32_a[i].q.val();
@@ -631,13 +670,13 @@ impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L6
         }
         for i in 0..L64 {
             self.lane64[i].clock.next = self.clock.val();
-            self.lane64[i].a.next = self.in_a.q.val().get_bits::<64>(i * 64);
-            self.lane64[i].b.next = self.in_b.q.val().get_bits::<64>(i * 64);
+            self.lane64[i].a.next = self.k_a.q.val().get_bits::<64>(i * 64);
+            self.lane64[i].b.next = self.k_b.q.val().get_bits::<64>(i * 64);
             self.lane64[i].ka.next = self.in_ka64[i].q.val();
             self.lane64[i].kb.next = self.in_kb64[i].q.val();
-            self.lane64[i].op.next = self.in_op.q.val();
-            self.lane64[i].is_float.next = self.is_float.val();
-            self.lane64[i].active.next = self.wide_lanes.val();
+            self.lane64[i].op.next = self.k_op.q.val();
+            self.lane64[i].is_float.next = self.k_float.q.val();
+            self.lane64[i].active.next = self.k_wide.q.val();
             self.fp64[i].clock.next = self.clock.val();
             self.fp64[i].reset.next = self.reset.val();
             self.fp64[i].a.next = self.f64_a[i].q.val();
@@ -669,8 +708,8 @@ impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L6
             self.word_sum64.next = self.sum64[i].val();
         }
 
-        // ---- Delay the non-adder result (a lane's result comes LANE_LATENCY clocks after its
-        // operands) and the tags to the adders' latency.
+        // ---- Delay the non-adder result (a lane's result comes KEY_LATENCY + LANE_LATENCY
+        // clocks after the operand register) and the tags to the adders' latency.
         // The lanes of the other width give zero.
         self.other[0].d.next = self.word32.val() | self.word64.val();
         for i in 1..OTHER_DELAY {
