@@ -12,33 +12,51 @@
 //! NaN operand or inf − inf. One operation enters per clock (II = 1); the result appears
 //! [`FP_ADD_LATENCY`] clocks later with `valid_out`.
 //!
-//! Pipeline, [`FP_ADD_LATENCY`] = 8 stages, each at most one carry chain or a few levels of
-//! multiplexers (so it routes at the boards' clocks; `docs/timing.md`). Widths for binary64:
-//! `X` = 64-bit extended significand (53 significand bits, then 11 guard/sticky bits).
-//! 1. each operand's exponent field all ones, its fraction not zero; significands with their hidden bits; order by magnitude
-//!    (`|a| ≥ |b|`, one compare); both differences of the exponent fields, each clamped to
-//!    `X` (7 bits), and whether exactly one operand is subnormal (its field difference is
-//!    then one too many);
-//! 2. the specials from stage 1's flags; swap into `x ≥ y`; align, coarse: `y` right by the multiple-of-8 part of the difference
-//!    in a 2X-bit window (one bit higher in it when `y` alone is subnormal);
-//! 3. align, fine: right by the rest (0..7); every bit below the top `X` is sticky;
-//! 4. add or subtract (no negative result, since `|x| ≥ |y|`), one carry bit; beside it, the
-//!    normalise budget as a sentinel bit: a one at `X − 1 − (e_x − 1)`, so that the
-//!    leading-zero count never asks for more left shift than the exponent allows (that is a
-//!    subnormal result);
-//! 5. leading-zero count of (sum | sentinel) ([`crate::leading_zeros`]); a carry instead moves
-//!    the sum right by one;
-//! 6. normalise, coarse: left by the multiple-of-8 part of the count; the exponent;
-//! 7. normalise, fine: left by the rest; a result whose top bit is clear is subnormal (exponent 0);
-//! 8. round to nearest even on {exponent, fraction} as one integer, so a mantissa carry ripples
+//! Pipeline, [`FP_ADD_LATENCY`] = 6 stages, each at most one carry chain or a few levels of
+//! multiplexers (so it routes at the boards' clocks; `docs/timing.md`), in two paths after
+//! stage 1 (the classic dual-path adder). Widths for binary64: `X` = 64-bit extended
+//! significand (53 significand bits, then 11 guard/sticky bits).
+//! - The **near path** takes a subtraction of magnitudes whose scales (exponents) are equal or
+//!   one apart: nothing falls out of the alignment, so the difference is exact, but it may
+//!   cancel to any depth (a long left shift, no rounding beyond one bit).
+//! - The **far path** takes every addition and every subtraction with the scales two or more
+//!   apart: the alignment may leave sticky bits, but the sum moves at most one bit (a carry
+//!   right, a lost leading bit left), so it needs no leading-zero count.
+//!
+//! The stages:
+//! 1. each operand's exponent field all ones, its fraction not zero; significands with their
+//!    hidden bits; order by magnitude (`|a| ≥ |b|`, one compare); both differences of the
+//!    exponent fields, each clamped to `X` (7 bits), whether exactly one operand is subnormal
+//!    (its field difference is then one too many), and from the same differences which scale
+//!    is one above the other or whether they are equal (the near path's cases); each scale
+//!    less one;
+//! 2. the specials from stage 1's flags. Far: swap into `x ≥ y`; align, coarse: `y` right by
+//!    the multiple-of-8 part of the difference in a 2X-bit window (one bit higher in it when
+//!    `y` alone is subnormal). Near: `a − b` and `b − a`, each with the lower-scaled
+//!    significand one bit right if the scales differ (two carry chains, no swap in front of
+//!    them), the larger magnitude's kept; beside it, the normalise budget as a sentinel bit: a
+//!    one at `X − 1 − (e_x − 1)`, so that the leading-zero count never asks for more left
+//!    shift than the exponent allows (that is a subnormal result);
+//! 3. far: align, fine: right by the rest (0..7); every bit below the top `X` is sticky. Near:
+//!    leading-zero count of (difference | sentinel) ([`crate::leading_zeros`]), a zero test;
+//! 4. far: add or subtract (no negative result, since `|x| ≥ |y|`), one carry bit; the scale
+//!    plus and less one. Near: normalise, coarse: left by the multiple-of-8 part of the count;
+//!    the exponent;
+//! 5. far: a carry moves the sum right by one, a clear top bit left by one (or, with the scale
+//!    at 1, makes it subnormal). Near: normalise, fine: left by the rest; a result whose top
+//!    bit is clear is subnormal (exponent 0); an exact zero is +0. One of the two;
+//! 6. round to nearest even on {exponent, fraction} as one integer, so a mantissa carry ripples
 //!    into the exponent (subnormal → normal, max finite → inf); pack; specials override.
+//!
+//! The single-path pipeline before (2026-12-03) took 8 stages: align, add, count, normalise
+//! one after the other. The two paths take the 256-bit engine hop from 22 to 20 cycles.
 
 use rust_hdl::prelude::*;
 
 use crate::leading_zeros::LeadingZeros64;
 
 /// Clocks from operands in to sum out.
-pub const FP_ADD_LATENCY: usize = 8;
+pub const FP_ADD_LATENCY: usize = 6;
 
 /// What the operands make of the result whatever the arithmetic says, decided in stage 2 and
 /// carried to the last: a NaN operand or inf − inf (the canonical NaN), an infinity and its sign.
@@ -123,6 +141,17 @@ macro_rules! fp_adder {
             s1_a_frac: DFF<Bit>,
             s1_b_emax: DFF<Bit>,
             s1_b_frac: DFF<Bit>,
+            /// The scales (exponents) against each other: `a`'s one above `b`'s, `b`'s one
+            /// above `a`'s, within one of each other (the near path's cases); each scale less
+            /// one (the normalise budget).
+            s1_a_above: DFF<Bit>,
+            s1_b_above: DFF<Bit>,
+            s1_near: DFF<Bit>,
+            s1_ea_m1: DFF<Bits<$e>>,
+            s1_eb_m1: DFF<Bits<$e>>,
+            a_above: Signal<Local, Bit>,
+            b_above: Signal<Local, Bit>,
+            same_scale: Signal<Local, Bit>,
             s1_valid: DFF<Bit>,
             // Stage 2: swap, coarse alignment.
             sig_x: Signal<Local, Bits<$m>>,
@@ -137,6 +166,17 @@ macro_rules! fp_adder {
             s2_sy: DFF<Bit>,
             s2_special: DFF<Special>,
             s2_valid: DFF<Bit>,
+            // Stage 2, near path: both differences, the larger one's kept; the normalise
+            // budget as a sentinel bit.
+            p_now: Signal<Local, Bits<$x>>,
+            q_now: Signal<Local, Bits<$x>>,
+            near_diff: Signal<Local, Bits<$x>>,
+            sentinel: Signal<Local, Bits<$x>>,
+            /// The larger magnitude's scale less one.
+            x_em1: Signal<Local, Bits<$e>>,
+            s2_nv: DFF<Bits<$x>>,
+            s2_lz_in: DFF<Bits<$x>>,
+            s2_near: DFF<Bit>,
             // Stage 3: fine alignment, sticky.
             fine: Signal<Local, Bits<$d2>>,
             s3_x: DFF<Bits<$x>>,
@@ -147,40 +187,40 @@ macro_rules! fp_adder {
             s3_sy: DFF<Bit>,
             s3_special: DFF<Special>,
             s3_valid: DFF<Bit>,
-            // Stage 4: add / subtract; normalise budget as a sentinel.
+            // Stage 3, near path: leading zeros.
+            lzc: LeadingZeros64,
+            s3_nv: DFF<Bits<$x>>,
+            s3_amt: DFF<Bits<7>>,
+            s3_nzero: DFF<Bit>,
+            s3_near: DFF<Bit>,
+            // Stage 4: add / subtract (far); the scale plus and less one.
             y_sticky: Signal<Local, Bits<$x>>,
             sum_now: Signal<Local, Bits<$s>>,
             s4_sum: DFF<Bits<$s>>,
-            s4_lz_in: DFF<Bits<$x>>,
             s4_ex: DFF<Bits<$e>>,
+            s4_ex_inc: DFF<Bits<$e>>,
+            s4_ex_dec: DFF<Bits<$e>>,
+            s4_ex_gt1: DFF<Bit>,
             s4_sx: DFF<Bit>,
-            s4_sy: DFF<Bit>,
             s4_special: DFF<Special>,
             s4_valid: DFF<Bit>,
-            // Stage 5: leading zeros (or the carry's right shift).
-            lzc: LeadingZeros64,
+            // Stage 4, near path: coarse left shift, exponent.
+            s4_nv: DFF<Bits<$x>>,
+            s4_nfine: DFF<Bits<3>>,
+            s4_nexp: DFF<Bits<$e>>,
+            s4_nzero: DFF<Bit>,
+            s4_near: DFF<Bit>,
+            // Stage 5: far: a carry moves right by one, a clear top bit left by one; near:
+            // fine left shift; one of the two.
+            far_v: Signal<Local, Bits<$x>>,
+            far_exp: Signal<Local, Bits<$e>>,
+            near_v: Signal<Local, Bits<$x>>,
             s5_v: DFF<Bits<$x>>,
-            s5_amt: DFF<Bits<7>>,
-            s5_carry: DFF<Bit>,
-            s5_ex: DFF<Bits<$e>>,
+            s5_exp: DFF<Bits<$e>>,
             s5_sign: DFF<Bit>,
             s5_special: DFF<Special>,
             s5_valid: DFF<Bit>,
-            // Stage 6: coarse left shift, exponent.
-            s6_v: DFF<Bits<$x>>,
-            s6_fine: DFF<Bits<3>>,
-            s6_exp: DFF<Bits<$e>>,
-            s6_sign: DFF<Bit>,
-            s6_special: DFF<Special>,
-            s6_valid: DFF<Bit>,
-            // Stage 7: fine left shift; subnormal or normal.
-            v7: Signal<Local, Bits<$x>>,
-            s7_v: DFF<Bits<$x>>,
-            s7_exp: DFF<Bits<$e>>,
-            s7_sign: DFF<Bit>,
-            s7_special: DFF<Special>,
-            s7_valid: DFF<Bit>,
-            // Stage 8: round and pack.
+            // Stage 6: round and pack.
             round_up: Signal<Local, Bit>,
             packed_word: Signal<Local, Bits<$w>>,
             out: DFF<Bits<$w>>,
@@ -227,6 +267,14 @@ macro_rules! fp_adder {
                     s1_a_frac: Default::default(),
                     s1_b_emax: Default::default(),
                     s1_b_frac: Default::default(),
+                    s1_a_above: Default::default(),
+                    s1_b_above: Default::default(),
+                    s1_near: Default::default(),
+                    s1_ea_m1: Default::default(),
+                    s1_eb_m1: Default::default(),
+                    a_above: Default::default(),
+                    b_above: Default::default(),
+                    same_scale: Default::default(),
                     s1_valid: Default::default(),
                     sig_x: Default::default(),
                     sig_y: Default::default(),
@@ -240,6 +288,14 @@ macro_rules! fp_adder {
                     s2_sy: Default::default(),
                     s2_special: Default::default(),
                     s2_valid: Default::default(),
+                    p_now: Default::default(),
+                    q_now: Default::default(),
+                    near_diff: Default::default(),
+                    sentinel: Default::default(),
+                    x_em1: Default::default(),
+                    s2_nv: Default::default(),
+                    s2_lz_in: Default::default(),
+                    s2_near: Default::default(),
                     fine: Default::default(),
                     s3_x: Default::default(),
                     s3_y: Default::default(),
@@ -249,35 +305,34 @@ macro_rules! fp_adder {
                     s3_sy: Default::default(),
                     s3_special: Default::default(),
                     s3_valid: Default::default(),
+                    lzc: Default::default(),
+                    s3_nv: Default::default(),
+                    s3_amt: Default::default(),
+                    s3_nzero: Default::default(),
+                    s3_near: Default::default(),
                     y_sticky: Default::default(),
                     sum_now: Default::default(),
                     s4_sum: Default::default(),
-                    s4_lz_in: Default::default(),
                     s4_ex: Default::default(),
+                    s4_ex_inc: Default::default(),
+                    s4_ex_dec: Default::default(),
+                    s4_ex_gt1: Default::default(),
                     s4_sx: Default::default(),
-                    s4_sy: Default::default(),
                     s4_special: Default::default(),
                     s4_valid: Default::default(),
-                    lzc: Default::default(),
+                    s4_nv: Default::default(),
+                    s4_nfine: Default::default(),
+                    s4_nexp: Default::default(),
+                    s4_nzero: Default::default(),
+                    s4_near: Default::default(),
+                    far_v: Default::default(),
+                    far_exp: Default::default(),
+                    near_v: Default::default(),
                     s5_v: Default::default(),
-                    s5_amt: Default::default(),
-                    s5_carry: Default::default(),
-                    s5_ex: Default::default(),
+                    s5_exp: Default::default(),
                     s5_sign: Default::default(),
                     s5_special: Default::default(),
                     s5_valid: Default::default(),
-                    s6_v: Default::default(),
-                    s6_fine: Default::default(),
-                    s6_exp: Default::default(),
-                    s6_sign: Default::default(),
-                    s6_special: Default::default(),
-                    s6_valid: Default::default(),
-                    v7: Default::default(),
-                    s7_v: Default::default(),
-                    s7_exp: Default::default(),
-                    s7_sign: Default::default(),
-                    s7_special: Default::default(),
-                    s7_valid: Default::default(),
                     round_up: Default::default(),
                     packed_word: Default::default(),
                     out: Default::default(),
@@ -291,14 +346,13 @@ macro_rules! fp_adder {
             fn update(&mut self) {
                 dff_setup!(
                     self, clock, s1_sig_a, s1_sig_b, s1_sa, s1_sb, s1_ea, s1_eb, s1_d_ab,
-                    s1_d_ba, s1_swap, s1_ysub, s1_a_emax, s1_a_frac, s1_b_emax, s1_b_frac, s1_valid, s2_coarse, s2_fine,
-                    s2_sigx, s2_ex, s2_sx, s2_sy, s2_special, s2_valid, s3_x,
-                    s3_y, s3_sticky, s3_ex, s3_sx, s3_sy, s3_special, s3_valid,
-                    s4_sum, s4_lz_in, s4_ex, s4_sx, s4_sy, s4_special, s4_valid,
-                    s5_v, s5_amt, s5_carry, s5_ex, s5_sign, s5_special,
-                    s5_valid, s6_v, s6_fine, s6_exp, s6_sign, s6_special,
-                    s6_valid, s7_v, s7_exp, s7_sign, s7_special, s7_valid, out,
-                    out_valid
+                    s1_d_ba, s1_swap, s1_ysub, s1_a_emax, s1_a_frac, s1_b_emax, s1_b_frac,
+                    s1_a_above, s1_b_above, s1_near, s1_ea_m1, s1_eb_m1, s1_valid, s2_coarse,
+                    s2_fine, s2_sigx, s2_ex, s2_sx, s2_sy, s2_special, s2_valid, s2_nv, s2_lz_in,
+                    s2_near, s3_x, s3_y, s3_sticky, s3_ex, s3_sx, s3_sy, s3_special, s3_valid,
+                    s3_nv, s3_amt, s3_nzero, s3_near, s4_sum, s4_ex, s4_ex_inc, s4_ex_dec,
+                    s4_ex_gt1, s4_sx, s4_special, s4_valid, s4_nv, s4_nfine, s4_nexp, s4_nzero,
+                    s4_near, s5_v, s5_exp, s5_sign, s5_special, s5_valid, out, out_valid
                 );
                 // ---- Stage 1: classify (flags), order by magnitude, exponent differences.
                 self.s1_a_emax.d.next = self.a.val().get_bits::<$e>($f).all();
@@ -340,6 +394,29 @@ macro_rules! fp_adder {
                 self.s1_d_ba.d.next = self.d_ba.val().get_bits::<7>(0);
                 if self.d_ba.val().get_bits::<$xh>($xlog).any() {
                     self.s1_d_ba.d.next = self.ext_limit.val().get_bits::<7>(0);
+                }
+                // The near path's cases (the scales equal or one apart), from the same field
+                // differences: with exactly one operand subnormal the normal one's field is
+                // one more than its scale's distance, and a subnormal one is never above.
+                self.a_above.next = self.d_ab.val() == bits::<$e>(1);
+                self.b_above.next = self.d_ba.val() == bits::<$e>(1);
+                self.same_scale.next = self.d_ab.val() == bits::<$e>(0);
+                if self.a_zero_exp.val() ^ self.b_zero_exp.val() {
+                    self.a_above.next = (self.d_ab.val() == bits::<$e>(2)) & !self.a_zero_exp.val();
+                    self.b_above.next = (self.d_ba.val() == bits::<$e>(2)) & !self.b_zero_exp.val();
+                    self.same_scale.next = ((self.d_ab.val() == bits::<$e>(1)) & !self.a_zero_exp.val())
+                        | ((self.d_ba.val() == bits::<$e>(1)) & !self.b_zero_exp.val());
+                }
+                self.s1_a_above.d.next = self.a_above.val();
+                self.s1_b_above.d.next = self.b_above.val();
+                self.s1_near.d.next = self.a_above.val() | self.b_above.val() | self.same_scale.val();
+                self.s1_ea_m1.d.next = self.a.val().get_bits::<$e>($f) - bits::<$e>(1);
+                if self.a_zero_exp.val() {
+                    self.s1_ea_m1.d.next = bits::<$e>(0);
+                }
+                self.s1_eb_m1.d.next = self.b.val().get_bits::<$e>($f) - bits::<$e>(1);
+                if self.b_zero_exp.val() {
+                    self.s1_eb_m1.d.next = bits::<$e>(0);
                 }
                 self.s1_sig_a.d.next = bit_cast::<$m, $f>(self.a.val().get_bits::<$f>(0));
                 if self.a.val().get_bits::<$e>($f).any() {
@@ -394,6 +471,35 @@ macro_rules! fp_adder {
                 }
                 self.s2_valid.d.next = self.s1_valid.q.val();
 
+                // ---- Stage 2, near path (opposite signs, scales at most one apart): nothing
+                // is lost in the alignment, so the difference is exact and may cancel to any
+                // depth. Both differences, each with the lower scale's significand one bit to
+                // the right if the scales differ, so no swap stands in front of the carry chains;
+                // the larger magnitude's is kept. The normalise budget (the exponent may fall
+                // to 1: a left shift of at most the scale less one) as a sentinel one.
+                self.p_now.next = (bit_cast::<$x, $m>(self.s1_sig_a.q.val()) << ($x - $m))
+                    - (bit_cast::<$x, $m>(self.s1_sig_b.q.val()) << ($x - $m));
+                if self.s1_a_above.q.val() {
+                    self.p_now.next = (bit_cast::<$x, $m>(self.s1_sig_a.q.val()) << ($x - $m))
+                        - (bit_cast::<$x, $m>(self.s1_sig_b.q.val()) << ($x - $m - 1));
+                }
+                self.q_now.next = (bit_cast::<$x, $m>(self.s1_sig_b.q.val()) << ($x - $m))
+                    - (bit_cast::<$x, $m>(self.s1_sig_a.q.val()) << ($x - $m));
+                if self.s1_b_above.q.val() {
+                    self.q_now.next = (bit_cast::<$x, $m>(self.s1_sig_b.q.val()) << ($x - $m))
+                        - (bit_cast::<$x, $m>(self.s1_sig_a.q.val()) << ($x - $m - 1));
+                }
+                self.near_diff.next = self.p_now.val();
+                self.x_em1.next = self.s1_ea_m1.q.val();
+                if self.s1_swap.q.val() {
+                    self.near_diff.next = self.q_now.val();
+                    self.x_em1.next = self.s1_eb_m1.q.val();
+                }
+                self.sentinel.next = self.top_bit.val() >> self.x_em1.val();
+                self.s2_nv.d.next = self.near_diff.val();
+                self.s2_lz_in.d.next = self.near_diff.val() | self.sentinel.val();
+                self.s2_near.d.next = (self.s1_sa.q.val() != self.s1_sb.q.val()) & self.s1_near.q.val();
+
                 // ---- Stage 3: fine alignment; every bit that falls below the top X is sticky
                 // (the window is wide enough that none falls out of it).
                 self.fine.next = self.s2_coarse.q.val() >> self.s2_fine.q.val();
@@ -408,82 +514,90 @@ macro_rules! fp_adder {
                 self.s3_sy.d.next = self.s2_sy.q.val();
                 self.s3_special.d.next = self.s2_special.q.val();
                 self.s3_valid.d.next = self.s2_valid.q.val();
+                // Near path: how far left (the sentinel caps it); an exact zero.
+                self.lzc.value.next = (bit_cast::<64, $x>(self.s2_lz_in.q.val()) << (64 - $x)) | self.lzc_pad.val();
+                self.s3_amt.d.next = self.lzc.count.val();
+                self.s3_nv.d.next = self.s2_nv.q.val();
+                self.s3_nzero.d.next = !self.s2_nv.q.val().any();
+                self.s3_near.d.next = self.s2_near.q.val();
 
-                // ---- Stage 4: add or subtract magnitudes; the normalise budget (the exponent
-                // may fall to 1, i.e. the sum may move left by e_x − 1) as a sentinel one.
+                // ---- Stage 4 (far path): add or subtract magnitudes (with the scales at least
+                // two apart a difference loses at most one leading bit); the scale plus and
+                // less one.
                 self.y_sticky.next = self.s3_y.q.val() | bit_cast::<$x, 1>(self.s3_sticky.q.val().into());
                 self.sum_now.next = bit_cast::<$s, $x>(self.s3_x.q.val()) + bit_cast::<$s, $x>(self.y_sticky.val());
                 if self.s3_sx.q.val() != self.s3_sy.q.val() {
                     self.sum_now.next = bit_cast::<$s, $x>(self.s3_x.q.val()) - bit_cast::<$s, $x>(self.y_sticky.val());
                 }
                 self.s4_sum.d.next = self.sum_now.val();
-                self.s4_lz_in.d.next = self.sum_now.val().get_bits::<$x>(0)
-                    | (self.top_bit.val() >> (self.s3_ex.q.val() - bits::<$e>(1)));
                 self.s4_ex.d.next = self.s3_ex.q.val();
+                self.s4_ex_inc.d.next = self.s3_ex.q.val() + bits::<$e>(1);
+                self.s4_ex_dec.d.next = self.s3_ex.q.val() - bits::<$e>(1);
+                self.s4_ex_gt1.d.next = self.s3_ex.q.val() > bits::<$e>(1);
                 self.s4_sx.d.next = self.s3_sx.q.val();
-                self.s4_sy.d.next = self.s3_sy.q.val();
                 self.s4_special.d.next = self.s3_special.q.val();
                 self.s4_valid.d.next = self.s3_valid.q.val();
+                // Stage 4 (near path): normalise, coarse; the exponent of a normal result.
+                self.s4_nv.d.next = self.s3_nv.q.val() << (self.s3_amt.q.val() & bits::<7>(0x78));
+                self.s4_nfine.d.next = self.s3_amt.q.val().get_bits::<3>(0);
+                self.s4_nexp.d.next = self.s3_ex.q.val() - bit_cast::<$e, 7>(self.s3_amt.q.val());
+                self.s4_nzero.d.next = self.s3_nzero.q.val();
+                self.s4_near.d.next = self.s3_near.q.val();
 
-                // ---- Stage 5: how far left (the sentinel caps it); a carry moves right by one.
-                self.lzc.value.next = (bit_cast::<64, $x>(self.s4_lz_in.q.val()) << (64 - $x)) | self.lzc_pad.val();
-                self.s5_carry.d.next = self.s4_sum.q.val().get_bit($x);
-                self.s5_v.d.next = self.s4_sum.q.val().get_bits::<$x>(0);
-                self.s5_amt.d.next = self.lzc.count.val();
+                // ---- Stage 5: far: a carry moves the sum right by one (its low bit sticky), a
+                // clear top bit left by one while the exponent allows (else the result is
+                // subnormal); near: normalise, fine, a clear top bit meaning subnormal; one of
+                // the two. An exact zero is +0 (the near path's operands have opposite signs;
+                // the far path's zero is of two zeros of the same sign).
+                self.far_v.next = self.s4_sum.q.val().get_bits::<$x>(0);
+                self.far_exp.next = self.s4_ex.q.val();
+                if !self.s4_sum.q.val().get_bit($x - 1) {
+                    self.far_exp.next = bits::<$e>(0);
+                    if self.s4_ex_gt1.q.val() {
+                        self.far_v.next = self.s4_sum.q.val().get_bits::<$x>(0) << 1;
+                        self.far_exp.next = self.s4_ex_dec.q.val();
+                    }
+                }
                 if self.s4_sum.q.val().get_bit($x) {
-                    self.s5_v.d.next = self.s4_sum.q.val().get_bits::<$x>(1).replace_bit(
+                    self.far_v.next = self.s4_sum.q.val().get_bits::<$x>(1).replace_bit(
                         0,
                         self.s4_sum.q.val().get_bit(1) | self.s4_sum.q.val().get_bit(0),
                     );
-                    self.s5_amt.d.next = bits::<7>(0);
+                    self.far_exp.next = self.s4_ex_inc.q.val();
                 }
-                self.s5_ex.d.next = self.s4_ex.q.val();
+                self.near_v.next = self.s4_nv.q.val() << self.s4_nfine.q.val();
+                self.s5_v.d.next = self.far_v.val();
+                self.s5_exp.d.next = self.far_exp.val();
                 self.s5_sign.d.next = self.s4_sx.q.val();
-                if !self.s4_sum.q.val().any() {
-                    // Exact zero: +0 unless both operands were negative (RNE rule).
-                    self.s5_sign.d.next = self.s4_sx.q.val() & self.s4_sy.q.val();
+                if self.s4_near.q.val() {
+                    self.s5_v.d.next = self.near_v.val();
+                    self.s5_exp.d.next = bits::<$e>(0);
+                    if self.near_v.val().get_bit($x - 1) {
+                        self.s5_exp.d.next = self.s4_nexp.q.val();
+                    }
+                    if self.s4_nzero.q.val() {
+                        self.s5_sign.d.next = false;
+                    }
                 }
                 self.s5_special.d.next = self.s4_special.q.val();
                 self.s5_valid.d.next = self.s4_valid.q.val();
 
-                // ---- Stage 6: normalise, coarse; the exponent of a normal result.
-                self.s6_v.d.next = self.s5_v.q.val() << (self.s5_amt.q.val() & bits::<7>(0x78));
-                self.s6_fine.d.next = self.s5_amt.q.val().get_bits::<3>(0);
-                self.s6_exp.d.next = self.s5_ex.q.val() - bit_cast::<$e, 7>(self.s5_amt.q.val());
-                if self.s5_carry.q.val() {
-                    self.s6_exp.d.next = self.s5_ex.q.val() + bits::<$e>(1);
+                // ---- Stage 6: round to nearest even, pack, specials.
+                self.round_up.next = self.s5_v.q.val().get_bit($x - $m - 1)
+                    & (self.s5_v.q.val().get_bit($x - $m) | (self.s5_v.q.val() << ($m + 1)).any());
+                self.packed_word.next = (bit_cast::<$w, $e>(self.s5_exp.q.val()) << $f)
+                    | bit_cast::<$w, $f>(self.s5_v.q.val().get_bits::<$f>($x - $m));
+                self.out.d.next = (self.packed_word.val() + self.round_up.val()).replace_bit($sgn, self.s5_sign.q.val());
+                if self.s5_exp.q.val().all() {
+                    self.out.d.next = self.inf_pos.val().replace_bit($sgn, self.s5_sign.q.val());
                 }
-                self.s6_sign.d.next = self.s5_sign.q.val();
-                self.s6_special.d.next = self.s5_special.q.val();
-                self.s6_valid.d.next = self.s5_valid.q.val();
-
-                // ---- Stage 7: normalise, fine; no leading one at the top means subnormal.
-                self.v7.next = self.s6_v.q.val() << self.s6_fine.q.val();
-                self.s7_v.d.next = self.v7.val();
-                self.s7_exp.d.next = bits::<$e>(0);
-                if self.v7.val().get_bit($x - 1) {
-                    self.s7_exp.d.next = self.s6_exp.q.val();
+                if self.s5_special.q.val().inf {
+                    self.out.d.next = self.inf_pos.val().replace_bit($sgn, self.s5_special.q.val().inf_sign);
                 }
-                self.s7_sign.d.next = self.s6_sign.q.val();
-                self.s7_special.d.next = self.s6_special.q.val();
-                self.s7_valid.d.next = self.s6_valid.q.val();
-
-                // ---- Stage 8: round to nearest even, pack, specials.
-                self.round_up.next = self.s7_v.q.val().get_bit($x - $m - 1)
-                    & (self.s7_v.q.val().get_bit($x - $m) | (self.s7_v.q.val() << ($m + 1)).any());
-                self.packed_word.next = (bit_cast::<$w, $e>(self.s7_exp.q.val()) << $f)
-                    | bit_cast::<$w, $f>(self.s7_v.q.val().get_bits::<$f>($x - $m));
-                self.out.d.next = (self.packed_word.val() + self.round_up.val()).replace_bit($sgn, self.s7_sign.q.val());
-                if self.s7_exp.q.val().all() {
-                    self.out.d.next = self.inf_pos.val().replace_bit($sgn, self.s7_sign.q.val());
-                }
-                if self.s7_special.q.val().inf {
-                    self.out.d.next = self.inf_pos.val().replace_bit($sgn, self.s7_special.q.val().inf_sign);
-                }
-                if self.s7_special.q.val().nan {
+                if self.s5_special.q.val().nan {
                     self.out.d.next = self.canonical_nan.val();
                 }
-                self.out_valid.d.next = self.s7_valid.q.val();
+                self.out_valid.d.next = self.s5_valid.q.val();
                 self.sum.next = self.out.q.val();
                 self.valid_out.next = self.out_valid.q.val();
                 if self.reset.val() {
@@ -492,8 +606,6 @@ macro_rules! fp_adder {
                     self.s3_valid.d.next = false;
                     self.s4_valid.d.next = false;
                     self.s5_valid.d.next = false;
-                    self.s6_valid.d.next = false;
-                    self.s7_valid.d.next = false;
                     self.out_valid.d.next = false;
                 }
             }

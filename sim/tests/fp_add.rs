@@ -139,6 +139,53 @@ fn subnormal_against_normal(exp_bits: u32, frac_bits: u32, x_bits: u64) -> Vec<(
     pairs
 }
 
+/// Opposite signs with the exponent fields one apart and the larger operand's significand
+/// close to 1, the smaller's close to 2: the difference cancels to every depth, down to a
+/// subnormal result (`hdl::fp_add`'s near path, where the lower operand moves one bit right
+/// before the subtraction and the normalise shift is capped by the exponent). The random
+/// classes cancel this deep only with the exponents equal.
+fn one_scale_apart_cancelling(exp_bits: u32, frac_bits: u32) -> Vec<(u64, u64)> {
+    let sign = 1u64 << (exp_bits + frac_bits);
+    let frac_max = (1u64 << frac_bits) - 1;
+    let emax = (1u64 << exp_bits) - 1;
+    let mut rng = collwire_sim::fpu_check::SplitMix(0x0ea5_cafe);
+    let mut pairs = Vec::new();
+    for e in [
+        2,
+        3,
+        4,
+        5,
+        20,
+        frac_bits as u64,
+        frac_bits as u64 + 2,
+        emax - 1,
+    ] {
+        for k in 0..=frac_bits {
+            // a = 1.0…(k low bits random) · 2^e; b = 1.11…1(k low bits random) · 2^(e−1).
+            let low = (1u64 << k) - 1;
+            let fa = rng.next_u64() & low;
+            let fb = frac_max & !low | (rng.next_u64() & low);
+            let a = (e << frac_bits) | fa;
+            let b = ((e - 1) << frac_bits) | fb;
+            pairs.push((a, b | sign));
+            pairs.push((a | sign, b));
+        }
+    }
+    pairs
+}
+
+#[test]
+fn f64_one_scale_apart_cancels_to_every_depth() {
+    let pairs = one_scale_apart_cancelling(11, 52);
+    assert_exact_both_orders("f64 one scale apart", &mut FpAdd64::new(), &pairs);
+}
+
+#[test]
+fn f32_one_scale_apart_cancels_to_every_depth() {
+    let pairs = one_scale_apart_cancelling(8, 23);
+    assert_exact_both_orders("f32 one scale apart", &mut FpAdd32::new(), &pairs);
+}
+
 /// Both operand orders give the exact bits (commutativity, the swap logic).
 fn assert_exact_both_orders<M: AdderModel>(what: &str, m: &mut M, pairs: &[(u64, u64)]) {
     assert_exact(what, &stream(m, pairs));
