@@ -27,13 +27,13 @@
 //! 1. each operand's exponent field all ones, its fraction not zero; significands with their
 //!    hidden bits; order by magnitude (`|a| ≥ |b|`, one compare); both differences of the
 //!    exponent fields, each clamped to `X` (7 bits), whether exactly one operand is subnormal
-//!    (its field difference is then one too many), and from the same differences which scale
-//!    is one above the other or whether they are equal (the near path's cases); each scale
-//!    less one;
+//!    (its field difference is then one too many); whether the scales' lowest bits differ;
+//!    each operand's normalise budget as a sentinel bit (below);
 //! 2. the specials from stage 1's flags. Far: swap into `x ≥ y`; align, coarse: `y` right by
 //!    the multiple-of-8 part of the difference in a 2X-bit window (one bit higher in it when
-//!    `y` alone is subnormal). Near: `a − b` and `b − a`, each with the lower-scaled
-//!    significand one bit right if the scales differ (two carry chains, no swap in front of
+//!    `y` alone is subnormal). Near (opposite signs, the field difference at most one, two
+//!    with `y` alone subnormal): `a − b` and `b − a`, each with the other significand one bit
+//!    right if the scales' lowest bits differ (two carry chains, no swap or compare in front of
 //!    them), the larger magnitude's kept; beside it, the normalise budget as a sentinel bit: a
 //!    one at `X − 1 − (e_x − 1)`, so that the leading-zero count never asks for more left
 //!    shift than the exponent allows (that is a subnormal result);
@@ -141,17 +141,16 @@ macro_rules! fp_adder {
             s1_a_frac: DFF<Bit>,
             s1_b_emax: DFF<Bit>,
             s1_b_frac: DFF<Bit>,
-            /// The scales (exponents) against each other: `a`'s one above `b`'s, `b`'s one
-            /// above `a`'s, within one of each other (the near path's cases); each scale less
-            /// one (the normalise budget).
-            s1_a_above: DFF<Bit>,
-            s1_b_above: DFF<Bit>,
-            s1_near: DFF<Bit>,
-            s1_ea_m1: DFF<Bits<$e>>,
-            s1_eb_m1: DFF<Bits<$e>>,
-            a_above: Signal<Local, Bit>,
-            b_above: Signal<Local, Bit>,
-            same_scale: Signal<Local, Bit>,
+            /// The scales' (exponents') lowest bits differ: if the scales are at most one apart
+            /// (the near path), the lower one's significand moves one bit right. From four
+            /// bits, not from the exponent difference's carry chain (that and its compares in
+            /// one stage were cipe256's worst path on seed 1, 140.0 MHz).
+            s1_odd: DFF<Bit>,
+            /// Each operand's normalise budget as a sentinel bit: a one at `X − 1 − (e − 1)`
+            /// (`e` its scale), decoded here from its exponent field alone (from the scale less
+            /// one, multiplexed and decoded in stage 2, it was fp_add64's worst path, 157.5 MHz).
+            s1_sent_a: DFF<Bits<$x>>,
+            s1_sent_b: DFF<Bits<$x>>,
             s1_valid: DFF<Bit>,
             // Stage 2: swap, coarse alignment.
             sig_x: Signal<Local, Bits<$m>>,
@@ -172,8 +171,6 @@ macro_rules! fp_adder {
             q_now: Signal<Local, Bits<$x>>,
             near_diff: Signal<Local, Bits<$x>>,
             sentinel: Signal<Local, Bits<$x>>,
-            /// The larger magnitude's scale less one.
-            x_em1: Signal<Local, Bits<$e>>,
             s2_nv: DFF<Bits<$x>>,
             s2_lz_in: DFF<Bits<$x>>,
             s2_near: DFF<Bit>,
@@ -267,14 +264,9 @@ macro_rules! fp_adder {
                     s1_a_frac: Default::default(),
                     s1_b_emax: Default::default(),
                     s1_b_frac: Default::default(),
-                    s1_a_above: Default::default(),
-                    s1_b_above: Default::default(),
-                    s1_near: Default::default(),
-                    s1_ea_m1: Default::default(),
-                    s1_eb_m1: Default::default(),
-                    a_above: Default::default(),
-                    b_above: Default::default(),
-                    same_scale: Default::default(),
+                    s1_odd: Default::default(),
+                    s1_sent_a: Default::default(),
+                    s1_sent_b: Default::default(),
                     s1_valid: Default::default(),
                     sig_x: Default::default(),
                     sig_y: Default::default(),
@@ -292,7 +284,6 @@ macro_rules! fp_adder {
                     q_now: Default::default(),
                     near_diff: Default::default(),
                     sentinel: Default::default(),
-                    x_em1: Default::default(),
                     s2_nv: Default::default(),
                     s2_lz_in: Default::default(),
                     s2_near: Default::default(),
@@ -347,7 +338,7 @@ macro_rules! fp_adder {
                 dff_setup!(
                     self, clock, s1_sig_a, s1_sig_b, s1_sa, s1_sb, s1_ea, s1_eb, s1_d_ab,
                     s1_d_ba, s1_swap, s1_ysub, s1_a_emax, s1_a_frac, s1_b_emax, s1_b_frac,
-                    s1_a_above, s1_b_above, s1_near, s1_ea_m1, s1_eb_m1, s1_valid, s2_coarse,
+                    s1_odd, s1_sent_a, s1_sent_b, s1_valid, s2_coarse,
                     s2_fine, s2_sigx, s2_ex, s2_sx, s2_sy, s2_special, s2_valid, s2_nv, s2_lz_in,
                     s2_near, s3_x, s3_y, s3_sticky, s3_ex, s3_sx, s3_sy, s3_special, s3_valid,
                     s3_nv, s3_amt, s3_nzero, s3_near, s4_sum, s4_ex, s4_ex_inc, s4_ex_dec,
@@ -395,28 +386,18 @@ macro_rules! fp_adder {
                 if self.d_ba.val().get_bits::<$xh>($xlog).any() {
                     self.s1_d_ba.d.next = self.ext_limit.val().get_bits::<7>(0);
                 }
-                // The near path's cases (the scales equal or one apart), from the same field
-                // differences: with exactly one operand subnormal the normal one's field is
-                // one more than its scale's distance, and a subnormal one is never above.
-                self.a_above.next = self.d_ab.val() == bits::<$e>(1);
-                self.b_above.next = self.d_ba.val() == bits::<$e>(1);
-                self.same_scale.next = self.d_ab.val() == bits::<$e>(0);
-                if self.a_zero_exp.val() ^ self.b_zero_exp.val() {
-                    self.a_above.next = (self.d_ab.val() == bits::<$e>(2)) & !self.a_zero_exp.val();
-                    self.b_above.next = (self.d_ba.val() == bits::<$e>(2)) & !self.b_zero_exp.val();
-                    self.same_scale.next = ((self.d_ab.val() == bits::<$e>(1)) & !self.a_zero_exp.val())
-                        | ((self.d_ba.val() == bits::<$e>(1)) & !self.b_zero_exp.val());
-                }
-                self.s1_a_above.d.next = self.a_above.val();
-                self.s1_b_above.d.next = self.b_above.val();
-                self.s1_near.d.next = self.a_above.val() | self.b_above.val() | self.same_scale.val();
-                self.s1_ea_m1.d.next = self.a.val().get_bits::<$e>($f) - bits::<$e>(1);
+                // The scales' lowest bits (a subnormal's scale is 1).
+                self.s1_odd.d.next = (self.a.val().get_bit($f) | self.a_zero_exp.val())
+                    != (self.b.val().get_bit($f) | self.b_zero_exp.val());
+                // The sentinels: a field f ≥ 1 puts the one at X − f (none past X); a
+                // subnormal's (scale 1) at the top.
+                self.s1_sent_a.d.next = (self.top_bit.val() >> self.a.val().get_bits::<$e>($f)) << 1;
                 if self.a_zero_exp.val() {
-                    self.s1_ea_m1.d.next = bits::<$e>(0);
+                    self.s1_sent_a.d.next = self.top_bit.val();
                 }
-                self.s1_eb_m1.d.next = self.b.val().get_bits::<$e>($f) - bits::<$e>(1);
+                self.s1_sent_b.d.next = (self.top_bit.val() >> self.b.val().get_bits::<$e>($f)) << 1;
                 if self.b_zero_exp.val() {
-                    self.s1_eb_m1.d.next = bits::<$e>(0);
+                    self.s1_sent_b.d.next = self.top_bit.val();
                 }
                 self.s1_sig_a.d.next = bit_cast::<$m, $f>(self.a.val().get_bits::<$f>(0));
                 if self.a.val().get_bits::<$e>($f).any() {
@@ -473,32 +454,37 @@ macro_rules! fp_adder {
 
                 // ---- Stage 2, near path (opposite signs, scales at most one apart): nothing
                 // is lost in the alignment, so the difference is exact and may cancel to any
-                // depth. Both differences, each with the lower scale's significand one bit to
-                // the right if the scales differ, so no swap stands in front of the carry chains;
+                // depth. Both differences, each with the other significand one bit to the
+                // right if the scales' lowest bits differ (then, near, the other's scale is
+                // the lower), so no swap and no compare stands in front of the carry chains;
                 // the larger magnitude's is kept. The normalise budget (the exponent may fall
                 // to 1: a left shift of at most the scale less one) as a sentinel one.
                 self.p_now.next = (bit_cast::<$x, $m>(self.s1_sig_a.q.val()) << ($x - $m))
                     - (bit_cast::<$x, $m>(self.s1_sig_b.q.val()) << ($x - $m));
-                if self.s1_a_above.q.val() {
+                if self.s1_odd.q.val() {
                     self.p_now.next = (bit_cast::<$x, $m>(self.s1_sig_a.q.val()) << ($x - $m))
                         - (bit_cast::<$x, $m>(self.s1_sig_b.q.val()) << ($x - $m - 1));
                 }
                 self.q_now.next = (bit_cast::<$x, $m>(self.s1_sig_b.q.val()) << ($x - $m))
                     - (bit_cast::<$x, $m>(self.s1_sig_a.q.val()) << ($x - $m));
-                if self.s1_b_above.q.val() {
+                if self.s1_odd.q.val() {
                     self.q_now.next = (bit_cast::<$x, $m>(self.s1_sig_b.q.val()) << ($x - $m))
                         - (bit_cast::<$x, $m>(self.s1_sig_a.q.val()) << ($x - $m - 1));
                 }
                 self.near_diff.next = self.p_now.val();
-                self.x_em1.next = self.s1_ea_m1.q.val();
+                self.sentinel.next = self.s1_sent_a.q.val();
                 if self.s1_swap.q.val() {
                     self.near_diff.next = self.q_now.val();
-                    self.x_em1.next = self.s1_eb_m1.q.val();
+                    self.sentinel.next = self.s1_sent_b.q.val();
                 }
-                self.sentinel.next = self.top_bit.val() >> self.x_em1.val();
                 self.s2_nv.d.next = self.near_diff.val();
                 self.s2_lz_in.d.next = self.near_diff.val() | self.sentinel.val();
-                self.s2_near.d.next = (self.s1_sa.q.val() != self.s1_sb.q.val()) & self.s1_near.q.val();
+                // Near: opposite signs and the larger magnitude's scale at most one above the
+                // other's, i.e. its field difference `d` at most one (two when `y` alone is
+                // subnormal).
+                self.s2_near.d.next = (self.s1_sa.q.val() != self.s1_sb.q.val())
+                    & ((self.d.val() < bits::<7>(2))
+                        | (self.s1_ysub.q.val() & (self.d.val() == bits::<7>(2))));
 
                 // ---- Stage 3: fine alignment; every bit that falls below the top X is sticky
                 // (the window is wide enough that none falls out of it).
