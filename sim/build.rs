@@ -91,7 +91,8 @@ fn instrument_activity(verilog: &str) -> String {
 
 /// C++ for a board's rest detection beside its memory-write flag: `{name}_state_bytes` and
 /// `{name}_state_changed`, which compares the model's state with a copy taken at its last call
-/// and updates the copy. The state compared is the Verilated root's members from the first
+/// and updates the copy (with `fresh` set it only takes the copy: the caller knows it is
+/// stale). The state compared is the Verilated root's members from the first
 /// port (`clock`) up to its first memory (Verilator lays the members out by kind, the unpacked
 /// arrays last; `root_header` is checked to be so): every register, port and settled signal.
 /// The memories are left out (a write sets `collwire_activity`), and so are the members that
@@ -148,12 +149,12 @@ fn state_compare(name: &str, root_header: &str) -> String {
         "static const unsigned char* {name}_state_begin({class}___024root* r) {{ return reinterpret_cast<const unsigned char*>(&r->clock); }}\n\
          static const unsigned char* {name}_state_end({class}___024root* r) {{ return reinterpret_cast<const unsigned char*>(&r->{end}); }}\n\
          uint64_t {name}_state_bytes(void* p) {{ auto r = static_cast<{class}*>(p)->rootp; return {name}_state_end(r) - {name}_state_begin(r); }}\n\
-         uint8_t {name}_state_changed(void* p, unsigned char* snap) {{\n\
+         uint8_t {name}_state_changed(void* p, unsigned char* snap, uint8_t fresh) {{\n\
          \x20   auto r = static_cast<{class}*>(p)->rootp;\n\
          \x20   const unsigned char* b = {name}_state_begin(r);\n\
          \x20   const size_t n = {name}_state_end(r) - b;\n\
          {patch}\
-         \x20   if (std::memcmp(b, snap, n) == 0) return 0;\n\
+         \x20   if (!fresh && std::memcmp(b, snap, n) == 0) return 0;\n\
          \x20   std::memcpy(snap, b, n);\n\
          \x20   return 1;\n\
          }}\n"
@@ -418,7 +419,7 @@ fn wrapper(name: &str, ports: &[Port], vfile: &std::path::Path, board: bool) -> 
         format!(
             "{ext}    fn {name}_took(p: *mut c_void) -> u64;\n    \
              fn {name}_state_bytes(p: *mut c_void) -> u64;\n    \
-             fn {name}_state_changed(p: *mut c_void, snap: *mut u8) -> u8;\n"
+             fn {name}_state_changed(p: *mut c_void, snap: *mut u8, fresh: u8) -> u8;\n"
         )
     } else {
         ext
@@ -436,10 +437,10 @@ fn wrapper(name: &str, ports: &[Port], vfile: &std::path::Path, board: bool) -> 
                  pub fn state_changed(&mut self) -> bool {{\n        \
                  if self.snap.is_empty() || self.snap_stale {{\n            \
                  self.snap.resize(unsafe {{ {name}_state_bytes(self.ptr) }} as usize, 0);\n            \
-                 unsafe {{ {name}_state_changed(self.ptr, self.snap.as_mut_ptr()) }};\n            \
+                 unsafe {{ {name}_state_changed(self.ptr, self.snap.as_mut_ptr(), 1) }};\n            \
                  self.snap_stale = false;\n            \
                  return true;\n        }}\n        \
-                 unsafe {{ {name}_state_changed(self.ptr, self.snap.as_mut_ptr()) != 0 }}\n    }}\n\n    \
+                 unsafe {{ {name}_state_changed(self.ptr, self.snap.as_mut_ptr(), 0) != 0 }}\n    }}\n\n    \
                  /// The state changed at this edge, known without a compare (a memory was\n    \
                  /// written): the copy is not updated now, and the next `state_changed` says true\n    \
                  /// and takes a new one.\n    \

@@ -38,10 +38,11 @@
 //!    one at `X − 1 − (e_x − 1)`, so that the leading-zero count never asks for more left
 //!    shift than the exponent allows (that is a subnormal result);
 //! 3. far: align, fine: right by the rest (0..7); every bit below the top `X` is sticky. Near:
-//!    leading-zero count of (difference | sentinel) ([`crate::leading_zeros`]), a zero test;
+//!    leading-zero count of (difference | sentinel) per 16-bit group ([`crate::leading_zeros`]:
+//!    which groups hold a one, each one's count), a zero test;
 //! 4. far: add or subtract (no negative result, since `|x| ≥ |y|`), one carry bit; the scale
-//!    plus and less one. Near: normalise, coarse: left by the multiple-of-8 part of the count;
-//!    the exponent;
+//!    plus and less one. Near: the count from the first group holding a one (a 4-way priority
+//!    select); normalise, coarse: left by its multiple-of-8 part; the exponent;
 //! 5. far: a carry moves the sum right by one, a clear top bit left by one (or, with the scale
 //!    at 1, makes it subnormal). Near: normalise, fine: left by the rest; a result whose top
 //!    bit is clear is subnormal (exponent 0); an exact zero is +0. One of the two;
@@ -53,7 +54,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::leading_zeros::LeadingZeros64;
+use crate::leading_zeros::{LeadingZeroGroups64, LeadingZeroTotal64};
 
 /// Clocks from operands in to sum out.
 pub const FP_ADD_LATENCY: usize = 6;
@@ -184,10 +185,11 @@ macro_rules! fp_adder {
             s3_sy: DFF<Bit>,
             s3_special: DFF<Special>,
             s3_valid: DFF<Bit>,
-            // Stage 3, near path: leading zeros.
-            lzc: LeadingZeros64,
+            // Stage 3, near path: leading zeros per 16-bit group.
+            lzc_groups: LeadingZeroGroups64,
             s3_nv: DFF<Bits<$x>>,
-            s3_amt: DFF<Bits<7>>,
+            s3_gany: DFF<Bits<4>>,
+            s3_gcounts: DFF<Bits<16>>,
             s3_nzero: DFF<Bit>,
             s3_near: DFF<Bit>,
             // Stage 4: add / subtract (far); the scale plus and less one.
@@ -201,7 +203,8 @@ macro_rules! fp_adder {
             s4_sx: DFF<Bit>,
             s4_special: DFF<Special>,
             s4_valid: DFF<Bit>,
-            // Stage 4, near path: coarse left shift, exponent.
+            // Stage 4, near path: the count from the groups', coarse left shift, exponent.
+            lzc_total: LeadingZeroTotal64,
             s4_nv: DFF<Bits<$x>>,
             s4_nfine: DFF<Bits<3>>,
             s4_nexp: DFF<Bits<$e>>,
@@ -296,9 +299,10 @@ macro_rules! fp_adder {
                     s3_sy: Default::default(),
                     s3_special: Default::default(),
                     s3_valid: Default::default(),
-                    lzc: Default::default(),
+                    lzc_groups: Default::default(),
                     s3_nv: Default::default(),
-                    s3_amt: Default::default(),
+                    s3_gany: Default::default(),
+                    s3_gcounts: Default::default(),
                     s3_nzero: Default::default(),
                     s3_near: Default::default(),
                     y_sticky: Default::default(),
@@ -311,6 +315,7 @@ macro_rules! fp_adder {
                     s4_sx: Default::default(),
                     s4_special: Default::default(),
                     s4_valid: Default::default(),
+                    lzc_total: Default::default(),
                     s4_nv: Default::default(),
                     s4_nfine: Default::default(),
                     s4_nexp: Default::default(),
@@ -341,7 +346,7 @@ macro_rules! fp_adder {
                     s1_odd, s1_sent_a, s1_sent_b, s1_valid, s2_coarse,
                     s2_fine, s2_sigx, s2_ex, s2_sx, s2_sy, s2_special, s2_valid, s2_nv, s2_lz_in,
                     s2_near, s3_x, s3_y, s3_sticky, s3_ex, s3_sx, s3_sy, s3_special, s3_valid,
-                    s3_nv, s3_amt, s3_nzero, s3_near, s4_sum, s4_ex, s4_ex_inc, s4_ex_dec,
+                    s3_nv, s3_gany, s3_gcounts, s3_nzero, s3_near, s4_sum, s4_ex, s4_ex_inc, s4_ex_dec,
                     s4_ex_gt1, s4_sx, s4_special, s4_valid, s4_nv, s4_nfine, s4_nexp, s4_nzero,
                     s4_near, s5_v, s5_exp, s5_sign, s5_special, s5_valid, out, out_valid
                 );
@@ -500,9 +505,11 @@ macro_rules! fp_adder {
                 self.s3_sy.d.next = self.s2_sy.q.val();
                 self.s3_special.d.next = self.s2_special.q.val();
                 self.s3_valid.d.next = self.s2_valid.q.val();
-                // Near path: how far left (the sentinel caps it); an exact zero.
-                self.lzc.value.next = (bit_cast::<64, $x>(self.s2_lz_in.q.val()) << (64 - $x)) | self.lzc_pad.val();
-                self.s3_amt.d.next = self.lzc.count.val();
+                // Near path: how far left (the sentinel caps it), per 16-bit group; an exact
+                // zero.
+                self.lzc_groups.value.next = (bit_cast::<64, $x>(self.s2_lz_in.q.val()) << (64 - $x)) | self.lzc_pad.val();
+                self.s3_gany.d.next = self.lzc_groups.any.val();
+                self.s3_gcounts.d.next = self.lzc_groups.counts.val();
                 self.s3_nv.d.next = self.s2_nv.q.val();
                 self.s3_nzero.d.next = !self.s2_nv.q.val().any();
                 self.s3_near.d.next = self.s2_near.q.val();
@@ -523,10 +530,13 @@ macro_rules! fp_adder {
                 self.s4_sx.d.next = self.s3_sx.q.val();
                 self.s4_special.d.next = self.s3_special.q.val();
                 self.s4_valid.d.next = self.s3_valid.q.val();
-                // Stage 4 (near path): normalise, coarse; the exponent of a normal result.
-                self.s4_nv.d.next = self.s3_nv.q.val() << (self.s3_amt.q.val() & bits::<7>(0x78));
-                self.s4_nfine.d.next = self.s3_amt.q.val().get_bits::<3>(0);
-                self.s4_nexp.d.next = self.s3_ex.q.val() - bit_cast::<$e, 7>(self.s3_amt.q.val());
+                // Stage 4 (near path): the count from the first group with a one; normalise,
+                // coarse; the exponent of a normal result.
+                self.lzc_total.any.next = self.s3_gany.q.val();
+                self.lzc_total.counts.next = self.s3_gcounts.q.val();
+                self.s4_nv.d.next = self.s3_nv.q.val() << (self.lzc_total.count.val() & bits::<7>(0x78));
+                self.s4_nfine.d.next = self.lzc_total.count.val().get_bits::<3>(0);
+                self.s4_nexp.d.next = self.s3_ex.q.val() - bit_cast::<$e, 7>(self.lzc_total.count.val());
                 self.s4_nzero.d.next = self.s3_nzero.q.val();
                 self.s4_near.d.next = self.s3_near.q.val();
 

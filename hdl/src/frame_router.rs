@@ -1091,12 +1091,8 @@ impl<
             | (self.capture.frame_done.val() & self.capture.short_frame.val());
         self.classifier.short_frame.next =
             self.capture.frame_done.val() & self.capture.short_frame.val();
-        self.v_write.next = self.classifier.verdict_valid.val() & self.tag_v.val();
-        self.verdict_in.next.offload = self.classifier.offload.val();
-        self.verdict_in.next.unsupported = self.classifier.unsupported.val();
-        self.verdict_in.next.payload_len = self.classifier.payload_len.val();
-        self.verdict_in.next.fields = self.classifier.fields.val();
-        self.verdict_in.next.dir_index = self.classifier.dir_index.val();
+        // The queue's inputs come from one of the classifier's two sets of outputs, fixed by
+        // the width ([`early_verdict`]).
         if self.early_v.val() {
             self.v_write.next = self.classifier.early_valid.val() & self.tag_e.val();
             self.verdict_in.next.offload = self.classifier.early_offload.val();
@@ -1104,6 +1100,13 @@ impl<
             self.verdict_in.next.payload_len = self.classifier.early_payload_len.val();
             self.verdict_in.next.fields = self.classifier.early_fields.val();
             self.verdict_in.next.dir_index = self.classifier.early_dir_index.val();
+        } else {
+            self.v_write.next = self.classifier.verdict_valid.val() & self.tag_v.val();
+            self.verdict_in.next.offload = self.classifier.offload.val();
+            self.verdict_in.next.unsupported = self.classifier.unsupported.val();
+            self.verdict_in.next.payload_len = self.classifier.payload_len.val();
+            self.verdict_in.next.fields = self.classifier.fields.val();
+            self.verdict_in.next.dir_index = self.classifier.dir_index.val();
         }
         self.verdicts.write.next = self.v_write.val();
         self.verdicts.data_in.next = self.verdict_in.val();
