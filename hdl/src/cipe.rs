@@ -368,6 +368,16 @@ pub struct Cipe<
     q_bad: DFF<Bit>,
     q_a: DFF<Bits<W>>,
     q_b: DFF<Bits<W>>,
+    /// The operand selects, decoded from `p_instr` a clock ahead (so the instruction's opcode
+    /// compare is not in front of the select's fan-out to every bit of both operands and of the
+    /// bypass): operand a is the input word (`swap`, not `Pair`) or buffer b's word (`swap`,
+    /// `Pair`), else buffer a's; operand b is buffer a's word (`swap`) or buffer b's (`Pair`),
+    /// else the input word; the bypass is buffer a's word (`Buffer`), else the input word.
+    q_a_is_in: DFF<Bit>,
+    q_a_is_b: DFF<Bit>,
+    q_b_is_a: DFF<Bit>,
+    q_b_is_b: DFF<Bit>,
+    q_bypass_a: DFF<Bit>,
     // Delay lines beside the ALU.
     d_valid: [DFF<Bit>; ALU_LATENCY],
     d_bypass: [DFF<Bits<W>>; ALU_LATENCY],
@@ -485,6 +495,11 @@ impl<
             q_in: Default::default(),
             q_addr: Default::default(),
             q_instr: Default::default(),
+            q_a_is_in: Default::default(),
+            q_a_is_b: Default::default(),
+            q_b_is_a: Default::default(),
+            q_b_is_b: Default::default(),
+            q_bypass_a: Default::default(),
             q_last: Default::default(),
             q_bad: Default::default(),
             q_a: Default::default(),
@@ -541,8 +556,9 @@ impl<
     fn update(&mut self) {
         dff_setup!(
             self, clock, active, instr, index, stirred, past_first, remaining, p_valid, p_in,
-            p_addr, p_instr, p_last, p_bad, q_valid, q_in, q_addr, q_instr, q_last, q_bad, q_a,
-            q_b, hz_cur, hz_off, hz_load, last_word, soon_q, w_en, w_addr, w_data
+            p_addr, p_instr, p_last, p_bad, q_valid, q_in, q_addr, q_instr, q_a_is_in, q_a_is_b,
+            q_b_is_a, q_b_is_b, q_bypass_a, q_last, q_bad, q_a, q_b, hz_cur, hz_off, hz_load,
+            last_word, soon_q, w_en, w_addr, w_data
         );
         clock!(self, clock, alu, out);
         self.buffer_a.read_clock.next = self.clock.val();
@@ -740,6 +756,14 @@ impl<
         self.q_in.d.next = self.p_in.q.val();
         self.q_addr.d.next = self.p_addr.q.val();
         self.q_instr.d.next = self.p_instr.q.val();
+        self.q_a_is_in.d.next =
+            self.p_instr.q.val().swap & (self.p_instr.q.val().opcode != self.op_pair.val());
+        self.q_a_is_b.d.next =
+            self.p_instr.q.val().swap & (self.p_instr.q.val().opcode == self.op_pair.val());
+        self.q_b_is_a.d.next = self.p_instr.q.val().swap;
+        self.q_b_is_b.d.next =
+            !self.p_instr.q.val().swap & (self.p_instr.q.val().opcode == self.op_pair.val());
+        self.q_bypass_a.d.next = self.p_instr.q.val().opcode == self.op_buffer.val();
         self.q_last.d.next = self.p_last.q.val();
         self.q_bad.d.next = self.p_bad.q.val();
         self.q_a.d.next = self.buffer_a.read_data.val();
@@ -747,16 +771,18 @@ impl<
 
         // ---- Operand: into the ALU (left = lower ranks).
         self.operand_a.next = self.q_a.q.val();
-        self.operand_b.next = self.q_in.q.val();
-        if self.q_instr.q.val().opcode == self.op_pair.val() {
-            self.operand_b.next = self.q_b.q.val();
-        }
-        if self.q_instr.q.val().swap {
+        if self.q_a_is_in.q.val() {
             self.operand_a.next = self.q_in.q.val();
+        }
+        if self.q_a_is_b.q.val() {
+            self.operand_a.next = self.q_b.q.val();
+        }
+        self.operand_b.next = self.q_in.q.val();
+        if self.q_b_is_a.q.val() {
             self.operand_b.next = self.q_a.q.val();
-            if self.q_instr.q.val().opcode == self.op_pair.val() {
-                self.operand_a.next = self.q_b.q.val();
-            }
+        }
+        if self.q_b_is_b.q.val() {
+            self.operand_b.next = self.q_b.q.val();
         }
         self.alu.a.next = self.operand_a.val();
         self.alu.b.next = self.operand_b.val();
@@ -765,7 +791,7 @@ impl<
         self.alu.valid_in.next = self.q_valid.q.val();
         self.d_valid[0].d.next = self.q_valid.q.val();
         self.d_bypass[0].d.next = self.q_in.q.val();
-        if self.q_instr.q.val().opcode == self.op_buffer.val() {
+        if self.q_bypass_a.q.val() {
             self.d_bypass[0].d.next = self.q_a.q.val();
         }
         self.d_addr[0].d.next = self.q_addr.q.val();
