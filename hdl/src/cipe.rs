@@ -290,8 +290,17 @@ pub struct Cipe<
     // Issue stage.
     active: DFF<Bit>,
     instr: DFF<InstrWord>,
+    /// `instr` reads an input word (its opcode below `Buffer`), registered as it loads (so
+    /// `issue`, and the instruction's own load behind it, start at flip-flops).
+    instr_ni: DFF<Bit>,
     /// The instruction offered on `s_instr`.
     offered: Signal<Local, InstrWord>,
+    /// `offered` reads an input word.
+    offered_ni: Signal<Local, Bit>,
+    /// With an instruction active, its word issues now: `issue` with `active` high, from
+    /// flip-flops and the input's valid only (no fast-path or `cur` terms in front of the
+    /// instruction's load and the counters' enables).
+    issue_active: Signal<Local, Bit>,
     op_input: Constant<Bits<4>>,
     op_combine: Constant<Bits<4>>,
     op_buffer: Constant<Bits<4>>,
@@ -452,6 +461,9 @@ impl<
             active: Default::default(),
             instr: Default::default(),
             offered: Default::default(),
+            offered_ni: Default::default(),
+            issue_active: Default::default(),
+            instr_ni: Default::default(),
             op_input: Constant::new(bits::<4>(Opcode::Input as u64)),
             op_combine: Constant::new(bits::<4>(Opcode::Combine as u64)),
             op_buffer: Constant::new(bits::<4>(Opcode::Buffer as u64)),
@@ -555,10 +567,10 @@ impl<
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, active, instr, index, stirred, past_first, remaining, p_valid, p_in,
-            p_addr, p_instr, p_last, p_bad, q_valid, q_in, q_addr, q_instr, q_a_is_in, q_a_is_b,
-            q_b_is_a, q_b_is_b, q_bypass_a, q_last, q_bad, q_a, q_b, hz_cur, hz_off, hz_load,
-            last_word, soon_q, w_en, w_addr, w_data
+            self, clock, active, instr, instr_ni, index, stirred, past_first, remaining, p_valid,
+            p_in, p_addr, p_instr, p_last, p_bad, q_valid, q_in, q_addr, q_instr, q_a_is_in,
+            q_a_is_b, q_b_is_a, q_b_is_b, q_bypass_a, q_last, q_bad, q_a, q_b, hz_cur, hz_off,
+            hz_load, last_word, soon_q, w_en, w_addr, w_data
         );
         clock!(self, clock, alu, out);
         self.buffer_a.read_clock.next = self.clock.val();
@@ -682,7 +694,11 @@ impl<
             & self.s_instr.tvalid.val()
             & self.ahead.val().valid;
         self.go.next = (self.active.q.val() & !self.hazard.val()) | self.fast.val();
-        self.needs_input.next = self.cur.val().opcode < self.op_buffer.val();
+        self.offered_ni.next = self.offered.val().opcode < self.op_buffer.val();
+        self.needs_input.next = self.instr_ni.q.val();
+        if !self.active.q.val() & self.fast_first.val() {
+            self.needs_input.next = self.offered_ni.val();
+        }
         self.issue.next = self.go.val()
             & (self.s_axis.tvalid.val() | !self.needs_input.val())
             & !self.out.almost_full.val();
@@ -700,7 +716,10 @@ impl<
             | bit_cast::<AB, WB>(self.index.q.val().get_bits::<WB>(0));
         self.addr_d.next = (bit_cast::<AB, 7>(self.cur.val().slot_d) << self.WB.val())
             | bit_cast::<AB, WB>(self.index.q.val().get_bits::<WB>(0));
-        if self.issue.val() & self.active.q.val() {
+        self.issue_active.next = !self.hazard.val()
+            & (self.s_axis.tvalid.val() | !self.instr_ni.q.val())
+            & !self.out.almost_full.val();
+        if self.issue_active.val() & self.active.q.val() {
             self.index.d.next = self.index.q.val() + bits::<12>(1);
             self.past_first.d.next = true;
             self.remaining.d.next = self.remaining.q.val() - bits::<12>(1);
@@ -714,11 +733,12 @@ impl<
         }
         // A new instruction when idle or as the last word of the current one issues.
         self.s_instr.tready.next =
-            !self.active.q.val() | (self.issue.val() & self.last_word.q.val());
+            !self.active.q.val() | (self.issue_active.val() & self.last_word.q.val());
         self.load.next = self.s_instr.tvalid.val()
-            & (!self.active.q.val() | (self.issue.val() & self.last_word.q.val()));
+            & (!self.active.q.val() | (self.issue_active.val() & self.last_word.q.val()));
         if self.load.val() {
             self.instr.d.next = self.offered.val();
+            self.instr_ni.d.next = self.offered_ni.val();
             self.index.d.next = bits::<12>(0);
             self.past_first.d.next = false;
             self.remaining.d.next = self.offered.val().count - bits::<12>(1);
@@ -857,6 +877,7 @@ impl<
         if self.reset.val() {
             self.active.d.next = false;
             self.instr.d.next = bits::<64>(0).into();
+            self.instr_ni.d.next = bits::<4>(0) < self.op_buffer.val();
             self.index.d.next = bits::<12>(0);
             self.past_first.d.next = false;
             self.remaining.d.next = bits::<12>(0);
