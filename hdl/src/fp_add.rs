@@ -203,7 +203,7 @@ macro_rules! fp_adder {
             s4_sx: DFF<Bit>,
             s4_special: DFF<Special>,
             s4_valid: DFF<Bit>,
-            // Stage 4, near path: the count from the groups', coarse left shift, exponent.
+            // Stage 4, near path: the count finished, coarse left shift, exponent.
             lzc_total: LeadingZeroTotal64,
             s4_nv: DFF<Bits<$x>>,
             s4_nfine: DFF<Bits<3>>,
