@@ -24,6 +24,11 @@
 //! gap when the FIFO goes from one to two words: this is a queue of frames' side-band, not a
 //! stream.
 //!
+//! `data_next` and `empty_next` are what `data_out` and `empty` will be after the clock edge
+//! (`head`'s and `head_full`'s inputs): a reader that registers a decision on the head a clock
+//! ahead (the router's offload `tvalid`, a flip-flop with the value the head's would have, so
+//! that the CFE's arrival check starts from one register) uses them.
+//!
 //! `full` and `almost_full` are the RAM FIFO's (`head` is room on top: conservative); `write`
 //! while full and `read` while empty are ignored; `reset` empties it in one clock. Every output
 //! is assigned once per evaluation (see `collwire_flow::verilog_lint`).
@@ -44,6 +49,10 @@ pub struct BypassFifo<D: Synth, const N: usize, const NP1: usize, const ALMOST: 
     pub data_in: Signal<In, D>,
     pub full: Signal<Out, Bit>,
     pub almost_full: Signal<Out, Bit>,
+    /// `data_out` after the next clock edge.
+    pub data_next: Signal<Out, D>,
+    /// `empty` after the next clock edge.
+    pub empty_next: Signal<Out, Bit>,
     words: Fifo<D, N, NP1, ALMOST>,
     head: DFF<D>,
     head_full: DFF<Bit>,
@@ -57,6 +66,9 @@ pub struct BypassFifo<D: Synth, const N: usize, const NP1: usize, const ALMOST: 
     take_ram: Signal<Local, Bit>,
     /// ... the word written.
     take_in: Signal<Local, Bit>,
+    /// `head`'s and `head_full`'s next values.
+    head_next: Signal<Local, D>,
+    full_next: Signal<Local, Bit>,
 }
 
 impl<D: Synth, const N: usize, const NP1: usize, const ALMOST: u32> Default
@@ -73,6 +85,8 @@ impl<D: Synth, const N: usize, const NP1: usize, const ALMOST: u32> Default
             data_in: Default::default(),
             full: Default::default(),
             almost_full: Default::default(),
+            data_next: Default::default(),
+            empty_next: Default::default(),
             words: Default::default(),
             head: Default::default(),
             head_full: Default::default(),
@@ -82,6 +96,8 @@ impl<D: Synth, const N: usize, const NP1: usize, const ALMOST: u32> Default
             refill: Default::default(),
             take_ram: Default::default(),
             take_in: Default::default(),
+            head_next: Default::default(),
+            full_next: Default::default(),
         }
     }
 }
@@ -112,22 +128,27 @@ impl<D: Synth, const N: usize, const NP1: usize, const ALMOST: u32> Logic
         // `ent_pend` → the entry queue's write → the 570 enables was board64's worst path on
         // seed 3 at bce5998). A `head` loaded with nothing taken is not full: it holds the
         // word written (or whatever is on `data_in`), never shown.
+        self.head_next.next = self.head.q.val();
         if self.refill.val() {
             if self.words.empty.val() {
-                self.head.d.next = self.data_in.val();
+                self.head_next.next = self.data_in.val();
             } else {
-                self.head.d.next = self.words.data_out.val();
+                self.head_next.next = self.words.data_out.val();
             }
         }
-        self.head_full.d.next =
+        self.head.d.next = self.head_next.val();
+        self.full_next.next =
             self.take_ram.val() | self.take_in.val() | (self.head_full.q.val() & !self.pop.val());
         if self.take_ram.val() | self.take_in.val() {
             self.from_ram.d.next = self.take_ram.val();
         }
         if self.reset.val() {
-            self.head_full.d.next = false;
+            self.full_next.next = false;
             self.from_ram.d.next = false;
         }
+        self.head_full.d.next = self.full_next.val();
+        self.data_next.next = self.head_next.val();
+        self.empty_next.next = !self.full_next.val();
         self.data_out.next = self.head.q.val();
         self.empty.next = !self.head_full.q.val();
         self.full.next = self.words.full.val();

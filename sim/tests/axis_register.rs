@@ -1,7 +1,8 @@
 //! AXI-Stream register slice through Verilator at both widths: every beat leaves unchanged
 //! (data, keep, last, user) and in order under random valid and ready; with both always high a
 //! beat leaves on every clock, one clock after it came in; `s_axis_tready` and every output
-//! change only at a clock edge (no combinational path through the slice); `reset` empties it.
+//! change only at a clock edge (no combinational path through the slice); `m_tvalid_next` is
+//! `m_axis_tvalid` after the edge; `reset` empties it.
 
 use collwire_sim::axis::{Beat, Source};
 use collwire_sim::fpu_check::SplitMix;
@@ -20,6 +21,8 @@ trait SlicePorts {
     fn tick(&mut self);
     fn in_ready(&self) -> bool;
     fn out(&self) -> Option<Beat>;
+    /// `m_axis_tvalid` after the next edge (`m_tvalid_next`).
+    fn valid_next(&self) -> bool;
 }
 
 macro_rules! slice {
@@ -57,6 +60,9 @@ macro_rules! slice {
             }
             fn in_ready(&self) -> bool {
                 self.s_axis_tready() == 1
+            }
+            fn valid_next(&self) -> bool {
+                self.m_tvalid_next() == 1
             }
             fn out(&self) -> Option<Beat> {
                 (self.m_axis_tvalid() == 1).then(|| Beat {
@@ -122,7 +128,14 @@ fn stream<S: Slice>(seed: u64, idle: u64, ready: u64) -> (usize, usize) {
         {
             got.push(b);
         }
+        let valid_next = m.valid_next();
         m.tick();
+        m.eval();
+        assert_eq!(
+            m.out().is_some(),
+            valid_next,
+            "m_tvalid_next against m_axis_tvalid after the edge"
+        );
         clocks += 1;
     }
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {

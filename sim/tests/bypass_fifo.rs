@@ -4,7 +4,8 @@
 //! before is the head on the next clock, any other word no later than two clocks after it was
 //! written once every older word has gone; `full` only with at least six words held (the
 //! block-RAM FIFO's room, from a flip-flop: seven words a clock ago, one popped since at most),
-//! never with five or fewer; `reset` empties it. Random writes,
+//! never with five or fewer; `reset` empties it; `empty_next` and `data_next` are `empty` and
+//! `data_out` a clock later. Random writes,
 //! reads and resets on every clock, in bursts so that it fills and drains.
 //!
 //! And clock for clock against [`Reference`], a model of the first design (a register in front
@@ -72,6 +73,8 @@ fn bypass_fifo_matches_a_queue_and_shows_a_word_written_into_it_empty_a_clock_la
     let mut front_since = 0u64;
     let mut reference = Reference::default();
     let (mut fast, mut reads, mut fulls) = (0, 0, 0);
+    // `empty_next` / `data_next` of the clock before (what the head is now).
+    let mut ahead: Option<(bool, u64)> = None;
     for cycle in 0..60_000u64 {
         let phase = (cycle / 41) % 3;
         let write = rng.next_u64() % 4 < [3, 1, 2][phase as usize];
@@ -84,6 +87,13 @@ fn bypass_fifo_matches_a_queue_and_shows_a_word_written_into_it_empty_a_clock_la
         dut.set_data_in(data);
         dut.eval();
         let empty = dut.empty() == 1;
+        if let Some((e, d)) = ahead {
+            assert_eq!(empty, e, "cycle {cycle}: empty against empty_next");
+            if !empty {
+                assert_eq!(dut.data_out(), d, "cycle {cycle}: head against data_next");
+            }
+        }
+        ahead = Some((dut.empty_next() == 1, dut.data_next()));
         if let Some(&(word, at, quiet)) = q.front() {
             let due = if quiet {
                 at + 1
