@@ -14,7 +14,8 @@
 //! A request from the host (port 0) or a partial/result from another board enters through the
 //! arbiter, is recognised by the router, stored by the CFE into a CIPE buffer, and the
 //! segment's program sends its results as new frames (`frame_builder`) to the host and to other
-//! boards, merged with pass-through and transit traffic into the output queues.
+//! boards, merged with pass-through and transit traffic into the output queues. At 64 bits a
+//! register slice sits between the arbiter and the router ([`ingress_slice`]).
 //!
 //! One block for both widths: [`Board64`] (ZedBoard: host + 3 ports) and [`Board256`]
 //! (NetFPGA SUME: host + 4 ports). Configuration (`cfg_*`) is the CFE's ([`crate::cfe::cfg`]);
@@ -32,6 +33,17 @@ use crate::frame_router::FrameRouter;
 use crate::offload_splitter::OffloadSplitter;
 use crate::output_queues::OutputQueues;
 use crate::statistics::{STAT_INDEX_BITS, STATS, Statistics};
+
+/// Whether the `w`-bit board has a register slice between the input arbiter and the router
+/// (`in_reg`): at 64 bits, where the arbiter's grant → its merged beat → the router's accept,
+/// header capture and classifier start was board64's worst path on seed 2 at fef1ca6 (7 cells,
+/// 1.25 / 5.97 ns, 138.4 MHz). Its clock is on every hop; at 64 bits the engine hop gets it back
+/// from the router's early verdict (`hdl/src/frame_router.rs`, since then at 64 bits too), the transit and
+/// pass-through hops have room under their targets (≤ 14 and ≤ 12). At 256 bits the transit
+/// hop is at its target (8) and the slice is left out.
+pub const fn ingress_slice(w: usize) -> bool {
+    w < 256
+}
 
 /// A board of `N` ports and a `W`-bit datapath. Stable Rust cannot compute one const
 /// parameter from another (`generic_const_exprs`), so every width the blocks inside need is a
@@ -84,6 +96,10 @@ pub struct Board<
     /// `cfg::STATS`; 0 elsewhere), combinational.
     pub cfg_rdata: Signal<Out, Bits<32>>,
     arbiter: AxisArbiter<W, K, N>,
+    /// The register slice between the arbiter and the router, where [`ingress_slice`] says
+    /// (`in_slice`); else unused (its input never valid), and removed by synthesis.
+    in_reg: AxisRegister<W, K>,
+    in_slice: Constant<Bit>,
     router: FrameRouter<W, K, BB, LAST, USER, DL, DL1, HB>,
     cfe: Cfe,
     splitter: OffloadSplitter<W, K, HB>,
@@ -157,6 +173,8 @@ impl<
             cfe_state: Default::default(),
             cfg_rdata: Default::default(),
             arbiter: AxisArbiter::ready_always(),
+            in_reg: Default::default(),
+            in_slice: Constant::new(ingress_slice(W)),
             router: Default::default(),
             cfe: Cfe::new(K),
             splitter: Default::default(),
@@ -207,6 +225,7 @@ impl<
     #[hdl_gen]
     fn update(&mut self) {
         self.arbiter.clock.next = self.clock.val();
+        self.in_reg.clock.next = self.clock.val();
         self.router.clock.next = self.clock.val();
         self.cfe.clock.next = self.clock.val();
         self.splitter.clock.next = self.clock.val();
@@ -221,6 +240,7 @@ impl<
         self.stats.clock.next = self.clock.val();
         self.stats.reset.next = self.reset.val();
         self.arbiter.reset.next = self.reset.val();
+        self.in_reg.reset.next = self.reset.val();
         self.router.reset.next = self.reset.val();
         self.cfe.reset.next = self.reset.val();
         self.splitter.reset.next = self.reset.val();
@@ -247,7 +267,28 @@ impl<
             self.arbiter.s_flag[i].next = false;
             self.s_axis[i].tready.next = self.arbiter.s_axis[i].tready.val();
         }
-        AxisSource::<W, K>::join(&mut self.arbiter.m_axis, &mut self.router.s_axis);
+        // The merged frames to the router, through the slice where there is one.
+        self.in_reg.s_axis.tdata.next = self.arbiter.m_axis.tdata.val();
+        self.in_reg.s_axis.tkeep.next = self.arbiter.m_axis.tkeep.val();
+        self.in_reg.s_axis.tlast.next = self.arbiter.m_axis.tlast.val();
+        self.in_reg.s_axis.tuser.next = self.arbiter.m_axis.tuser.val();
+        self.in_reg.s_axis.tvalid.next = self.arbiter.m_axis.tvalid.val() & self.in_slice.val();
+        self.in_reg.m_axis.tready.next = self.router.s_axis.tready.val();
+        if self.in_slice.val() {
+            self.router.s_axis.tdata.next = self.in_reg.m_axis.tdata.val();
+            self.router.s_axis.tkeep.next = self.in_reg.m_axis.tkeep.val();
+            self.router.s_axis.tlast.next = self.in_reg.m_axis.tlast.val();
+            self.router.s_axis.tuser.next = self.in_reg.m_axis.tuser.val();
+            self.router.s_axis.tvalid.next = self.in_reg.m_axis.tvalid.val();
+            self.arbiter.m_axis.tready.next = self.in_reg.s_axis.tready.val();
+        } else {
+            self.router.s_axis.tdata.next = self.arbiter.m_axis.tdata.val();
+            self.router.s_axis.tkeep.next = self.arbiter.m_axis.tkeep.val();
+            self.router.s_axis.tlast.next = self.arbiter.m_axis.tlast.val();
+            self.router.s_axis.tuser.next = self.arbiter.m_axis.tuser.val();
+            self.router.s_axis.tvalid.next = self.arbiter.m_axis.tvalid.val();
+            self.arbiter.m_axis.tready.next = self.router.s_axis.tready.val();
+        }
         // The MACs' frames carry no destination yet: the input arbiter waits only on the router
         // (it is made `ready_always` and does not read this).
         self.arbiter.dst_ready.next = bits::<8>(0xff);

@@ -111,16 +111,14 @@ pub const DECIDE_BYTES: usize = {
 /// frame was still arriving; a beat more has come since.
 pub const TRANSIT_LAG: usize = CLASSIFY_LATENCY;
 
-/// Whether the `w`-bit router writes an offload frame's verdict into its verdict queue a clock
-/// before the classifier registers it ([`crate::offload_classifier::EARLY_LATENCY`]): its last
-/// step, the divisibility compare, goes into the queue's head (a flip-flop) instead of the
-/// classifier's own register, so the engine sees the frame a clock sooner. At 256 bits, where
-/// that clock is on the engine hop (the header's 2 beats hide none of the classifier); at 64
-/// the frame's 8 beats hide it. Transit frames' verdicts are read from the registered outputs
-/// at both widths.
-pub const fn early_verdict(w: usize) -> bool {
-    w >= 256
-}
+// The router writes an offload frame's verdict into its verdict queue a clock before the
+// classifier registers it (`offload_classifier::EARLY_LATENCY`): its last step, the
+// divisibility compare, goes into the queue's head (a flip-flop) instead of the classifier's
+// own register, so the engine sees the frame a clock sooner (the early verdict). At 256 bits
+// since 2026-12-03, where that clock is on the engine hop (the header's 2 beats hide none of
+// the classifier); at 64 bits too since later that day, where it pays for the register slice
+// in front of the router (`board::ingress_slice`). Transit frames' verdicts are read
+// from the registered outputs.
 
 /// A 512-bit header mask with lane `lane` (`w` bits wide) cleared and every other bit set.
 fn lane_mask(lane: usize, w: usize) -> Bits<512> {
@@ -295,9 +293,8 @@ pub struct FrameRouter<
     /// by then; and the classifier tags (`tag_start`, `ttag_start`) are set from the class
     /// as it is set, a clock after the header's last beat, one stage shorter after it.
     late_end: Constant<Bit>,
-    /// [`early_verdict`]: the verdict queue is written from the classifier's early outputs.
-    early_v: Constant<Bit>,
-    /// The offload tag as the early verdict comes (a stage before `tag_v`).
+    /// The offload tag as the early verdict comes (the verdict queue is written from the
+    /// classifier's early outputs, a stage before its registered ones).
     tag_e: Signal<Local, Bit>,
     /// Drives the verdict queue's `write`, assigned to it once.
     v_write: Signal<Local, Bit>,
@@ -307,8 +304,7 @@ pub struct FrameRouter<
     set_here: Signal<Local, Bit>,
     /// `tails`' write, assigned once (a crossing into another block).
     tail_write: Signal<Local, Bit>,
-    /// The tag delay lines' outputs, in step with the classifier's verdict.
-    tag_v: Signal<Local, Bit>,
+    /// The transit tag delay line's output, in step with the classifier's verdict.
     ttag_v: Signal<Local, Bit>,
     /// The class being set now (`late`) is pass-through / offload, and no class is queued.
     by_pass: Signal<Local, Bit>,
@@ -443,7 +439,7 @@ pub struct FrameRouter<
     /// `tag_start`, set as the class is set), then delayed as the classifier is.
     tag_start: DFF<Bit>,
     tag_go: Signal<Local, Bit>,
-    tag: [DFF<Bit>; 3],
+    tag: [DFF<Bit>; 2],
     /// The same for a transit frame (its verdict is queued beside it).
     ttag_start: DFF<Bit>,
     ttag_go: Signal<Local, Bit>,
@@ -637,13 +633,11 @@ impl<
             w_class: Default::default(),
             late: Constant::new(late),
             late_end: Constant::new(late_end),
-            early_v: Constant::new(early_verdict(W)),
             tag_e: Default::default(),
             v_write: Default::default(),
             dq_last: Default::default(),
             set_here: Default::default(),
             tail_write: Default::default(),
-            tag_v: Default::default(),
             ttag_v: Default::default(),
             by_pass: Default::default(),
             by_off: Default::default(),
@@ -818,8 +812,10 @@ impl<
             pop_pending,
             offload_valid
         );
-        for i in 0..3 {
+        for i in 0..2 {
             self.tag[i].clock.next = self.clock.val();
+        }
+        for i in 0..3 {
             self.ttag[i].clock.next = self.clock.val();
         }
         self.route_table.cfg_we.next = self.cfg_we.val();
@@ -1059,15 +1055,12 @@ impl<
         self.tails.data_in.next = self.capture.len_ok.val();
         self.tag[0].d.next = self.tag_go.val();
         self.tag[1].d.next = self.tag[0].q.val();
-        self.tag[2].d.next = self.tag[1].q.val();
         self.ttag[0].d.next = self.ttag_go.val();
         self.ttag[1].d.next = self.ttag[0].q.val();
         self.ttag[2].d.next = self.ttag[1].q.val();
-        self.tag_v.next = self.tag[2].q.val();
         self.ttag_v.next = self.ttag[2].q.val();
         self.tag_e.next = self.tag[1].q.val();
         if self.late_end.val() {
-            self.tag_v.next = self.tag[1].q.val();
             self.ttag_v.next = self.ttag[1].q.val();
             self.tag_e.next = self.tag[0].q.val();
         }
@@ -1108,23 +1101,13 @@ impl<
             | (self.capture.frame_done.val() & self.capture.short_frame.val());
         self.classifier.short_frame.next =
             self.capture.frame_done.val() & self.capture.short_frame.val();
-        // The queue's inputs come from one of the classifier's two sets of outputs, fixed by
-        // the width ([`early_verdict`]).
-        if self.early_v.val() {
-            self.v_write.next = self.classifier.early_valid.val() & self.tag_e.val();
-            self.verdict_in.next.offload = self.classifier.early_offload.val();
-            self.verdict_in.next.unsupported = self.classifier.early_unsupported.val();
-            self.verdict_in.next.payload_len = self.classifier.early_payload_len.val();
-            self.verdict_in.next.fields = self.classifier.early_fields.val();
-            self.verdict_in.next.dir_index = self.classifier.early_dir_index.val();
-        } else {
-            self.v_write.next = self.classifier.verdict_valid.val() & self.tag_v.val();
-            self.verdict_in.next.offload = self.classifier.offload.val();
-            self.verdict_in.next.unsupported = self.classifier.unsupported.val();
-            self.verdict_in.next.payload_len = self.classifier.payload_len.val();
-            self.verdict_in.next.fields = self.classifier.fields.val();
-            self.verdict_in.next.dir_index = self.classifier.dir_index.val();
-        }
+        // The queue's inputs: the classifier's early outputs (the early verdict, above).
+        self.v_write.next = self.classifier.early_valid.val() & self.tag_e.val();
+        self.verdict_in.next.offload = self.classifier.early_offload.val();
+        self.verdict_in.next.unsupported = self.classifier.early_unsupported.val();
+        self.verdict_in.next.payload_len = self.classifier.early_payload_len.val();
+        self.verdict_in.next.fields = self.classifier.early_fields.val();
+        self.verdict_in.next.dir_index = self.classifier.early_dir_index.val();
         self.verdicts.write.next = self.v_write.val();
         self.verdicts.data_in.next = self.verdict_in.val();
         self.t_arrive.next = self.classifier.verdict_valid.val() & self.ttag_v.val();

@@ -132,8 +132,8 @@ pub struct OffloadClassifier {
     /// The same verdict a clock earlier ([`EARLY_LATENCY`] clocks after `start`), its last
     /// step (the divisibility compare) not registered: `early_offload` and `early_unsupported`
     /// come out of that compare, the fields, payload length and directory index from stage 1's
-    /// registers. For a reader that registers them (the 256-bit router's verdict queue, whose
-    /// head is a flip-flop: [`crate::frame_router::early_verdict`]).
+    /// registers. For a reader that registers them (the router's verdict queue, whose
+    /// head is a flip-flop: the router's early verdict, `hdl/src/frame_router.rs`).
     pub early_valid: Signal<Out, Bit>,
     pub early_offload: Signal<Out, Bit>,
     pub early_unsupported: Signal<Out, Bit>,
