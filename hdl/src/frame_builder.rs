@@ -357,6 +357,7 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
         self.s_axis.tready.next = self.out_s_tready.val();
         self.pop_q.d.next = self.pop_entry.val();
         self.entries.read.next = self.pop_q.q.val();
+        self.entries.read_next.next = self.pop_entry.val() & !self.reset.val();
         self.entries.reset.next = self.reset.val();
         if self.reset.val() {
             self.pop_q.d.next = false;

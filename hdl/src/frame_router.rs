@@ -1331,6 +1331,7 @@ impl<
             self.pop_next.next = false;
         }
         self.pop_pending.d.next = self.pop_next.val();
+        self.verdicts.read_next.next = self.pop_next.val();
         // `head.offload & head_valid` as it will be after the edge.
         self.head_after.next = self.verdicts.data_next.val();
         self.offload_valid.d.next = self.head_after.val().offload

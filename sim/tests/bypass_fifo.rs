@@ -6,7 +6,8 @@
 //! block-RAM FIFO's room, from a flip-flop: seven words a clock ago, one popped since at most),
 //! never with five or fewer; `reset` empties it; `empty_next` and `data_next` are `empty` and
 //! `data_out` a clock later. Random writes,
-//! reads and resets on every clock, in bursts so that it fills and drains.
+//! reads and resets on every clock, in bursts so that it fills and drains; each read is given a
+//! clock ahead on `read_next` too, as its readers' flip-flops do.
 //!
 //! And clock for clock against [`Reference`], a model of the first design (a register in front
 //! of a block-RAM FIFO whose words show two clocks after their write): the router's verdict
@@ -75,14 +76,17 @@ fn bypass_fifo_matches_a_queue_and_shows_a_word_written_into_it_empty_a_clock_la
     let (mut fast, mut reads, mut fulls) = (0, 0, 0);
     // `empty_next` / `data_next` of the clock before (what the head is now).
     let mut ahead: Option<(bool, u64)> = None;
+    // `read` is chosen a clock ahead and given as `read_next` first, as a reader's flip-flop.
+    let mut read = false;
     for cycle in 0..60_000u64 {
         let phase = (cycle / 41) % 3;
         let write = rng.next_u64() % 4 < [3, 1, 2][phase as usize];
-        let read = rng.next_u64() % 4 < [1, 3, 2][phase as usize];
+        let read_next = rng.next_u64() % 4 < [1, 3, 2][phase as usize];
         let reset = rng.next_u64().is_multiple_of(3_000);
         let data = rng.next_u64() & 0xff;
         dut.set_write(u64::from(write));
         dut.set_read(u64::from(read));
+        dut.set_read_next(u64::from(read_next));
         dut.set_reset(u64::from(reset));
         dut.set_data_in(data);
         dut.eval();
@@ -136,6 +140,7 @@ fn bypass_fifo_matches_a_queue_and_shows_a_word_written_into_it_empty_a_clock_la
             q.push_back((data, cycle, quiet));
         }
         wrote_last = write && !full;
+        read = read_next;
         if reset {
             q.clear();
             wrote_last = false;
