@@ -22,9 +22,11 @@
 //! in the ring's staging register then, is compared there). So on
 //! the clock before a lookup no command may write or file a key (`store` with `alloc`,
 //! `cancel`, `retire`, `reclaim`): the engine's `Idle`, which takes the arrival then, issues
-//! only `reclaim`, and never on that clock. (The oldest done context, which a lookup takes when
-//! no context is free, is read from a register for the same reason: `retire` and `store` with
-//! `alloc` are the commands that move the queue of done contexts.) The long history's answer
+//! only `reclaim`, and never on that clock. (The context a miss takes, the first free one or,
+//! with none free, the oldest done one, is found the clock before the lookup and read from
+//! registers for the same reason; so no `unstore` with `unstore_free`, which frees a context,
+//! may come then either: the engine gives it only in `Tail`. A `reset` may: it registers
+//! context 0, free after it.) The long history's answer
 //! (`hist_late`) comes a clock after the lookup's, an AND of compares registered the clock
 //! before (`peek_key` asked for it two clocks before; `key` must be the arrival's from the
 //! lookup's clock on). The engine holds the arrival for a
@@ -235,20 +237,26 @@ pub struct ContextTable {
     limit_less1: Signal<Local, Bits<SILENCE_BITS>>,
     silence_max: Constant<Bits<SILENCE_BITS>>,
     /// `silent` from a flip-flop: each context's `c_mute` flip-flop, selected by `ctx`'s next
-    /// value (on a lookup the hit, the first free or the oldest done context, as `hit_pc`,
-    /// `free_pc` and `oldest_pc` are; else `ctx` as it is); low after a reset. Not `c_mute`
+    /// value (on a lookup the hit context or the one a miss takes, as `hit_pc` and `miss_pc`
+    /// are; else `ctx` as it is); low after a reset. Not `c_mute`
     /// selected by `ctx` a clock later: `ctx` → 8:1 select → the engine's `Scan` decision
     /// was the CFE's worst path, seed 2, once the counters no longer were.
     r_silent: DFF<Bit>,
     s_keep: Signal<Local, Bit>,
     s_hit: Signal<Local, Bit>,
-    s_free: Signal<Local, Bit>,
-    s_oldest: Signal<Local, Bit>,
+    s_miss: Signal<Local, Bit>,
     index: [Constant<Bits<3>>; 8],
     age_max: Constant<Bits<AGE_BITS>>,
     c_age: [DFF<Bits<AGE_BITS>>; 8],
-    /// Expiry, stage 1: which contexts have expired, and no command this clock.
+    /// Expiry, stage 1: the lowest context that has expired (at most one bit set), and no
+    /// command this clock. The lowest is found here, from the age compares (`exp_now`), so
+    /// stage 2 selects the key and number with an AND-OR of flip-flops. (A priority select
+    /// over the eight expired flags in stage 2, a select that also drove the 48 key bits'
+    /// multiplexers, was board64's worst path on seed 3 at df3a419: 4 cells, 7.2 ns of
+    /// route, 123.8 MHz.)
     r_exp_vec: [DFF<Bit>; 8],
+    /// The contexts that expire now, one bit each.
+    exp_now: Signal<Local, Bits<8>>,
     r_quiet: DFF<Bit>,
     /// Stage 2: the lowest expired context and its key (no command the clock before;
     /// `expired_now` adds the clock after).
@@ -273,16 +281,21 @@ pub struct ContextTable {
     d_tail: Signal<Local, Bits<3>>,
     /// The oldest done context.
     d_oldest: Signal<Local, Bits<3>>,
-    /// `d_oldest`, registered: the commands that move the queue (`retire`, `store` with
-    /// `alloc`) never come the clock before a lookup, which reads it (`d_head` → `d_fifo`
-    /// select → the contexts' counter select → `r_ctx_pc` was the cfe block's worst path on
-    /// one seed).
-    r_oldest: DFF<Bits<3>>,
-    /// `r_oldest` one-hot, loaded with it: it selects the oldest context's counter and mute
-    /// (an AND-OR of flip-flops, not `r_oldest` → a compare per context → the selects:
-    /// `r_oldest` → `r_ctx_pc` was the table's deepest path at 13a42b1, 9 levels, and
-    /// `r_ctx_pc` among board64's late registers on both seeds).
-    r_oldest_is: DFFWithInit<Bits<8>>,
+    /// The context a miss takes (the first free one, else the oldest done one), found the
+    /// clock before the lookup from the flags as they are then and registered, one-hot
+    /// (`r_miss_is`, context 0 at power-on), numbered (`r_miss_idx`), and whether one is free
+    /// (`r_any_free`, high at power-on). No command that opens or frees a context or moves the
+    /// queue of done ones comes the clock before a lookup (the module doc), so these are the
+    /// lookup's own. The lookup then only picks between the hit context and this one: an
+    /// AND-OR of flip-flops selects its counter and mute. (The first-free search on the valid
+    /// flags, then the select of its counter, then the choice between free and oldest, then
+    /// the hit's, in front of `r_ctx_pc` was board64's worst path on seed 5 at 07ea5f7, 8
+    /// cells; the oldest done context was registered for the same reason before: `d_head` →
+    /// `d_fifo` → `r_ctx_pc` on one seed, and at 13a42b1 the table's deepest path, 9 levels.)
+    r_miss_is: DFFWithInit<Bits<8>>,
+    r_miss_idx: DFF<Bits<3>>,
+    r_any_free: DFFWithInit<Bit>,
+    miss_is_next: Signal<Local, Bits<8>>,
     l_oldest_is: Signal<Local, Bits<8>>,
     /// The open contexts, one bit each.
     valid_vec: Signal<Local, Bits<8>>,
@@ -293,6 +306,8 @@ pub struct ContextTable {
     r_evict: DFF<Bit>,
     r_done: DFF<Bit>,
     l_done: Signal<Local, Bit>,
+    /// A context is free now, and the first free one (number, one-hot): for the next
+    /// clock's lookup, through `r_miss_is`.
     any_free: Signal<Local, Bit>,
     dirty: [DFF<Bit>; 8],
     c_key: [DFF<Bits<48>>; 8],
@@ -338,8 +353,7 @@ pub struct ContextTable {
     /// them without the context's number being encoded and decoded again in between (the
     /// matches → `ctx` → its counter was board64's worst path at 127c60c, seed 1).
     hit_pc: Signal<Local, Bits<12>>,
-    free_pc: Signal<Local, Bits<12>>,
-    oldest_pc: Signal<Local, Bits<12>>,
+    miss_pc: Signal<Local, Bits<12>>,
     /// `pick`'s counter (0 without one), selected by the pick's tree, not through `pick`.
     pick_or: Signal<Local, Bits<12>>,
     /// The contexts with news (`valid` and `dirty`), one bit each. The lowest is `pick`,
@@ -405,11 +419,10 @@ pub struct ContextTable {
     r_present: DFF<Bit>,
     hit_idx: Signal<Local, Bits<3>>,
     free_idx: Signal<Local, Bits<3>>,
-    /// The context `l_ctx` names, one-hot, built from the hit, free and oldest contexts' own
-    /// one-hot vectors (not decoded from `l_ctx`).
+    /// The context `l_ctx` names, one-hot, built from the hit context's and `r_miss_is` (not
+    /// decoded from `l_ctx`).
     hit_vec: Signal<Local, Bits<8>>,
     free_vec: Signal<Local, Bits<8>>,
-    oldest_vec: Signal<Local, Bits<8>>,
     ctx_vec: Signal<Local, Bits<8>>,
     onehot: [Constant<Bits<8>>; 8],
     cur_key: Signal<Local, Bits<48>>,
@@ -487,8 +500,10 @@ impl Default for ContextTable {
             d_count: Default::default(),
             d_tail: Default::default(),
             d_oldest: Default::default(),
-            r_oldest: Default::default(),
-            r_oldest_is: DFFWithInit::new(bits::<8>(1)),
+            r_miss_idx: Default::default(),
+            r_miss_is: DFFWithInit::new(bits::<8>(1)),
+            r_any_free: DFFWithInit::new(true),
+            miss_is_next: Default::default(),
             l_oldest_is: Default::default(),
             valid_vec: Default::default(),
             below: std::array::from_fn(|c| Constant::new(bits::<8>((1 << c) - 1))),
@@ -570,8 +585,7 @@ impl Default for ContextTable {
             r_silent: Default::default(),
             s_keep: Default::default(),
             s_hit: Default::default(),
-            s_free: Default::default(),
-            s_oldest: Default::default(),
+            s_miss: Default::default(),
             index: std::array::from_fn(|i| Constant::new(bits::<3>(i as u64))),
             age_max: Constant::new(Bits::<AGE_BITS>::mask()),
             silence_max: Constant::new(Bits::<SILENCE_BITS>::mask()),
@@ -583,6 +597,7 @@ impl Default for ContextTable {
             r_exp_idx: Default::default(),
             r_exp_key: Default::default(),
             exp_found: Default::default(),
+            exp_now: Default::default(),
             exp_idx: Default::default(),
             exp_key: Default::default(),
             any_command: Default::default(),
@@ -610,8 +625,7 @@ impl Default for ContextTable {
             r_cur_done: Default::default(),
             pick_or: Default::default(),
             hit_pc: Default::default(),
-            free_pc: Default::default(),
-            oldest_pc: Default::default(),
+            miss_pc: Default::default(),
             news: Default::default(),
             news_below: Default::default(),
             p_has: Default::default(),
@@ -644,7 +658,6 @@ impl Default for ContextTable {
             r_ctx_is: std::array::from_fn(|c| DFFWithInit::new(c == 0)),
             hit_vec: Default::default(),
             free_vec: Default::default(),
-            oldest_vec: Default::default(),
             ctx_vec: Default::default(),
             onehot: std::array::from_fn(|c| Constant::new(bits::<8>(1 << c))),
             r_sig_match: Default::default(),
@@ -677,7 +690,7 @@ impl Logic for ContextTable {
             r_exp_idx,
             r_exp_key,
             d_head,
-            r_oldest,
+            r_miss_idx,
             d_count,
             r_evict,
             r_done,
@@ -764,7 +777,6 @@ impl Logic for ContextTable {
         self.l_sig_match.next = false;
         self.hit_present.next = bits::<8>(0);
         self.hit_pc.next = bits::<12>(0);
-        self.free_pc.next = bits::<12>(0);
         for c in 0..8 {
             // At most one open context holds a key (a context opens only on a miss): the
             // matches are ORed, not priority-encoded, and the hit context's bits are read
@@ -795,7 +807,6 @@ impl Logic for ContextTable {
             {
                 self.free_idx.next = self.free_idx.val() | self.index[c].val();
                 self.free_vec.next = self.free_vec.val() | self.onehot[c].val();
-                self.free_pc.next = self.free_pc.val() | self.c_pc[c].q.val();
             }
         }
         for c in 0..8 {
@@ -817,34 +828,42 @@ impl Logic for ContextTable {
                 self.d_oldest.next = self.d_fifo[c].q.val();
             }
         }
-        self.r_oldest.d.next = self.d_oldest.val();
         self.l_oldest_is.next = bits::<8>(0);
-        self.oldest_pc.next = bits::<12>(0);
         for c in 0..8 {
             if self.d_oldest.val() == self.index[c].val() {
                 self.l_oldest_is.next = self.onehot[c].val();
             }
-            if self.r_oldest_is.q.val().get_bit(c) {
-                self.oldest_pc.next = self.oldest_pc.val() | self.c_pc[c].q.val();
+        }
+        // The context a miss would take, registered for the next clock's lookup (see
+        // `r_miss_is`); context 0 after a reset, which frees them all.
+        self.r_miss_is.clock.next = self.clock.val();
+        self.r_any_free.clock.next = self.clock.val();
+        self.miss_is_next.next = self.l_oldest_is.val();
+        self.r_miss_idx.d.next = self.d_oldest.val();
+        if self.any_free.val() {
+            self.miss_is_next.next = self.free_vec.val();
+            self.r_miss_idx.d.next = self.free_idx.val();
+        }
+        if self.reset.val() {
+            self.miss_is_next.next = bits::<8>(1);
+            self.r_miss_idx.d.next = bits::<3>(0);
+        }
+        // Assigned once (flip-flops with a power-on value: `collwire_flow::verilog_lint`).
+        self.r_miss_is.d.next = self.miss_is_next.val();
+        self.r_any_free.d.next = self.any_free.val() | self.reset.val();
+        self.miss_pc.next = bits::<12>(0);
+        for c in 0..8 {
+            if self.r_miss_is.q.val().get_bit(c) {
+                self.miss_pc.next = self.miss_pc.val() | self.c_pc[c].q.val();
             }
         }
-        self.oldest_vec.next = self.r_oldest_is.q.val();
-        // Assigned once (a flip-flop with a power-on value: `collwire_flow::verilog_lint`).
-        self.r_oldest_is.clock.next = self.clock.val();
-        self.r_oldest_is.d.next = self.l_oldest_is.val();
         self.d_tail.next = self.d_head.q.val() + bit_cast::<3, 4>(self.d_count.q.val());
-        self.l_has_free.next = self.any_free.val() | (self.d_count.q.val() != bits::<4>(0));
-        self.l_ctx.next = self.free_idx.val();
-        if !self.any_free.val() {
-            self.l_ctx.next = self.r_oldest.q.val();
-        }
+        self.l_has_free.next = self.r_any_free.q.val() | (self.d_count.q.val() != bits::<4>(0));
+        self.l_ctx.next = self.r_miss_idx.q.val();
         if self.l_hit.val() {
             self.l_ctx.next = self.hit_idx.val();
         }
-        self.ctx_vec.next = self.free_vec.val();
-        if !self.any_free.val() {
-            self.ctx_vec.next = self.oldest_vec.val();
-        }
+        self.ctx_vec.next = self.r_miss_is.q.val();
         if self.l_hit.val() {
             self.ctx_vec.next = self.hit_vec.val();
         }
@@ -852,7 +871,7 @@ impl Logic for ContextTable {
         if self.lookup.val() {
             self.r_hit.d.next = self.l_hit.val();
             self.r_done.d.next = self.l_done.val();
-            self.r_evict.d.next = !self.any_free.val();
+            self.r_evict.d.next = !self.r_any_free.q.val();
             self.r_hit_idx.d.next = self.hit_idx.val();
             self.r_has_free.d.next = self.l_has_free.val();
             self.r_late.d.next = self.l_late.val();
@@ -973,15 +992,23 @@ impl Logic for ContextTable {
         self.exp_found.next = false;
         self.exp_idx.next = bits::<3>(0);
         self.exp_key.next = bits::<48>(0);
+        self.exp_now.next = bits::<8>(0);
         for c in 0..8 {
-            self.r_exp_vec[c].d.next = self.valid[c].q.val()
+            if self.valid[c].q.val()
                 & !self.c_done[c].q.val()
                 & (self.age_limit.val() != bits::<AGE_BITS>(0))
-                & (self.c_age[c].q.val() >= self.age_limit.val());
-            if self.r_exp_vec[c].q.val() & !self.exp_found.val() {
+                & (self.c_age[c].q.val() >= self.age_limit.val())
+            {
+                self.exp_now.next = self.exp_now.val() | self.onehot[c].val();
+            }
+        }
+        for c in 0..8 {
+            self.r_exp_vec[c].d.next = self.exp_now.val().get_bit(c)
+                & ((self.exp_now.val() & self.below[c].val()) == bits::<8>(0));
+            if self.r_exp_vec[c].q.val() {
                 self.exp_found.next = true;
-                self.exp_idx.next = self.index[c].val();
-                self.exp_key.next = self.c_key[c].q.val();
+                self.exp_idx.next = self.exp_idx.val() | self.index[c].val();
+                self.exp_key.next = self.exp_key.val() | self.c_key[c].q.val();
             }
         }
         self.any_command.next = self.store.val()
@@ -1222,10 +1249,7 @@ impl Logic for ContextTable {
             self.r_ctx_pc.d.next = self.r_ctx_pc.q.val() - bits::<12>(1);
         }
         if self.lookup.val() {
-            self.r_ctx_pc.d.next = self.oldest_pc.val();
-            if self.any_free.val() {
-                self.r_ctx_pc.d.next = self.free_pc.val();
-            }
+            self.r_ctx_pc.d.next = self.miss_pc.val();
             if self.l_hit.val() {
                 self.r_ctx_pc.d.next = self.hit_pc.val();
             }
@@ -1283,8 +1307,7 @@ impl Logic for ContextTable {
         // selected as `ctx` will be; none after a reset.
         self.s_keep.next = false;
         self.s_hit.next = false;
-        self.s_free.next = false;
-        self.s_oldest.next = false;
+        self.s_miss.next = false;
         for c in 0..8 {
             if self.r_ctx_is[c].q.val() {
                 self.s_keep.next = self.c_mute[c].q.val();
@@ -1292,19 +1315,13 @@ impl Logic for ContextTable {
             if self.valid[c].q.val() & self.k_eq[c].q.val() {
                 self.s_hit.next = self.s_hit.val() | self.c_mute[c].q.val();
             }
-            if self.free_vec.val().get_bit(c) {
-                self.s_free.next = self.s_free.val() | self.c_mute[c].q.val();
-            }
-            if self.r_oldest_is.q.val().get_bit(c) {
-                self.s_oldest.next = self.s_oldest.val() | self.c_mute[c].q.val();
+            if self.r_miss_is.q.val().get_bit(c) {
+                self.s_miss.next = self.s_miss.val() | self.c_mute[c].q.val();
             }
         }
         self.r_silent.d.next = self.s_keep.val();
         if self.lookup.val() {
-            self.r_silent.d.next = self.s_oldest.val();
-            if self.any_free.val() {
-                self.r_silent.d.next = self.s_free.val();
-            }
+            self.r_silent.d.next = self.s_miss.val();
             if self.l_hit.val() {
                 self.r_silent.d.next = self.s_hit.val();
             }

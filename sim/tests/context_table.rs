@@ -236,8 +236,9 @@ fn table_matches_its_model_under_random_commands() {
         // then acted on with its registered verdict (Arrive). The table compares keys and
         // signatures a clock ahead, with `peek_key` and `peek_sig`, the key and signature
         // looked up the next clock: the last command's clock announces this lookup's, or,
-        // half of the time and always after a key was written or filed there (the table
-        // would miss it), a quiet clock between (the engine's `Idle`). On the lookup's own
+        // half of the time and always after a key was written or filed there or a context
+        // freed (the table would miss it, or take a context that is no longer the first
+        // free one), a quiet clock between (the engine's `Idle`). On the lookup's own
         // clock the peeks are another key and signature (the next frame's), which must not
         // count. (The long history, which reads the peeked key two clocks ahead, is tested
         // in `key_history.rs` and through the engine in `testbench/tests/cluster_engine.rs`;
@@ -347,7 +348,7 @@ fn table_matches_its_model_under_random_commands() {
 
         let hit = m.hit_idx(key);
         let ctx = want.ctx as usize;
-        wrote_key = matches!(command, 2 | 3 | 7 | 10);
+        wrote_key = matches!(command, 2 | 3 | 7 | 10 | 12);
         let refreshed = match command {
             1 | 2 => Some(ctx),
             9 => hit,
