@@ -12,6 +12,10 @@
 //! clock at a flip-flop. Larger RAMs (block RAM) keep rust-hdl's form: a block RAM's read is
 //! registered inside it.
 //!
+//! [`FifoRam::address_registered_always`] registers the address at any size: for a RAM that is
+//! built from LUTs because its read must be quick, not because it is small (the CFE's and the
+//! router's route tables, 64 words, [`crate::route_table`]).
+//!
 //! The two forms differ only when a word is read on the clock it is written: rust-hdl's
 //! `RAM` gives the old word, the registered address the new one. The FIFO never shows the RAM's
 //! word then: it forwards the word written ([`crate::frame_fifo`]'s `fwd_hit` and `fwd2_hit`),
@@ -24,7 +28,7 @@ use rust_hdl::prelude::*;
 /// RAMs of 2^`SMALL` words or fewer register the read address ([module docs](self)).
 pub const SMALL: usize = 5;
 
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct FifoRam<D: Synth, const N: usize> {
     pub read_address: Signal<In, Bits<N>>,
     pub read_clock: Signal<In, Clock>,
@@ -36,18 +40,46 @@ pub struct FifoRam<D: Synth, const N: usize> {
     /// The words and the registered read address, for rust-hdl's own simulator.
     _sim: BTreeMap<Bits<N>, D>,
     _address: Bits<N>,
+    /// The read address is registered (else the read data).
+    _address_registered: bool,
+}
+
+impl<D: Synth, const N: usize> Default for FifoRam<D, N> {
+    /// The address registered for 2^`SMALL` words or fewer, else the data.
+    fn default() -> Self {
+        Self {
+            read_address: Default::default(),
+            read_clock: Default::default(),
+            read_data: Default::default(),
+            write_address: Default::default(),
+            write_clock: Default::default(),
+            write_data: Default::default(),
+            write_enable: Default::default(),
+            _sim: Default::default(),
+            _address: Default::default(),
+            _address_registered: N <= SMALL,
+        }
+    }
 }
 
 impl<D: Synth, const N: usize> FifoRam<D, N> {
-    /// Whether this RAM registers its read address (2^`SMALL` words or fewer).
-    pub const fn address_registered() -> bool {
-        N <= SMALL
+    /// The read address registered whatever the size (the module doc).
+    pub fn address_registered_always() -> Self {
+        Self {
+            _address_registered: true,
+            ..Default::default()
+        }
+    }
+
+    /// Whether this RAM registers its read address.
+    pub fn address_registered(&self) -> bool {
+        self._address_registered
     }
 }
 
 impl<D: Synth, const N: usize> Logic for FifoRam<D, N> {
     fn update(&mut self) {
-        let registered = Self::address_registered();
+        let registered = self.address_registered();
         if self.read_clock.pos_edge() {
             if registered {
                 self._address = self.read_address.val();
@@ -72,7 +104,7 @@ impl<D: Synth, const N: usize> Logic for FifoRam<D, N> {
     }
 
     fn hdl(&self) -> Verilog {
-        let read = if Self::address_registered() {
+        let read = if self.address_registered() {
             format!(
                 "\
 reg[{A}:0] read_address_q;
@@ -131,5 +163,11 @@ mod tests {
         let large = crate::emit::verilog(FifoRam::<Bits<8>, 6>::default(), "large");
         assert!(large.contains("read_data <= mem[read_address];"), "{large}");
         assert!(!large.contains("read_address_q"), "{large}");
+        let always =
+            crate::emit::verilog(FifoRam::<Bits<8>, 6>::address_registered_always(), "always");
+        assert!(
+            always.contains("read_address_q <= read_address;"),
+            "{always}"
+        );
     }
 }
