@@ -17,9 +17,8 @@
 //! compares are a clock ahead of that: every clock, `peek_key` (the key looked up the next
 //! clock) is compared with every context's key and every recent key, and `peek_sig` (the
 //! signature looked up the next clock) with every context's signature, and the answers
-//! are registered; the lookup ANDs the contexts' with their valid flags of its own clock (the
-//! recent keys' compares carry their valid flags in; a key filed two clocks before the lookup,
-//! in the ring's staging register then, is compared there). So on
+//! are registered, each with its context's or recent key's valid flag ANDed in (a key filed
+//! two clocks before the lookup, in the ring's staging register then, is compared there). So on
 //! the clock before a lookup no command may write or file a key (`store` with `alloc`,
 //! `cancel`, `retire`, `reclaim`): the engine's `Idle`, which takes the arrival then, issues
 //! only `reclaim`, and never on that clock. (The context a miss takes, the first free one or,
@@ -390,8 +389,13 @@ pub struct ContextTable {
     h_key: [DFF<Bits<48>>; 8],
     /// One-hot; slot 0 at power-on, as after a reset.
     h_ptr: [DFFWithInit<Bit>; 8],
-    /// `peek_key` equals context `c`'s key (registered: the lookup's key compares, a clock
-    /// ahead of it).
+    /// Context `c` is open and `peek_key` equals its key (registered: the lookup's key
+    /// compares, a clock ahead of it; the valid flag is the lookup's too, as no command that
+    /// opens or frees a context comes the clock before a lookup, the module doc, and a
+    /// `reset` clears it). The hit
+    /// then is one flip-flop a context, not a valid flag ANDed in on the lookup's clock
+    /// (`k_eq[3]` → the hit's counter select → `r_ctx_pc`, 6 cells, 2.95 ns on its first
+    /// net, was board64's worst path on seed 2 at d0ff5a1, 129.8 MHz).
     k_eq: [DFF<Bit>; 8],
     /// Recent key `c` is valid, equals `peek_key` and is not being overwritten by the staged
     /// key (registered, as `k_eq`).
@@ -718,7 +722,9 @@ impl Logic for ContextTable {
             self.c_has_words[c].clock.next = self.clock.val();
             self.c_bytes[c].clock.next = self.clock.val();
             self.k_eq[c].clock.next = self.clock.val();
-            self.k_eq[c].d.next = self.c_key[c].q.val() == self.peek_key.val();
+            self.k_eq[c].d.next = self.valid[c].q.val()
+                & !self.reset.val()
+                & (self.c_key[c].q.val() == self.peek_key.val());
             self.s_eq[c].clock.next = self.clock.val();
             self.s_eq[c].d.next = self.c_sig[c].q.val() == self.peek_sig.val();
             self.c_age[c].clock.next = self.clock.val();
@@ -781,7 +787,7 @@ impl Logic for ContextTable {
             // At most one open context holds a key (a context opens only on a miss): the
             // matches are ORed, not priority-encoded, and the hit context's bits are read
             // with its match rather than through its index.
-            if self.valid[c].q.val() & self.k_eq[c].q.val() {
+            if self.k_eq[c].q.val() {
                 self.l_hit.next = true;
                 self.hit_idx.next = self.hit_idx.val() | self.index[c].val();
                 self.hit_vec.next = self.hit_vec.val() | self.onehot[c].val();
@@ -1312,7 +1318,7 @@ impl Logic for ContextTable {
             if self.r_ctx_is[c].q.val() {
                 self.s_keep.next = self.c_mute[c].q.val();
             }
-            if self.valid[c].q.val() & self.k_eq[c].q.val() {
+            if self.k_eq[c].q.val() {
                 self.s_hit.next = self.s_hit.val() | self.c_mute[c].q.val();
             }
             if self.r_miss_is.q.val().get_bit(c) {
