@@ -151,6 +151,12 @@ pub struct OffloadSplitter<const W: usize, const K: usize, const HB: usize> {
     /// its 64 flip-flops put 49 of them among board64's endpoints after 6.0 ns on six seeds
     /// at 358ac01).
     held: DFF<Bits<W>>,
+    /// `held`'s load enable: the state is `Head` or `Payload`, from a flip-flop of its own
+    /// loaded with the state's next value (high at power-on, in `Head`). Not a decode of
+    /// `state` shared with the handshake: that LUT sat among `held`'s bits, and the
+    /// splitter's `state` → it → the payload slice's `w_sel` went there and back (2.0 and 1.9
+    /// ns, 6 cells; board64's worst path on seed 5 at d2ca9b9, 149.1 MHz).
+    held_load: DFFWithInit<Bit>,
     held_bad: DFF<Bit>,
     tail_pulse: DFF<Bit>,
     tail_mark: DFF<Bit>,
@@ -222,6 +228,7 @@ impl<const W: usize, const K: usize, const HB: usize> Default for OffloadSplitte
             have_cmd: Default::default(),
             stream: Default::default(),
             held: Default::default(),
+            held_load: DFFWithInit::new(true),
             held_bad: Default::default(),
             tail_pulse: Default::default(),
             tail_mark: Default::default(),
@@ -275,9 +282,8 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
         self.beat_bad.next = self.s_axis.tuser.val().get_bit(self.bad_at.val().index());
         match self.state.q.val() {
             SplitterState::Head => {
-                // `held` loads on every clock in `Head` too (nothing reads it there), so its
-                // enable stays the state alone when the first word moves in `Head`.
-                self.held.d.next = self.s_axis.tdata.val();
+                // `held` loads on every clock in `Head` too (nothing reads it there, below),
+                // so its enable stays the state alone when the first word moves in `Head`.
                 // One command per frame, taken while no beat of the payload has moved.
                 self.out_cmd_tready.next = !self.have_cmd.q.val();
                 self.cmd_now.next = self.have_cmd.q.val();
@@ -319,7 +325,6 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
             }
             SplitterState::Payload => {
                 self.paying.next = true;
-                self.held.d.next = self.s_axis.tdata.val();
             }
             SplitterState::Drain => {
                 self.out_s_tready.next = true;
@@ -413,6 +418,13 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for OffloadSplitter<
             self.stream.d.next = false;
             self.tail_pulse.d.next = false;
         }
+        // `held` loads in `Head` and `Payload` (`held_load`: the state is one of them).
+        if self.held_load.q.val() {
+            self.held.d.next = self.s_axis.tdata.val();
+        }
+        self.held_load.clock.next = self.clock.val();
+        self.held_load.d.next = (self.state.d.val() == SplitterState::Head)
+            | (self.state.d.val() == SplitterState::Payload);
         self.s_axis.tready.next = self.out_s_tready.val();
         self.s_cmd_tready.next = self.out_cmd_tready.val();
         self.s_axis_skip.next = self.out_skip.val();
