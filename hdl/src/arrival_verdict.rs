@@ -366,7 +366,11 @@ pub struct ArrivalVerdict {
     p_boards_ok: DFF<Bit>,
     /// The frame reaches the history row whatever the table says (a request, or a board frame
     /// for this board), or unless the segment has a context here (a nack for this board).
+    /// (Its abort term reads `local_ok`, which is an abort's `reg_ok`, not `reg_ok`'s select.)
     p_late_any: DFF<Bit>,
+    /// A nack for this board, with `p_reg_ok` ANDed in only in the second stage: the register
+    /// range compare → `reg_ok` → this flag, 10 cells, was board64's worst path on seeds 2 and
+    /// 5 at 7246a3c / 4270e99 (149.3 MHz on seed 5).
     p_late_no_hit: DFF<Bit>,
     /// The payload's words on the bus, and whether there are any.
     p_words: DFF<Bits<12>>,
@@ -625,13 +629,12 @@ impl Logic for ArrivalVerdict {
             self.p_boards_ok.d.next = self.boards_ok_two.val();
         }
         self.p_late_any.d.next = !self.unsupported.val()
-            & !(self.is_abort.val() & self.reg_ok.val())
+            & !(self.is_abort.val() & self.local_ok.val())
             & (self.is_request.val()
                 | (self.is_board.val() & (self.fields.val().dst_host == self.my_board.val())));
         self.p_late_no_hit.d.next = !self.unsupported.val()
             & self.is_nack.val()
-            & (self.fields.val().dst_host == self.my_board.val())
-            & self.reg_ok.val();
+            & (self.fields.val().dst_host == self.my_board.val());
         if self.reset.val() {
             self.p_unsup.d.next = false;
             self.p_cancel.d.next = false;
@@ -655,8 +658,8 @@ impl Logic for ArrivalVerdict {
         // ---- Second stage: the flags with the table's and the directory's answers.
         self.is_req.next = self.p_req.q.val();
         self.dir_ok.next = self.dir_word.val().installed & self.p_boards_ok.q.val();
-        self.late_applies.next =
-            self.p_late_any.q.val() | (self.p_late_no_hit.q.val() & !self.hit.val());
+        self.late_applies.next = self.p_late_any.q.val()
+            | (self.p_late_no_hit.q.val() & self.p_reg_ok.q.val() & !self.hit.val());
         self.l_cancel.next = false;
         self.l_drop.next = false;
         self.l_dup.next = false;
