@@ -1097,6 +1097,7 @@ impl<
         // transit frames are kept.
         self.classifier.header.next = self.capture.header.val();
         self.classifier.frame_len.next = self.capture.frame_len.val();
+        self.classifier.ranks_per_host_next.next = self.capture.ranks_per_host_next.val();
         self.classifier.start.next = self.capture.header_valid.val()
             | (self.capture.frame_done.val() & self.capture.short_frame.val());
         self.classifier.short_frame.next =

@@ -22,7 +22,7 @@
 use rust_hdl::prelude::*;
 
 use crate::axis::check_widths;
-use crate::header_fields::IP_TOTAL_LEN_BYTE;
+use crate::header_fields::{IP_TOTAL_LEN_BYTE, RANKS_PER_HOST_BYTE};
 use crate::place::Place;
 
 /// Taps a frame stream and captures its header and length.
@@ -41,6 +41,10 @@ pub struct HeaderCapture<const W: usize, const K: usize, const HB: usize> {
     pub frame_done: Signal<Out, Bit>,
     pub short_frame: Signal<Out, Bit>,
     pub len_ok: Signal<Out, Bit>,
+    /// The ranks-per-host byte of `header` ([`RANKS_PER_HOST_BYTE`]) as it will be after the
+    /// clock edge (the input of its flip-flops; it is in the last header beat at both widths):
+    /// for the classifier, which looks it up in a synchronous table a clock ahead.
+    pub ranks_per_host_next: Signal<Out, Bits<8>>,
     /// Byte count of a beat whose highest kept lane is `i`: `i + 1`.
     lane_bytes: [Constant<Bits<16>>; K],
     full_beat: Constant<Bits<16>>,
@@ -75,6 +79,8 @@ pub struct HeaderCapture<const W: usize, const K: usize, const HB: usize> {
     tot14: DFF<Bits<17>>,
     raw_total: Signal<Local, Bits<16>>,
     ip_total_at: Constant<Bits<16>>,
+    /// Bit position of [`RANKS_PER_HOST_BYTE`] in the last header beat.
+    rph_at: Constant<Bits<16>>,
 }
 
 impl<const W: usize, const K: usize, const HB: usize> Default for HeaderCapture<W, K, HB> {
@@ -94,6 +100,7 @@ impl<const W: usize, const K: usize, const HB: usize> Default for HeaderCapture<
             frame_done: Default::default(),
             short_frame: Default::default(),
             len_ok: Default::default(),
+            ranks_per_host_next: Default::default(),
             lane_bytes: std::array::from_fn(|i| Constant::new(bits::<16>(i as u64 + 1))),
             full_beat: Constant::new(bits::<16>(K as u64)),
             last_header_beat: Constant::new(bits::<16>(HB as u64 - 1)),
@@ -117,6 +124,14 @@ impl<const W: usize, const K: usize, const HB: usize> Default for HeaderCapture<
             tot14: Default::default(),
             raw_total: Default::default(),
             ip_total_at: Constant::new(bits::<16>(8 * IP_TOTAL_LEN_BYTE as u64)),
+            rph_at: {
+                assert_eq!(
+                    RANKS_PER_HOST_BYTE / K,
+                    HB - 1,
+                    "ranks per host in the last beat"
+                );
+                Constant::new(bits::<16>(8 * (RANKS_PER_HOST_BYTE % K) as u64))
+            },
         }
     }
 }
@@ -239,6 +254,12 @@ impl<const W: usize, const K: usize, const HB: usize> Logic for HeaderCapture<W,
                 + bits::<17>(14);
         self.len_ok.next = !self.done_short.q.val()
             & (bit_cast::<17, 16>(self.done_len.q.val()) >= self.tot14.q.val());
+        for i in (HB - 1usize)..HB {
+            self.ranks_per_host_next.next = self.words[i]
+                .d
+                .val()
+                .get_bits::<8>(self.rph_at.val().index());
+        }
     }
 }
 

@@ -23,6 +23,8 @@ pub const DST_HOST_BYTE: usize = ETH_HEADER_LEN + 19;
 pub const IP_TOTAL_LEN_BYTE: usize = ETH_HEADER_LEN + 2;
 /// The frame byte holding the offload header's version (high nibble) and message type (low).
 pub const VERSION_TYPE_BYTE: usize = HEADER_FRAME_OFFSET + field::VERSION_TYPE;
+/// The frame byte holding the offload header's ranks per host.
+pub const RANKS_PER_HOST_BYTE: usize = HEADER_FRAME_OFFSET + field::RANKS_PER_HOST;
 /// The frame byte where the EtherType (big-endian, 2 bytes) starts.
 pub const ETHERTYPE_BYTE: usize = 12;
 /// The frame byte holding the IPv4 version and header length.

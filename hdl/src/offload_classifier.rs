@@ -20,8 +20,9 @@
 //!   payload holds a UDP header; the UDP length is 0 (use the IP payload) or 8 ≤ length ≤ IP
 //!   payload; the datagram holds the 22-byte offload header; magic, version and every code are
 //!   known; the op is defined on the datatype; comm size and ranks per host are non-zero and
-//!   comm size is a multiple of ranks per host (the only multi-clock check: a table lookup in
-//!   stage 0, then one multiply and two compares in stage 1, [`Divisor`]); rank < comm size
+//!   comm size is a multiple of ranks per host (the only multi-clock check: a table lookup a
+//!   clock ahead, then one multiply and two compares in stages 1 and 2, [`Divisor`]); rank <
+//!   comm size
 //!   (except partial/result, whose rank is `register << 8 | board`); root < comm size; seg
 //!   index < seg count; no data where none is allowed; payload length = elements × element
 //!   size (4 for an error datagram).
@@ -31,7 +32,7 @@
 //! Every field is read through [`crate::header_fields::HeaderFields`] (offsets from
 //! `collwire_proto`'s field table and the Ethernet/IPv4/UDP layout), once, on the arriving
 //! header (`fin`); the pipeline carries the decoded record (364 bits, not the 512-bit header),
-//! and the divisibility stage reads comm size and ranks per host from it. Addresses leave in wire
+//! and the divisibility stages read comm size and ranks per host from it. Addresses leave in wire
 //! byte order (byte 0 in bits 7:0), ready to be copied into a reply. The checks are width
 //! independent; [`crate::frame_router`] puts this behind the capture.
 
@@ -112,6 +113,9 @@ pub struct OffloadClassifier {
     /// if at least [`CANDIDATE_BYTES`] long, then malformed), and its length.
     pub short_frame: Signal<In, Bit>,
     pub frame_len: Signal<In, Bits<16>>,
+    /// `header`'s ranks-per-host byte a clock ahead (the capture's `ranks_per_host_next`): the
+    /// divisor table is read with it, so that its word is in flip-flops at stage 0.
+    pub ranks_per_host_next: Signal<In, Bits<8>>,
     /// One clock per classified frame.
     pub verdict_valid: Signal<Out, Bit>,
     /// A valid offload frame: hand it to the collective engine.
@@ -129,10 +133,11 @@ pub struct OffloadClassifier {
     /// the frame, from the verdict queue's flip-flop: computing it there, from the fields,
     /// put the ranks-per-host compare and a subtraction in front of the directory RAM.
     pub dir_index: Signal<Out, Bits<9>>,
-    /// The same verdict a clock earlier ([`EARLY_LATENCY`] clocks after `start`), straight
-    /// from stage 1's registers (`early_offload` is one flip-flop; `early_unsupported` one AND
-    /// after it). For the router's verdict queue, whose head can be the word written on that
-    /// clock (the router's early verdict, `hdl/src/frame_router.rs`).
+    /// The same verdict a clock earlier ([`EARLY_LATENCY`] clocks after `start`), from stage
+    /// 1's registers: `early_offload` is one gate of four flip-flops (the compare's last gate
+    /// and the other checks), `early_unsupported` one more. For the router's verdict queue,
+    /// whose head can be the word written on that clock (the router's early verdict,
+    /// `hdl/src/frame_router.rs`).
     pub early_valid: Signal<Out, Bit>,
     pub early_offload: Signal<Out, Bit>,
     pub early_unsupported: Signal<Out, Bit>,
@@ -202,19 +207,31 @@ pub struct OffloadClassifier {
     s0_error_msg: DFF<Bit>,
     /// Stage 1's part of the checks.
     late_ok: Signal<Local, Bit>,
-    /// The divisibility-test constants of the frame's ranks per host, read in stage 0 (a
-    /// synchronous ROM read: on an FPGA the block RAM's own output register).
+    /// The divisibility-test constants of the frame's ranks per host: read from the table
+    /// with `ranks_per_host_next` (a synchronous ROM read, on an FPGA a block RAM and its
+    /// output: `r_div` holds the word of the ranks per host `header` holds), then registered
+    /// again at stage 0 (`s0_div`), so that the multiply starts from flip-flops. (With
+    /// `s0_div` the block RAM's output, its clock-to-out and route to the multiplier took
+    /// 3.4 ns of stage 1.)
+    r_div: DFF<Divisor>,
     s0_div: DFF<Divisor>,
-    // Stage 1: is comm size a multiple of ranks per host?
+    // Stages 1 and 2: is comm size a multiple of ranks per host?
     /// Per ranks-per-host value: the constants of its divisibility test ([`Divisor`]).
     divisors: ROM<Divisor, 8>,
     product: Signal<Local, Bits<32>>,
+    /// Stage 1 compares the product with the limit byte by byte: high byte below, high
+    /// byte equal, low byte not above. Stage 2 has one gate left of the compare.
+    s1_hi_lt: DFF<Bit>,
+    s1_hi_eq: DFF<Bit>,
+    s1_lo_le: DFF<Bit>,
     divisible: Signal<Local, Bit>,
     s1_valid: DFF<Bit>,
     s1_candidate: DFF<Bit>,
+    /// Every check but the product's compare.
     s1_ok: DFF<Bit>,
-    /// `s1_candidate & s1_ok`, its own flip-flop: the early verdict's `offload` bit.
-    s1_offload: DFF<Bit>,
+    /// `s1_candidate & s1_ok` in a flip-flop of its own: the early verdict's `offload` is it
+    /// and the compare's one gate.
+    s1_pre: DFF<Bit>,
     s1_unsupported: DFF<Bit>,
     s1_fields: DFF<FrameFields>,
     s1_payload: DFF<Bits<16>>,
@@ -241,6 +258,7 @@ impl Default for OffloadClassifier {
             start: Default::default(),
             short_frame: Default::default(),
             frame_len: Default::default(),
+            ranks_per_host_next: Default::default(),
             verdict_valid: Default::default(),
             offload: Default::default(),
             malformed: Default::default(),
@@ -335,7 +353,11 @@ impl Default for OffloadClassifier {
             s1_unsupported: Default::default(),
             s1_fields: Default::default(),
             s1_payload: Default::default(),
-            s1_offload: Default::default(),
+            s1_pre: Default::default(),
+            s1_hi_lt: Default::default(),
+            s1_hi_eq: Default::default(),
+            s1_lo_le: Default::default(),
+            r_div: Default::default(),
             s2_valid: Default::default(),
             s2_candidate: Default::default(),
             s2_ok: Default::default(),
@@ -370,7 +392,11 @@ impl Logic for OffloadClassifier {
             s1_valid,
             s1_candidate,
             s1_ok,
-            s1_offload,
+            s1_pre,
+            s1_hi_lt,
+            s1_hi_eq,
+            s1_lo_le,
+            r_div,
             s1_unsupported,
             s1_fields,
             s1_payload,
@@ -478,19 +504,24 @@ impl Logic for OffloadClassifier {
         self.s0_payload_full.d.next = self.payload.val();
         self.s0_expected.d.next = self.expected_payload.val();
         self.s0_error_msg.d.next = self.fin.msg_type.val() == self.msg_error.val();
-        self.divisors.address.next = self.fin.ranks_per_host.val();
-        self.s0_div.d.next = self.divisors.data.val();
+        self.divisors.address.next = self.ranks_per_host_next.val();
+        self.r_div.d.next = self.divisors.data.val();
+        self.s0_div.d.next = self.r_div.q.val();
 
-        // Stage 1: the divisibility test, with the constants of this ranks per host (read in
-        // stage 0): comm size is a multiple of ranks per host = 2^k·d (d odd) iff its low k
-        // bits are 0 and comm size · d⁻¹ (mod 2^16) ≤ (2^16 − 1) / d. Multiply and compare
-        // in one clock, so that the early verdict leaves from flip-flops: with the compare in
-        // stage 2, unregistered, it ran on into the router's verdict queue and its offload
-        // `tvalid` (board64's worst path on seeds 1 and 5 at 9d93d81, 146.6 / 139.5 MHz, 5.7
-        // of its 7.2 ns route between the classifier and the router's offload side).
+        // Stages 1 and 2: the divisibility test, with the constants of this ranks per host:
+        // comm size is a multiple of ranks per host = 2^k·d (d odd) iff its low k bits are 0
+        // (stage 1, with the other checks) and comm size · d⁻¹ (mod 2^16) ≤ (2^16 − 1) / d.
+        // Stage 1 multiplies and compares byte by byte; stage 2 joins the two bytes' compares
+        // (one gate). The whole compare in stage 2 ran on into the router's verdict queue and
+        // its offload `tvalid` (board64's worst path on seeds 1 and 5 at 9d93d81, 146.6 /
+        // 139.5 MHz); multiply and whole compare in stage 1 took 9.6 ns.
         self.product.next = self.s0_fields.q.val().comm_size * self.s0_div.q.val().inverse;
-        self.divisible.next = (bit_cast::<16, 32>(self.product.val()) <= self.s0_div.q.val().limit)
-            & ((self.s0_fields.q.val().comm_size & self.s0_div.q.val().low_mask) == bits::<16>(0));
+        self.s1_hi_lt.d.next =
+            self.product.val().get_bits::<8>(8) < self.s0_div.q.val().limit.get_bits::<8>(8);
+        self.s1_hi_eq.d.next =
+            self.product.val().get_bits::<8>(8) == self.s0_div.q.val().limit.get_bits::<8>(8);
+        self.s1_lo_le.d.next =
+            self.product.val().get_bits::<8>(0) <= self.s0_div.q.val().limit.get_bits::<8>(0);
         self.s1_valid.d.next = self.s0_valid.q.val();
         self.s1_candidate.d.next = self.s0_candidate.q.val();
         // The UDP length (unless 0) within the IP payload, the payload as long as the element
@@ -504,18 +535,22 @@ impl Logic for OffloadClassifier {
         } else if self.s0_payload_full.q.val() != self.s0_expected.q.val() {
             self.late_ok.next = false;
         }
-        self.s1_ok.d.next = self.s0_ok.q.val() & self.late_ok.val() & self.divisible.val();
-        self.s1_offload.d.next = self.s0_candidate.q.val() & self.s1_ok.d.val();
+        self.s1_ok.d.next = self.s0_ok.q.val()
+            & self.late_ok.val()
+            & ((self.s0_fields.q.val().comm_size & self.s0_div.q.val().low_mask) == bits::<16>(0));
+        self.s1_pre.d.next = self.s0_candidate.q.val() & self.s1_ok.d.val();
         self.s1_unsupported.d.next = self.s0_unsupported.q.val();
         self.s1_fields.d.next = self.s0_fields.q.val();
         self.s1_payload.d.next = self.s0_payload.q.val();
         self.dir_of.fields.next = self.s0_fields.q.val();
         self.s1_dir.d.next = self.dir_of.dir_addr.val();
 
-        // Stage 2: the verdict a clock later, for the readers that take it there.
+        // Stage 2: the product's compare's last gate.
+        self.divisible.next =
+            self.s1_hi_lt.q.val() | (self.s1_hi_eq.q.val() & self.s1_lo_le.q.val());
         self.s2_valid.d.next = self.s1_valid.q.val();
         self.s2_candidate.d.next = self.s1_candidate.q.val();
-        self.s2_ok.d.next = self.s1_ok.q.val();
+        self.s2_ok.d.next = self.s1_ok.q.val() & self.divisible.val();
         self.s2_unsupported.d.next = self.s1_unsupported.q.val();
         self.s2_fields.d.next = self.s1_fields.q.val();
         self.s2_payload.d.next = self.s1_payload.q.val();
@@ -531,7 +566,7 @@ impl Logic for OffloadClassifier {
         self.payload_len.next = self.s2_payload.q.val();
         self.dir_index.next = self.s2_dir.q.val();
         self.early_valid.next = self.s1_valid.q.val();
-        self.early_offload.next = self.s1_offload.q.val();
+        self.early_offload.next = self.s1_pre.q.val() & self.divisible.val();
         self.early_unsupported.next = self.early_offload.val() & self.s1_unsupported.q.val();
         self.early_fields.next = self.s1_fields.q.val();
         self.early_payload_len.next = self.s1_payload.q.val();

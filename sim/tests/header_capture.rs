@@ -1,8 +1,10 @@
 //! Offload parser stage 1 through Verilator at both widths: the exact first 64 bytes and the
 //! exact length of real frames (built with etherparse), streamed back to back with idle gaps
 //! (garbage on the bus between beats), and whether each frame holds its IPv4 total length (offload frames truncated by a few bytes
-//! fail, padded ones pass).
+//! fail, padded ones pass). On every clock, `ranks_per_host_next` is the header's ranks-per-host
+//! byte after the edge.
 
+use collwire_hdl::header_fields::RANKS_PER_HOST_BYTE;
 use collwire_proto::frame::{Endpoints, build_frame};
 use collwire_proto::*;
 use collwire_sim::fpu_check::SplitMix;
@@ -25,6 +27,10 @@ trait Tap: Default {
     fn drive(&mut self, beat: Option<(&[u8], bool)>);
     fn tick(&mut self);
     fn events(&self) -> Vec<Event>;
+    /// `ranks_per_host_next`, settled for the inputs driven.
+    fn rph_next(&mut self) -> u8;
+    /// The header's ranks-per-host byte.
+    fn rph(&self) -> u8;
 }
 
 macro_rules! tap {
@@ -52,6 +58,14 @@ macro_rules! tap {
             }
             fn tick(&mut self) {
                 <$ty>::tick(self)
+            }
+            fn rph_next(&mut self) -> u8 {
+                self.eval();
+                self.ranks_per_host_next() as u8
+            }
+            fn rph(&self) -> u8 {
+                let h: Vec<u8> = self.header().iter().flat_map(|w| w.to_le_bytes()).collect();
+                h[RANKS_PER_HOST_BYTE]
             }
             fn events(&self) -> Vec<Event> {
                 let mut e = Vec::new();
@@ -155,6 +169,21 @@ fn frames() -> Vec<Vec<u8>> {
     out
 }
 
+/// One clock: drive `beat`, check that `ranks_per_host_next` is the header's byte after the
+/// edge, collect the events.
+fn step<T: Tap>(tap: &mut T, beat: Option<(&[u8], bool)>, seen: &mut Vec<Event>) {
+    tap.drive(beat);
+    let ahead = tap.rph_next();
+    tap.tick();
+    assert_eq!(
+        tap.rph(),
+        ahead,
+        "ranks_per_host_next, {}-byte bus",
+        T::BYTES
+    );
+    seen.extend(tap.events());
+}
+
 fn run<T: Tap>() {
     let frames = frames();
     let mut rng = SplitMix(0xcafe);
@@ -165,19 +194,13 @@ fn run<T: Tap>() {
         for (i, b) in beats.iter().enumerate() {
             // Idle cycles between beats: the tap must follow tvalid, not the clock.
             while rng.next_u64().is_multiple_of(4) {
-                tap.drive(None);
-                tap.tick();
-                seen.extend(tap.events());
+                step(&mut tap, None, &mut seen);
             }
-            tap.drive(Some((b, i + 1 == beats.len())));
-            tap.tick();
-            seen.extend(tap.events());
+            step(&mut tap, Some((b, i + 1 == beats.len())), &mut seen);
         }
     }
     for _ in 0..4 {
-        tap.drive(None);
-        tap.tick();
-        seen.extend(tap.events());
+        step(&mut tap, None, &mut seen);
     }
     let mut want = Vec::new();
     for f in &frames {

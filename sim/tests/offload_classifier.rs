@@ -9,9 +9,12 @@
 //! are stale in hardware, so they are random here.
 //! A valid offload frame's program directory index (`dir_index`, which the engine reads its
 //! directory at) must be `cfe_config::directory_index` of its algorithm, kind and boards, for
-//! one and two ranks per host and 1 to 64 boards.
+//! one and two ranks per host and 1 to 64 boards. The header's ranks-per-host byte is also
+//! given a clock ahead (`ranks_per_host_next`, as the capture gives it): a wrong one gives a
+//! wrong divisibility verdict.
 
 use collwire_hdl::cfe_config::{Kind, directory_index};
+use collwire_hdl::header_fields::RANKS_PER_HOST_BYTE;
 use collwire_hdl::offload_classifier::{CLASSIFY_LATENCY, EARLY_LATENCY};
 use collwire_proto::frame::{FrameKind, classify};
 use collwire_proto::{Collective, limits};
@@ -159,11 +162,23 @@ fn verdicts_and_fields_match_classify() {
     let mut dir_checked = 0usize;
     let mut boards_seen = std::collections::BTreeSet::new();
     let mut early_before: Option<Said> = None;
+    let frame = |rng: &mut SplitMix| {
+        let mut f = offload_frame(rng);
+        mutate(rng, &mut f);
+        let c = captured(&f, rng);
+        (f, c)
+    };
+    // The ranks-per-host byte goes in a clock ahead of the header, as the capture gives it
+    // (`ranks_per_host_next`): the classifier reads its divisor table with it.
+    let mut next = frame(&mut rng);
+    m.set_ranks_per_host_next(u64::from(next.1[RANKS_PER_HOST_BYTE]));
+    m.eval();
+    m.tick();
     for i in 0..count + CLASSIFY_LATENCY {
         if i < count {
-            let mut f = offload_frame(&mut rng);
-            mutate(&mut rng, &mut f);
-            m.set_header_bytes(&captured(&f, &mut rng));
+            let (f, c) = std::mem::replace(&mut next, frame(&mut rng));
+            m.set_header_bytes(&c);
+            m.set_ranks_per_host_next(u64::from(next.1[RANKS_PER_HOST_BYTE]));
             m.set_frame_len(f.len() as u64);
             m.set_short_frame(u64::from(f.len() < 64));
             m.set_start(1);
