@@ -219,6 +219,9 @@ pub struct OffloadClassifier {
     /// Per ranks-per-host value: the constants of its divisibility test ([`Divisor`]).
     divisors: ROM<Divisor, 8>,
     product: Signal<Local, Bits<32>>,
+    /// `s0_div`'s limit (a plain signal, so that its bytes are single part-selects: Icarus
+    /// takes no range of a range).
+    limit: Signal<Local, Bits<16>>,
     /// Stage 1 compares the product with the limit byte by byte: high byte below, high
     /// byte equal, low byte not above. Stage 2 has one gate left of the compare.
     s1_hi_lt: DFF<Bit>,
@@ -346,6 +349,7 @@ impl Default for OffloadClassifier {
             s0_div: Default::default(),
             divisors: (0..256).map(Divisor::of).into(),
             product: Default::default(),
+            limit: Default::default(),
             divisible: Default::default(),
             s1_valid: Default::default(),
             s1_candidate: Default::default(),
@@ -516,12 +520,13 @@ impl Logic for OffloadClassifier {
         // its offload `tvalid` (board64's worst path on seeds 1 and 5 at 9d93d81, 146.6 /
         // 139.5 MHz); multiply and whole compare in stage 1 took 9.6 ns.
         self.product.next = self.s0_fields.q.val().comm_size * self.s0_div.q.val().inverse;
+        self.limit.next = self.s0_div.q.val().limit;
         self.s1_hi_lt.d.next =
-            self.product.val().get_bits::<8>(8) < self.s0_div.q.val().limit.get_bits::<8>(8);
+            self.product.val().get_bits::<8>(8) < self.limit.val().get_bits::<8>(8);
         self.s1_hi_eq.d.next =
-            self.product.val().get_bits::<8>(8) == self.s0_div.q.val().limit.get_bits::<8>(8);
+            self.product.val().get_bits::<8>(8) == self.limit.val().get_bits::<8>(8);
         self.s1_lo_le.d.next =
-            self.product.val().get_bits::<8>(0) <= self.s0_div.q.val().limit.get_bits::<8>(0);
+            self.product.val().get_bits::<8>(0) <= self.limit.val().get_bits::<8>(0);
         self.s1_valid.d.next = self.s0_valid.q.val();
         self.s1_candidate.d.next = self.s0_candidate.q.val();
         // The UDP length (unless 0) within the IP payload, the payload as long as the element
