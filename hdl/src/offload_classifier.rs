@@ -21,7 +21,7 @@
 //!   payload; the datagram holds the 22-byte offload header; magic, version and every code are
 //!   known; the op is defined on the datatype; comm size and ranks per host are non-zero and
 //!   comm size is a multiple of ranks per host (the only multi-clock check: a table lookup a
-//!   clock ahead, then one multiply and two compares in stages 1 and 2, [`Divisor`]); rank <
+//!   clock ahead, then one multiply and two compares in stages 0 to 2, [`Divisor`]); rank <
 //!   comm size
 //!   (except partial/result, whose rank is `register << 8 | board`); root < comm size; seg
 //!   index < seg count; no data where none is allowed; payload length = elements × element
@@ -209,16 +209,17 @@ pub struct OffloadClassifier {
     late_ok: Signal<Local, Bit>,
     /// The divisibility-test constants of the frame's ranks per host: read from the table
     /// with `ranks_per_host_next` (a synchronous ROM read, on an FPGA a block RAM and its
-    /// output: `r_div` holds the word of the ranks per host `header` holds), then registered
-    /// again at stage 0 (`s0_div`), so that the multiply starts from flip-flops. (With
-    /// `s0_div` the block RAM's output, its clock-to-out and route to the multiplier took
-    /// 3.4 ns of stage 1.)
+    /// output: `r_div` holds the word of the ranks per host `header` holds on the same
+    /// clock), so that stage 0 multiplies; its limit and mask registered at stage 0
+    /// (`s0_div`) for stage 1.
     r_div: DFF<Divisor>,
     s0_div: DFF<Divisor>,
-    // Stages 1 and 2: is comm size a multiple of ranks per host?
+    // Stages 0 to 2: is comm size a multiple of ranks per host?
     /// Per ranks-per-host value: the constants of its divisibility test ([`Divisor`]).
     divisors: ROM<Divisor, 8>,
     product: Signal<Local, Bits<32>>,
+    /// `comm size · d⁻¹ mod 2^16`, from stage 0.
+    s0_product: DFF<Bits<16>>,
     /// `s0_div`'s limit (a plain signal, so that its bytes are single part-selects: Icarus
     /// takes no range of a range).
     limit: Signal<Local, Bits<16>>,
@@ -349,6 +350,7 @@ impl Default for OffloadClassifier {
             s0_div: Default::default(),
             divisors: (0..256).map(Divisor::of).into(),
             product: Default::default(),
+            s0_product: Default::default(),
             limit: Default::default(),
             divisible: Default::default(),
             s1_valid: Default::default(),
@@ -401,6 +403,7 @@ impl Logic for OffloadClassifier {
             s1_hi_eq,
             s1_lo_le,
             r_div,
+            s0_product,
             s1_unsupported,
             s1_fields,
             s1_payload,
@@ -512,21 +515,23 @@ impl Logic for OffloadClassifier {
         self.r_div.d.next = self.divisors.data.val();
         self.s0_div.d.next = self.r_div.q.val();
 
-        // Stages 1 and 2: the divisibility test, with the constants of this ranks per host:
+        // Stages 0 to 2: the divisibility test, with the constants of this ranks per host:
         // comm size is a multiple of ranks per host = 2^k·d (d odd) iff its low k bits are 0
         // (stage 1, with the other checks) and comm size · d⁻¹ (mod 2^16) ≤ (2^16 − 1) / d.
-        // Stage 1 multiplies and compares byte by byte; stage 2 joins the two bytes' compares
-        // (one gate). The whole compare in stage 2 ran on into the router's verdict queue and
-        // its offload `tvalid` (board64's worst path on seeds 1 and 5 at 9d93d81, 146.6 /
-        // 139.5 MHz); multiply and whole compare in stage 1 took 9.6 ns.
-        self.product.next = self.s0_fields.q.val().comm_size * self.s0_div.q.val().inverse;
+        // Stage 0 multiplies (the table's word is out a clock ahead), stage 1 compares byte
+        // by byte, stage 2 joins the two bytes' compares (one gate). The whole compare in
+        // stage 2 ran on into the router's verdict queue and its offload `tvalid` (board64's
+        // worst path on seeds 1 and 5 at 9d93d81, 146.6 / 139.5 MHz); multiply and compare
+        // in one stage took 7.2–9.6 ns (the multiplier alone is about 2.5 ns on the ECP5).
+        self.product.next = self.fin.comm_size.val() * self.r_div.q.val().inverse;
+        self.s0_product.d.next = bit_cast::<16, 32>(self.product.val());
         self.limit.next = self.s0_div.q.val().limit;
         self.s1_hi_lt.d.next =
-            self.product.val().get_bits::<8>(8) < self.limit.val().get_bits::<8>(8);
+            self.s0_product.q.val().get_bits::<8>(8) < self.limit.val().get_bits::<8>(8);
         self.s1_hi_eq.d.next =
-            self.product.val().get_bits::<8>(8) == self.limit.val().get_bits::<8>(8);
+            self.s0_product.q.val().get_bits::<8>(8) == self.limit.val().get_bits::<8>(8);
         self.s1_lo_le.d.next =
-            self.product.val().get_bits::<8>(0) <= self.limit.val().get_bits::<8>(0);
+            self.s0_product.q.val().get_bits::<8>(0) <= self.limit.val().get_bits::<8>(0);
         self.s1_valid.d.next = self.s0_valid.q.val();
         self.s1_candidate.d.next = self.s0_candidate.q.val();
         // The UDP length (unless 0) within the IP payload, the payload as long as the element
