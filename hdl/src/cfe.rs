@@ -400,7 +400,10 @@ pub struct Cfe {
     scan_pc: DFF<Bits<12>>,
     /// `scan_at2 != scan_pc`, registered from their next values (the 12-bit compare out of
     /// `scan_found`: `scan_at2` → the compare → `scan_found` → `Scan`'s answer → `ans_pend`'s
-    /// enable, 8 cells, was board64's worst path on seed 1 at 7246a3c, 149.9 MHz).
+    /// enable, 8 cells, was board64's worst path on seed 1 at 7246a3c, 149.9 MHz), which on
+    /// the clocks it is read are `scan_at1` and `scan_pc` as they are: compared from those
+    /// flip-flops (the compare after the state's selects of both was among board64's late
+    /// endpoints on seed 5 at 3822ae8, 6.72 ns).
     scan_ne: DFF<Bit>,
     scan_fill: DFF<Bits<2>>,
     /// This clock `uop_r` holds the pass the nack asks for.
@@ -1638,8 +1641,11 @@ impl Logic for Cfe {
             self.step.data.val() & !self.probing.q.val() & !self.ans_board.q.val();
         self.composer.my_board.next = self.conf.my_board.val();
         self.composer.ip_prefix.next = self.conf.ip_prefix.val();
-        // After every assignment of both (their next values are final here).
-        self.scan_ne.d.next = self.scan_at2.d.val() != self.scan_pc.d.val();
+        // `scan_found` reads it only in `Scan` with `scan_fill` at 2, whose clock before was
+        // `Scan` too (only `Tail` enters `Scan`, with `scan_fill` at 0): on that clock
+        // `scan_at2` loads `scan_at1` and `scan_pc` holds, so their next values are those
+        // flip-flops as they are.
+        self.scan_ne.d.next = self.scan_at1.q.val() != self.scan_pc.q.val();
     }
 }
 
