@@ -405,9 +405,11 @@ pub struct ContextTable {
     /// and 143.6 MHz). Pairs, not one flip-flop for all eight: the OR of all eight key
     /// compares in front of one flip-flop was seed 1's worst path (7 cells, 1.31 / 5.86 ns).
     k_pair: [DFF<Bit>; 4],
-    /// Drives `k_pair`'s inputs: an open context's key equals `peek_key`, by pair.
-    pair_eq: Signal<Local, Bits<4>>,
-    pair_bit: [Constant<Bits<4>>; 8],
+    /// The open contexts whose key equals `peek_key`, one bit each: compared once, for
+    /// `k_eq` and `k_pair` both.
+    key_match: Signal<Local, Bits<8>>,
+    /// Contexts `2i` and `2i + 1`, for `k_pair[i]`.
+    pair_mask: [Constant<Bits<8>>; 4],
     /// Recent key `c` is valid, equals `peek_key` and is not being overwritten by the staged
     /// key (registered, as `k_eq`).
     h_eq: [DFF<Bit>; 8],
@@ -662,8 +664,8 @@ impl Default for ContextTable {
             h_ptr: std::array::from_fn(|i| DFFWithInit::new(i == 0)),
             k_eq: Default::default(),
             k_pair: Default::default(),
-            pair_eq: Default::default(),
-            pair_bit: std::array::from_fn(|c| Constant::new(bits::<4>(1 << (c / 2)))),
+            key_match: Default::default(),
+            pair_mask: std::array::from_fn(|i| Constant::new(bits::<8>(3 << (2 * i)))),
             s_eq: Default::default(),
             h_eq: Default::default(),
             t_eq: Default::default(),
@@ -718,7 +720,7 @@ impl Logic for ContextTable {
             r_silent,
             r_cur_done
         );
-        self.pair_eq.next = bits::<4>(0);
+        self.key_match.next = bits::<8>(0);
         for c in 0..8 {
             self.valid[c].clock.next = self.clock.val();
             self.c_done[c].clock.next = self.clock.val();
@@ -737,12 +739,10 @@ impl Logic for ContextTable {
             self.c_has_words[c].clock.next = self.clock.val();
             self.c_bytes[c].clock.next = self.clock.val();
             self.k_eq[c].clock.next = self.clock.val();
-            self.k_eq[c].d.next = self.valid[c].q.val()
-                & !self.reset.val()
-                & (self.c_key[c].q.val() == self.peek_key.val());
             if self.valid[c].q.val() & (self.c_key[c].q.val() == self.peek_key.val()) {
-                self.pair_eq.next = self.pair_eq.val() | self.pair_bit[c].val();
+                self.key_match.next = self.key_match.val() | self.onehot[c].val();
             }
+            self.k_eq[c].d.next = self.key_match.val().get_bit(c) & !self.reset.val();
             self.s_eq[c].clock.next = self.clock.val();
             self.s_eq[c].d.next = self.c_sig[c].q.val() == self.peek_sig.val();
             self.c_age[c].clock.next = self.clock.val();
@@ -774,7 +774,9 @@ impl Logic for ContextTable {
 
         for i in 0..4 {
             self.k_pair[i].clock.next = self.clock.val();
-            self.k_pair[i].d.next = self.pair_eq.val().get_bit(i) & !self.reset.val();
+            self.k_pair[i].d.next = ((self.key_match.val() & self.pair_mask[i].val())
+                != bits::<8>(0))
+                & !self.reset.val();
         }
 
         // The staged key goes into the slot at `h_ptr` on this clock's edge: that slot's old
