@@ -301,6 +301,12 @@ pub struct Cfe {
     /// `cur_is`'s next value, assigned to its flip-flop once (the flip-flop with a power-on
     /// value has logic of its own: see `collwire_flow::verilog_lint`).
     l_cur_is: Signal<Local, Bits<8>>,
+    /// `Idle` takes the arrival at the input this clock (into `Lookup`). The router's
+    /// `offload_valid` comes from the far side of the board; it enters the state's next value
+    /// here, in the last select after every state's own choice, not at the head of `Idle`'s
+    /// priority chain (board64's worst path at 15e92f3, seed 1: seven cells behind a 2.6 ns
+    /// net).
+    take_arrival: Signal<Local, Bit>,
     /// Where `cur` came from on the last clock edge: 0 it held, 1 `pick` (`Idle`), 2 the
     /// arrival's context. It chooses the table's flip-flop that holds `cur`'s program counter
     /// now (`pc_r`, `pick_pc`, `ctx_pc`), so the program RAM's address comes from flip-flops
@@ -592,6 +598,7 @@ impl Cfe {
             cur: Default::default(),
             cur_is: DFFWithInit::new(bits::<8>(1)),
             l_cur_is: Default::default(),
+            take_arrival: Default::default(),
             cur_src: Default::default(),
             cur_rph2: Default::default(),
             cur_present: Default::default(),
@@ -1058,17 +1065,21 @@ impl Logic for Cfe {
                     self.blocked.d.next = false;
                     self.ev.next.reclaimed = self.contexts.expired.val();
                 } else if self.frame_valid.val() & self.m_cmd_tready.val() & !self.blocked.q.val() {
-                    self.state.d.next = CfeState::Lookup;
+                    // Into `Lookup`: the state is set by `take_arrival`, after this match.
                 } else if self.contexts.pick_found.val() {
                     self.cur.d.next = self.contexts.pick.val();
                     self.l_cur_is.next = self.contexts.pick_is.val();
                     self.cur_src.d.next = bits::<2>(1);
-                    self.state.d.next = CfeState::Fetch;
                 } else if self.contexts.expired.val() {
                     // Reclaimed the next clock (from a flip-flop: the choice between an
                     // arrival, a picked context and an expired one is too deep to sit in
                     // front of the table's writes).
                     self.reclaiming.d.next = true;
+                }
+                // A picked context runs unless the clock reclaims; an arrival taken now
+                // overrides this with `Lookup` (`take_arrival`, below).
+                if !self.reclaiming.q.val() & self.contexts.pick_found.val() {
+                    self.state.d.next = CfeState::Fetch;
                 }
             }
             CfeState::Lookup => {
@@ -1514,6 +1525,15 @@ impl Logic for Cfe {
             _ => {
                 self.state_code.next = bits::<4>(0);
             }
+        }
+        // `Idle`'s choice of the arrival, the last select in front of the state (above).
+        self.take_arrival.next = (self.state.q.val() == CfeState::Idle)
+            & !self.reclaiming.q.val()
+            & !self.blocked.q.val()
+            & self.m_cmd_tready.val()
+            & self.frame_valid.val();
+        if self.take_arrival.val() {
+            self.state.d.next = CfeState::Lookup;
         }
         // Reset: the engine and the context table as at power-on (the counters live in
         // [`crate::statistics`], which the same reset zeroes). The

@@ -267,6 +267,13 @@ pub struct FrameRouter<
     // Write side.
     /// Beat index within the frame (stops counting once a giant is cut off).
     w_beat: DFF<Bits<16>>,
+    /// `w_beat` is at the first beat beyond `MAX_FRAME` / `MAX_OFFLOAD_FRAME` (the beat after
+    /// `giant_prev` / `offload_giant_prev`): each compare made a clock ahead,
+    /// from `w_beat`'s flip-flops beside its own next value, so that a giant's cut (`giant`
+    /// → `w_last` → the capture's and the buffer's tail) starts at flip-flops (the compare
+    /// there was 6 cells to the capture's `frame_len` on board64 seed 6 at 15e92f3).
+    at_giant: DFF<Bit>,
+    at_offload_giant: DFF<Bit>,
     /// The class of the frame being written, once decided (`DROP` before, and after its last
     /// beat).
     w_class: DFF<Bits<3>>,
@@ -389,14 +396,16 @@ pub struct FrameRouter<
     p_end: DFF<Bit>,
     /// Swallowing the rest of a giant.
     swallow: DFF<Bit>,
-    /// The deciding beat, the beat holding byte `MIN_FRAME − 1`, the first beat beyond
-    /// `MAX_FRAME`.
+    /// The deciding beat, the beat holding byte `MIN_FRAME − 1`.
     decide_beat: Constant<Bits<16>>,
     runt_beat: Constant<Bits<16>>,
     runt_lane: Constant<Bits<16>>,
-    giant_beat: Constant<Bits<16>>,
-    /// The first beat beyond `MAX_OFFLOAD_FRAME`: where a candidate is cut off.
-    offload_giant_beat: Constant<Bits<16>>,
+    /// The beat before the first beat beyond `MAX_FRAME` (`giant_beat − 1`): `at_giant` is
+    /// set when it is written.
+    giant_prev: Constant<Bits<16>>,
+    /// The beat before the first beat beyond `MAX_OFFLOAD_FRAME` (where a candidate is cut
+    /// off).
+    offload_giant_prev: Constant<Bits<16>>,
     /// Room the offload buffer must have to take a candidate: the longest offload frame, cut
     /// off, plus the ingress buffer and the flag's delay.
     offload_level: Constant<Bits<DL1>>,
@@ -630,6 +639,8 @@ impl<
             bad_bit: Constant::new(bits::<16>(1 << TUSER_BAD_AT)),
             bad_at: Constant::new(bits::<16>(TUSER_BAD_AT as u64)),
             w_beat: Default::default(),
+            at_giant: Default::default(),
+            at_offload_giant: Default::default(),
             w_class: Default::default(),
             late: Constant::new(late),
             late_end: Constant::new(late_end),
@@ -677,8 +688,8 @@ impl<
             decide_beat: Constant::new(bits::<16>(decide as u64)),
             runt_beat: Constant::new(bits::<16>(((MIN_FRAME - 1) / K) as u64)),
             runt_lane: Constant::new(bits::<16>(((MIN_FRAME - 1) % K) as u64)),
-            giant_beat: Constant::new(bits::<16>(giant as u64)),
-            offload_giant_beat: Constant::new(bits::<16>(offload_giant as u64)),
+            giant_prev: Constant::new(bits::<16>(giant as u64 - 1)),
+            offload_giant_prev: Constant::new(bits::<16>(offload_giant as u64 - 1)),
             offload_level: Constant::new(bits::<DL1>(((1 << DL) - room) as u64)),
             ingress_room: Constant::new(bits::<4>(7)),
             c_pass: Constant::new(bits::<3>(class::PASS)),
@@ -780,6 +791,8 @@ impl<
             self,
             clock,
             w_beat,
+            at_giant,
+            at_offload_giant,
             w_class,
             dq_go,
             dq_drop,
@@ -899,11 +912,11 @@ impl<
                         .get_bit(self.runt_lane.val().index())));
         self.mac_bad.next =
             self.s_axis.tlast.val() & self.s_axis.tuser.val().get_bit(self.bad_at.val().index());
-        self.giant.next = self.w_beat.q.val() == self.giant_beat.val();
+        self.giant.next = self.at_giant.q.val();
         if (self.w_class.q.val() == self.c_offload.val())
             | (self.w_class.q.val() == self.c_transit.val())
         {
-            self.giant.next = self.w_beat.q.val() == self.offload_giant_beat.val();
+            self.giant.next = self.at_offload_giant.q.val();
         }
         // The class is decided on the deciding beat, or on an earlier last beat (and set then,
         // or a clock later: `late`).
@@ -1013,12 +1026,16 @@ impl<
         }
         if self.accept.val() & !self.swallow.q.val() {
             self.w_beat.d.next = self.w_beat.q.val() + bits::<16>(1);
+            self.at_giant.d.next = self.w_beat.q.val() == self.giant_prev.val();
+            self.at_offload_giant.d.next = self.w_beat.q.val() == self.offload_giant_prev.val();
             if self.giant.val() & !self.s_axis.tlast.val() {
                 self.swallow.d.next = true;
             }
         }
         if self.accept.val() & self.s_axis.tlast.val() {
             self.w_beat.d.next = bits::<16>(0);
+            self.at_giant.d.next = false;
+            self.at_offload_giant.d.next = false;
             self.swallow.d.next = false;
             self.w_class.d.next = self.c_drop.val();
         }
@@ -1076,6 +1093,8 @@ impl<
         self.routes.data_in.next = self.route_table.ports.val();
         if self.reset.val() {
             self.w_beat.d.next = bits::<16>(0);
+            self.at_giant.d.next = false;
+            self.at_offload_giant.d.next = false;
             self.w_class.d.next = bits::<3>(0);
             self.dq_go.d.next = false;
             self.dq_drop.d.next = false;
