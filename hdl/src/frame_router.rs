@@ -400,8 +400,8 @@ pub struct FrameRouter<
     decide_beat: Constant<Bits<16>>,
     runt_beat: Constant<Bits<16>>,
     runt_lane: Constant<Bits<16>>,
-    /// The beat before the first beat beyond `MAX_FRAME` (`giant_beat − 1`): `at_giant` is
-    /// set when it is written.
+    /// The beat before the first beat beyond `MAX_FRAME`: `at_giant` is set when it is
+    /// written.
     giant_prev: Constant<Bits<16>>,
     /// The beat before the first beat beyond `MAX_OFFLOAD_FRAME` (where a candidate is cut
     /// off).
