@@ -66,15 +66,21 @@ fn bounds(values: impl Iterator<Item = f64>, log: bool) -> Result<(f64, f64)> {
     })
 }
 
-/// An axis label: whole numbers without a fraction, others with up to three significant digits
-/// (0.25, not 0.250).
+/// An axis or bar label: whole numbers without a fraction, others with up to three significant
+/// digits (0.25, not 0.250), and no fraction from 100 up (190.2 is 190). Only a fraction's
+/// trailing zeros go: a number rounded to a whole one keeps its own (it once lost them, and
+/// bars of 190.2 and 219.6 MHz read 19 and 22).
 fn number(v: f64) -> String {
     if v == v.round() && v.abs() < 1e15 {
         format!("{v:.0}")
     } else {
         let digits = (2 - v.abs().log10().floor() as i32).max(0) as usize;
         let text = format!("{v:.digits$}");
-        text.trim_end_matches('0').trim_end_matches('.').to_string()
+        if text.contains('.') {
+            text.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            text
+        }
     }
 }
 
@@ -312,6 +318,14 @@ mod tests {
         assert_eq!(number(1.5), "1.5");
         assert_eq!(number(0.125), "0.125");
         assert_eq!(number(1.23456), "1.23");
+        // Rounded to a whole number: its zeros are its own.
+        assert_eq!(number(190.2), "190");
+        assert_eq!(number(219.6), "220");
+        assert_eq!(number(179.96), "180");
+        assert_eq!(number(1290.4), "1290");
+        assert_eq!(number(99.96), "100");
+        assert_eq!(number(10.04), "10");
+        assert_eq!(number(-150.3), "-150");
     }
 
     #[test]

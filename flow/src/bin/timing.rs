@@ -7,7 +7,8 @@
 //!   cargo run --release -p collwire-flow --bin timing -- --width 256 --design collwire_cfe
 //!
 //! A whole board takes about ten minutes on two cores; `--blocks-only` skips it. `--json FILE`
-//! also writes every row, `--plot FILE.svg` a bar chart of Fmax per design; on a terminal a
+//! also writes every row, `--plot FILE.svg` a bar chart of Fmax per design (`--replot FILE`
+//! draws it again from an earlier run's JSON, running no tool); on a terminal a
 //! progress bar with an ETA runs while it works. `--seed N` (repeatable) places and routes each design once per
 //! placer seed, the seeds side by side, and prints a row per seed and the spread: one
 //! netlist's Fmax moves by ±15 % from one placement to another, so a change is judged on
@@ -50,6 +51,10 @@ struct Args {
     /// 200 MHz marks.
     #[arg(long)]
     plot: Option<PathBuf>,
+    /// Run no tool: draw `--plot` from the rows of an earlier run's `--json` (a plot drawn
+    /// again without hours of place and route).
+    #[arg(long, requires = "plot", conflicts_with = "json")]
+    replot: Option<PathBuf>,
     /// Place and route with these placer seeds (repeatable; they run side by side). Default:
     /// nextpnr's own seed, once.
     #[arg(long)]
@@ -88,8 +93,69 @@ fn capacity(width: BusWidth) -> (f64, f64, f64) {
     }
 }
 
+/// Post-route Fmax per design (and seed) as an SVG bar chart at `path`.
+fn plot(
+    path: &std::path::Path,
+    width: BusWidth,
+    bars: &[(String, Option<f64>)],
+) -> anyhow::Result<()> {
+    let title = format!(
+        "Post-route Fmax per design, {}-bit (ECP5 proxy for {})",
+        width.bits(),
+        width.part()
+    );
+    collwire_report::plot::bar_chart(
+        path,
+        &title,
+        "MHz",
+        bars,
+        &[
+            ("125 MHz (ZedBoard, 4 × 1G)".to_string(), 125.0),
+            ("150 MHz (goal on the proxy)".to_string(), 150.0),
+            ("200 MHz (NetFPGA SUME, 4 × 10G)".to_string(), 200.0),
+        ],
+    )?;
+    println!("plot: {}", path.display());
+    Ok(())
+}
+
+/// A bar's label: the design, and its seed when a design was placed with more than one.
+fn bar_label(design: &str, seed: Option<u64>, seeds: usize) -> String {
+    match seed {
+        Some(s) if seeds > 1 => format!("{design} (seed {s})"),
+        _ => design.to_string(),
+    }
+}
+
+/// `--replot`: the bars of an earlier run's JSON rows, drawn at `path`.
+fn replot(json: &std::path::Path, path: &std::path::Path) -> anyhow::Result<()> {
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(json)?)?;
+    let first = rows
+        .first()
+        .ok_or_else(|| anyhow::anyhow!("{}: no rows", json.display()))?;
+    let width = first["width"]
+        .as_u64()
+        .and_then(|w| BusWidth::from_bits(w as usize))
+        .ok_or_else(|| anyhow::anyhow!("{}: no width of 64 or 256", json.display()))?;
+    let mut bars = Vec::new();
+    for row in &rows {
+        let design = row["design"]
+            .as_str()
+            .ok_or_else(|| anyhow::anyhow!("{}: a row without a design", json.display()))?;
+        let seeds = rows.iter().filter(|r| r["design"] == row["design"]).count();
+        bars.push((
+            bar_label(design, row["seed"].as_u64(), seeds),
+            row["ecp5_fmax_mhz"].as_f64(),
+        ));
+    }
+    plot(path, width, &bars)
+}
+
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
+    if let (Some(json), Some(path)) = (&args.replot, &args.plot) {
+        return replot(json, path);
+    }
     let width = BusWidth::from_bits(args.width)
         .ok_or_else(|| anyhow::anyhow!("--width must be 64 or 256"))?;
     let out = args.out.unwrap_or_else(|| {
@@ -181,10 +247,7 @@ fn main() -> anyhow::Result<()> {
                     pnr.critical.logic_steps
                 )
             };
-            let label = match seed {
-                Some(s) if seeds.len() > 1 => format!("{} (seed {s})", d.name),
-                _ => d.name.to_string(),
-            };
+            let label = bar_label(d.name, *seed, seeds.len());
             bars.push((label.clone(), pnr.fmax_mhz));
             progress.suspend(|| {
                 println!(
@@ -290,23 +353,7 @@ fn main() -> anyhow::Result<()> {
         println!("wrote {}", path.display());
     }
     if let Some(path) = args.plot {
-        let title = format!(
-            "Post-route Fmax per design, {}-bit (ECP5 proxy for {})",
-            args.width,
-            width.part()
-        );
-        collwire_report::plot::bar_chart(
-            &path,
-            &title,
-            "MHz",
-            &bars,
-            &[
-                ("125 MHz (ZedBoard, 4 × 1G)".to_string(), 125.0),
-                ("150 MHz (goal on the proxy)".to_string(), 150.0),
-                ("200 MHz (NetFPGA SUME, 4 × 10G)".to_string(), 200.0),
-            ],
-        )?;
-        println!("plot: {}", path.display());
+        plot(&path, width, &bars)?;
     }
     Ok(())
 }
