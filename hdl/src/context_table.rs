@@ -739,7 +739,19 @@ impl Logic for ContextTable {
             self.c_has_words[c].clock.next = self.clock.val();
             self.c_bytes[c].clock.next = self.clock.val();
             self.k_eq[c].clock.next = self.clock.val();
-            if self.valid[c].q.val() & (self.c_key[c].q.val() == self.peek_key.val()) {
+            // The 48-bit key compared as its three 16-bit fields (segment index, op id, comm
+            // id), ANDed: the same answer. As one 48-bit compare ABC mapped it with `valid` as
+            // a chain of 7 LUT4 in front of `k_pair` (board64's worst path on seeds 1 and 6 at
+            // 1159997); as three, `k_eq` is a level shallower, board64 maps to 121 fewer
+            // xc7z020 LUTs, and its eight seeds place at a median of 148.4 MHz, minimum 143.7
+            // (147.4 / 136.4 before; docs/timing.md, 2026-12-04, late night).
+            if self.valid[c].q.val()
+                & (self.c_key[c].q.val().get_bits::<16>(0) == self.peek_key.val().get_bits::<16>(0))
+                & (self.c_key[c].q.val().get_bits::<16>(16)
+                    == self.peek_key.val().get_bits::<16>(16))
+                & (self.c_key[c].q.val().get_bits::<16>(32)
+                    == self.peek_key.val().get_bits::<16>(32))
+            {
                 self.key_match.next = self.key_match.val() | self.onehot[c].val();
             }
             self.k_eq[c].d.next = self.key_match.val().get_bit(c) & !self.reset.val();
