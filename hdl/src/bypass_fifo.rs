@@ -29,16 +29,18 @@
 //! ahead (the router's offload `tvalid`, a flip-flop with the value the head's would have, so
 //! that the CFE's arrival check starts from one register) uses them.
 //!
-//! `read_next` is `read`'s value on the next clock (every reader reads from a flip-flop of its
-//! own, `read_next` being that flip-flop's input). With it `head`'s load enable comes from a
-//! flip-flop of its own (`refill_r`, `refill` a clock ahead), so the reader's read flip-flop
-//! drives only the RAM FIFO's control, not also `head`'s hundreds of enables: a `refill` LUT
-//! shared by both sat in the middle of `head`'s bits and put two long routes on the frame
-//! builder's `pop_q` → the RAM FIFO's `fwd_hit` (board64's worst path on seed 2 at 07ea5f7,
-//! 143.5 MHz, 1.17 / 5.79 ns).
+//! A reader reads a clock ahead: `read_next` says whether it reads the head on the next clock,
+//! and the FIFO registers it (`read_q`, the read of this clock; a reader that keeps the same
+//! flip-flop for its own use has it merged with this one by synthesis). Knowing the read a
+//! clock ahead, `head`'s load enable comes from a flip-flop of its own (`refill_r`, `refill` a
+//! clock ahead), so the read flip-flop drives only the RAM FIFO's control, not also `head`'s
+//! hundreds of enables: a `refill` LUT shared by both sat in the middle of `head`'s bits and put
+//! two long routes on the frame builder's `pop_q` → the RAM FIFO's `fwd_hit` (board64's worst
+//! path on seed 2 at 07ea5f7, 143.5 MHz, 1.17 / 5.79 ns). (Until 2026-12-05 the reader gave
+//! `read` from its own flip-flop beside `read_next`, a promise nothing checked.)
 //!
 //! `full` and `almost_full` are the RAM FIFO's (`head` is room on top: conservative); `write`
-//! while full and `read` while empty are ignored; `reset` empties it in one clock. Every output
+//! while full and a read while empty are ignored; `reset` empties it in one clock. Every output
 //! is assigned once per evaluation (see `collwire_flow::verilog_lint`).
 
 use rust_hdl::prelude::*;
@@ -50,8 +52,7 @@ pub struct BypassFifo<D: Synth, const N: usize, const NP1: usize, const ALMOST: 
     pub clock: Signal<In, Clock>,
     /// Synchronous: the FIFO is empty after the clock edge.
     pub reset: Signal<In, Bit>,
-    pub read: Signal<In, Bit>,
-    /// `read` after the next clock edge (see the module doc).
+    /// Read the head on the next clock (see the module doc): registered into `read_q`.
     pub read_next: Signal<In, Bit>,
     pub data_out: Signal<Out, D>,
     pub empty: Signal<Out, Bit>,
@@ -64,6 +65,8 @@ pub struct BypassFifo<D: Synth, const N: usize, const NP1: usize, const ALMOST: 
     /// `empty` after the next clock edge.
     pub empty_next: Signal<Out, Bit>,
     words: Fifo<D, N, NP1, ALMOST>,
+    /// The read of this clock: `read_next` of the clock before.
+    read_q: DFF<Bit>,
     head: DFF<D>,
     head_full: DFF<Bit>,
     /// `head` was loaded from the RAM FIFO.
@@ -91,7 +94,6 @@ impl<D: Synth, const N: usize, const NP1: usize, const ALMOST: u32> Default
         Self {
             clock: Default::default(),
             reset: Default::default(),
-            read: Default::default(),
             read_next: Default::default(),
             data_out: Default::default(),
             empty: Default::default(),
@@ -102,6 +104,7 @@ impl<D: Synth, const N: usize, const NP1: usize, const ALMOST: u32> Default
             data_next: Default::default(),
             empty_next: Default::default(),
             words: Default::default(),
+            read_q: Default::default(),
             head: Default::default(),
             head_full: Default::default(),
             from_ram: Default::default(),
@@ -122,12 +125,13 @@ impl<D: Synth, const N: usize, const NP1: usize, const ALMOST: u32> Logic
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, head, head_full, from_ram);
+        dff_setup!(self, clock, read_q, head, head_full, from_ram);
+        self.read_q.d.next = self.read_next.val();
         self.refill_r.clock.next = self.clock.val();
         clock!(self, clock, words);
         self.words.reset.next = self.reset.val();
         self.words.early.next = true;
-        self.pop.next = self.read.val() & self.head_full.q.val();
+        self.pop.next = self.read_q.q.val() & self.head_full.q.val();
         self.push.next = self.write.val() & !self.words.full.val();
         self.refill.next = !self.head_full.q.val() | self.pop.val();
         self.take_ram.next = self.refill.val() & !self.words.empty.val();

@@ -133,7 +133,8 @@ pub struct FrameBuilder<
     /// registered): the path from the head entry's fields through the state machine to the
     /// FIFO's read address and its 570-bit read register was board64's worst at 107 MHz. The
     /// next frame starts a clock later (the head is the next entry from the clock after the
-    /// pop).
+    /// pop). The entry queue registers the same value from its `read_next` as its read (one
+    /// flip-flop after synthesis).
     pop_q: DFF<Bit>,
     all_keep: Constant<Bits<K>>,
     last_header_beat: Constant<Bits<4>>,
@@ -356,7 +357,6 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
         self.m_axis.tvalid.next = self.out_tvalid.val();
         self.s_axis.tready.next = self.out_s_tready.val();
         self.pop_q.d.next = self.pop_entry.val();
-        self.entries.read.next = self.pop_q.q.val();
         self.entries.read_next.next = self.pop_entry.val() & !self.reset.val();
         self.entries.reset.next = self.reset.val();
         if self.reset.val() {

@@ -504,7 +504,8 @@ pub struct FrameRouter<
     head_valid: Signal<Local, Bit>,
     /// The head frame's last beat left on the previous clock: its verdict is popped now (a
     /// register, so the splitter's ready does not reach the verdict queue's read address and
-    /// its RAM), and the next frame waits this one clock.
+    /// its RAM), and the next frame waits this one clock. The verdict queue registers the same
+    /// value from its `read_next` (`pop_next`) as its read.
     pop_pending: DFF<Bit>,
     /// `pop_pending`'s next value.
     pop_next: Signal<Local, Bit>,
@@ -1344,7 +1345,6 @@ impl<
             & !self.head.val().offload
             & self.offload_out.m_axis.tvalid.val()
             & self.offload_out.m_axis.tlast.val();
-        self.verdicts.read.next = self.pop_pending.q.val();
         self.pop_next.next =
             self.head_valid.val() & self.head_ready.val() & self.offload_out.m_axis.tlast.val();
         if self.reset.val() {
