@@ -30,8 +30,10 @@
 //! that the CFE's arrival check starts from one register) uses them.
 //!
 //! A reader reads a clock ahead: `read_next` says whether it reads the head on the next clock,
-//! and the FIFO registers it (`read_q`, the read of this clock; a reader that keeps the same
-//! flip-flop for its own use has it merged with this one by synthesis). Knowing the read a
+//! and the FIFO registers it (`read_q`, the read of this clock; where a reader keeps the same
+//! flip-flop for its own use, Yosys merges the two if both are written alike: the router's
+//! `pop_pending` is, the frame builder's `pop_q`, whose reset is a separate branch, is not, one
+//! flip-flop more). Knowing the read a
 //! clock ahead, `head`'s load enable comes from a flip-flop of its own (`refill_r`, `refill` a
 //! clock ahead), so the read flip-flop drives only the RAM FIFO's control, not also `head`'s
 //! hundreds of enables: a `refill` LUT shared by both sat in the middle of `head`'s bits and put

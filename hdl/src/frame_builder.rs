@@ -133,8 +133,8 @@ pub struct FrameBuilder<
     /// registered): the path from the head entry's fields through the state machine to the
     /// FIFO's read address and its 570-bit read register was board64's worst at 107 MHz. The
     /// next frame starts a clock later (the head is the next entry from the clock after the
-    /// pop). The entry queue registers the same value from its `read_next` as its read (one
-    /// flip-flop after synthesis).
+    /// pop). The entry queue registers the same value from its `read_next` as its read (a
+    /// second flip-flop: Yosys does not merge the two, this one's reset being a branch).
     pop_q: DFF<Bit>,
     all_keep: Constant<Bits<K>>,
     last_header_beat: Constant<Bits<4>>,
