@@ -53,3 +53,43 @@ impl<const W: usize, const LW: usize> Logic for Place<W, LW> {
         ))
     }
 }
+
+/// The `LW`-bit lane at bit `at` of a `W`-bit word: [`Place`]'s inverse (a block of its own
+/// for the same reason).
+#[derive(LogicBlock)]
+pub struct Take<const W: usize, const LW: usize> {
+    pub word: Signal<In, Bits<W>>,
+    pub lane: Signal<Out, Bits<LW>>,
+    at: Constant<Bits<16>>,
+}
+
+impl<const W: usize, const LW: usize> Take<W, LW> {
+    /// Lane `index` (bits `index·LW` up).
+    pub fn lane(index: usize) -> Self {
+        assert!((index + 1) * LW <= W);
+        Self {
+            word: Default::default(),
+            lane: Default::default(),
+            at: Constant::new(bits::<16>((index * LW) as u64)),
+        }
+    }
+}
+
+impl<const W: usize, const LW: usize> Logic for Take<W, LW> {
+    fn update(&mut self) {
+        self.lane.next = (self.word.val() >> self.at.val()).get_bits::<LW>(0);
+    }
+
+    fn connect(&mut self) {
+        self.lane.connect();
+    }
+
+    /// A part-select: the same bits, no shift of a `W`-bit vector in a simulator.
+    fn hdl(&self) -> Verilog {
+        let at = self.at.val().index();
+        Verilog::Custom(format!(
+            "always @(*) begin\n    lane = word[{}:{at}];\nend\n",
+            at + LW - 1
+        ))
+    }
+}
