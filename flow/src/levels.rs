@@ -67,8 +67,6 @@ fn ends(cell_type: &str, port: &str) -> bool {
         "TRELLIS_FF" => matches!(port, "DI" | "CE" | "LSR"),
         "TRELLIS_DPR16X4" => port.starts_with("WAD") || port.starts_with("DI") || port == "WRE",
         "DP16KD" | "MULT18X18D" => !port.starts_with("CLK"),
-        // A register copy kept as a module of its own (`collwire_hdl::emit::KEEP_COPY`).
-        t if t.contains("$dup_") => port != "clock",
         _ => false,
     }
 }
@@ -386,10 +384,6 @@ mod tests {
             "ff_d": cell("TRELLIS_FF", &[("CE", "input", vec![31]), ("DI", "input", vec![13])]),
             "ff_e": cell("TRELLIS_FF", &[("LSR", "input", vec![2])]),
             "scope": cell("$scopeinfo", &[]),
-            // A register copy kept as a module: its `d` ends a path, its `q` starts one.
-            "u.dup_x$0": cell("top$u$dup_x$0", &[("d", "input", vec![12]), ("clock", "input", vec![2]), ("q", "output", vec![50])]),
-            "l3": cell("LUT4", &[("A", "input", vec![50]), ("Z", "output", vec![51])]),
-            "ff_f": cell("TRELLIS_FF", &[("DI", "input", vec![51])]),
         }, "netnames": {
             "$abc$1": {"bits": [11], "hide_name": 1},
             "u.mid": {"bits": [11], "hide_name": 0},
@@ -418,13 +412,9 @@ mod tests {
         assert_eq!(find(&eps, "ff_e", "LSR").levels, 0);
         // A loop ends without hanging: each of its LUTs counted once.
         assert_eq!(find(&eps, "ff_d", "CE").levels, 2);
-        // The kept copy: a path ends at its `d` (2 levels from ff_a) and starts at its `q`.
-        assert_eq!(find(&eps, "u.dup_x$0", "d").levels, 2);
-        assert!(!eps.iter().any(|e| e.to == "u.dup_x$0" && e.port == "clock"));
-        assert_eq!(find(&eps, "ff_f", "DI").levels, 1);
         let h = histogram(&eps);
         assert_eq!(h.values().sum::<usize>(), eps.len());
-        assert_eq!(h[&2], 4);
+        assert_eq!(h[&2], 3);
     }
 
     #[test]

@@ -163,16 +163,11 @@ impl SynthReport {
 /// `synth_xilinx -family xc7`, then the cell counts, then the combinational depth (every storage
 /// cell deleted first — flip-flops, block and distributed RAM, shift registers — so paths end
 /// at storage and do not run through an SRL or a LUTRAM; [`crate::depth`]). Fails on a combinational loop
-/// (`scc` on the generic netlist) or when any latch is inferred. The register copies the
-/// Verilog keeps apart (`collwire_hdl::emit::KEEP_COPY`) are flattened like the rest here, so
-/// synthesis folds each into its original: the flip-flop count leaves them out (168 at 256
-/// bits), and the depth is the flat netlist's.
+/// (`scc` on the generic netlist) or when any latch is inferred.
 pub fn synth_xc7(dir: &Path, design: &Design) -> Result<SynthReport, ToolError> {
     let file = write_design(dir, design);
     let script = format!(
-        "read_verilog {file}; hierarchy -top {top}; \
-         setattr -mod -unset keep_hierarchy A:keep_hierarchy; \
-         proc; flatten; opt_clean; scc -expect 0; \
+        "read_verilog {file}; hierarchy -top {top}; proc; flatten; opt_clean; scc -expect 0; \
          synth_xilinx -family xc7 -top {top} -flatten -noiopad -noclkbuf; \
          tee -o {stat} stat -tech xilinx; delete t:FD* t:RAM* t:SRL*; tee -o {ltp} ltp -noff",
         file = file.display(),

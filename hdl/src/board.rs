@@ -59,7 +59,6 @@ pub const fn ingress_slice(w: usize) -> bool {
 /// | `WL`, `KL` | log2 of `W` and of `K` | 6, 3 | 8, 5 |
 /// | `L64`, `L32` | ALU lanes of 64 and 32 bits | 1, 2 | 4, 8 |
 /// | `WB`, `AB`, `OB` | log2 of words a CIPE buffer; buffer address bits; CIPE output entry bits | 8, 14, 130 | 6, 12, 322 |
-/// | `WG`, `G`, `GH` | bits of a CIPE buffer group; groups; groups after the first | 64, 1, 0 | 64, 4, 3 |
 #[derive(LogicBlock)]
 pub struct Board<
     const W: usize,
@@ -78,9 +77,6 @@ pub struct Board<
     const WB: usize,
     const AB: usize,
     const OB: usize,
-    const WG: usize,
-    const G: usize,
-    const GH: usize,
 > {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
@@ -107,7 +103,7 @@ pub struct Board<
     router: FrameRouter<W, K, BB, LAST, USER, DL, DL1, HB>,
     cfe: Cfe,
     splitter: OffloadSplitter<W, K, HB>,
-    cipe: Cipe<W, L64, L32, WB, AB, OB, WG, G, GH>,
+    cipe: Cipe<W, L64, L32, WB, AB, OB>,
     /// A register slice on the payload words from the splitter to the CIPE (`tdata`, the
     /// handshake, and the bad mark in `tuser`): the CIPE's input ready does not reach through the splitter
     /// into the router's offload-frame pop and the verdict queue's read address.
@@ -162,10 +158,7 @@ impl<
     const WB: usize,
     const AB: usize,
     const OB: usize,
-    const WG: usize,
-    const G: usize,
-    const GH: usize,
-> Default for Board<W, K, N, BB, LAST, USER, DL, DL1, HB, WL, KL, L64, L32, WB, AB, OB, WG, G, GH>
+> Default for Board<W, K, N, BB, LAST, USER, DL, DL1, HB, WL, KL, L64, L32, WB, AB, OB>
 {
     fn default() -> Self {
         Self {
@@ -227,10 +220,7 @@ impl<
     const WB: usize,
     const AB: usize,
     const OB: usize,
-    const WG: usize,
-    const G: usize,
-    const GH: usize,
-> Logic for Board<W, K, N, BB, LAST, USER, DL, DL1, HB, WL, KL, L64, L32, WB, AB, OB, WG, G, GH>
+> Logic for Board<W, K, N, BB, LAST, USER, DL, DL1, HB, WL, KL, L64, L32, WB, AB, OB>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -328,10 +318,6 @@ impl<
         // CIPE: instructions from the CFE, payload words from the splitter.
         self.cipe.s_instr.tdata.next = self.cfe.m_instr_tdata.val();
         self.cipe.s_instr_tuser.next = self.cfe.m_instr_tuser.val();
-        for i in 0..G {
-            self.cipe.s_instr_slot_a[i].next = self.cfe.m_instr_slot_a[i].val();
-            self.cipe.s_instr_slot_b[i].next = self.cfe.m_instr_slot_b[i].val();
-        }
         self.cipe.s_instr.tvalid.next = self.cfe.m_instr_tvalid.val();
         self.cfe.m_instr_tready.next = self.cipe.s_instr.tready.val();
         self.payload_reg.s_axis.tdata.next = self.splitter.m_axis.tdata.val();
@@ -430,6 +416,6 @@ impl<
 }
 
 /// ZedBoard: 64-bit datapath, host + 3 network ports.
-pub type Board64 = Board<64, 8, 4, 89, 72, 73, 11, 12, 8, 6, 3, 1, 2, 8, 14, 130, 64, 1, 0>;
+pub type Board64 = Board<64, 8, 4, 89, 72, 73, 11, 12, 8, 6, 3, 1, 2, 8, 14, 130>;
 /// NetFPGA SUME: 256-bit datapath, host + 4 network ports.
-pub type Board256 = Board<256, 32, 5, 305, 288, 289, 9, 10, 2, 8, 5, 4, 8, 6, 12, 322, 64, 4, 3>;
+pub type Board256 = Board<256, 32, 5, 305, 288, 289, 9, 10, 2, 8, 5, 4, 8, 6, 12, 322>;

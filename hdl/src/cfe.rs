@@ -80,7 +80,7 @@ use rust_hdl::prelude::*;
 use crate::arrival_verdict::{ArrivalReg, ArrivalSig, ArrivalVerdict, LateRow, Verdict};
 pub use crate::cfe_config::cfg;
 use crate::cfe_config::{CfeConfig, DirectoryWord};
-use crate::cipe::{InstrAhead, InstrWord, Opcode, SLOT_COPIES};
+use crate::cipe::{InstrAhead, InstrWord, Opcode};
 use crate::context_table::ContextTable;
 pub use crate::context_table::{CONTEXTS, HISTORY};
 use crate::entry_composer::EntryComposer;
@@ -150,10 +150,6 @@ pub struct Cfe {
     /// With `m_instr_tdata`: its [`InstrAhead`], for the pass that takes the arrival (`ins_f`,
     /// whose count is the arrival's words), `valid` low for every other instruction.
     pub m_instr_tuser: Signal<Out, Bits<16>>,
-    /// Copies of `m_instr_tdata`'s `slot_a` and `slot_b`, each from a register of its own
-    /// ([`SLOT_COPIES`]; for the CIPE's buffer groups, `crate::cipe`).
-    pub m_instr_slot_a: [Signal<Out, Bits<7>>; SLOT_COPIES],
-    pub m_instr_slot_b: [Signal<Out, Bits<7>>; SLOT_COPIES],
     pub m_instr_tvalid: Signal<Out, Bit>,
     pub m_instr_tready: Signal<In, Bit>,
     pub m_entry_tdata: Signal<Out, Bits<570>>,
@@ -440,11 +436,6 @@ pub struct Cfe {
     cmd: DFF<SplitCommand>,
     cmd_pend: DFF<Bit>,
     ins: DFF<InstrWord>,
-    /// The slot copies (`dup_`: kept apart by synthesis, `crate::emit`), loaded with
-    /// `m_instr_tdata`'s next value (`l_instr_next`), so each equals its field on every clock.
-    dup_slot_a: [DFF<Bits<7>>; SLOT_COPIES],
-    dup_slot_b: [DFF<Bits<7>>; SLOT_COPIES],
-    l_instr_next: Signal<Local, InstrWord>,
     ins_pend: DFF<Bit>,
     /// The instruction pending, set only in `Decide` with an arrival: `ins_pend_f` for the
     /// fused pass's (`ins_f`), `ins_pend_s` for the `input` that stores the arrival (`ins`).
@@ -531,8 +522,6 @@ impl Cfe {
             m_cmd_tready: Default::default(),
             m_instr_tdata: Default::default(),
             m_instr_tuser: Default::default(),
-            m_instr_slot_a: std::array::from_fn(|_| Default::default()),
-            m_instr_slot_b: std::array::from_fn(|_| Default::default()),
             m_instr_tvalid: Default::default(),
             m_instr_tready: Default::default(),
             m_entry_tdata: Default::default(),
@@ -654,9 +643,6 @@ impl Cfe {
             cmd: Default::default(),
             cmd_pend: Default::default(),
             ins: Default::default(),
-            dup_slot_a: std::array::from_fn(|_| Default::default()),
-            dup_slot_b: std::array::from_fn(|_| Default::default()),
-            l_instr_next: Default::default(),
             ins_pend: Default::default(),
             ins_pend_f: Default::default(),
             ins_pend_s: Default::default(),
@@ -1680,19 +1666,6 @@ impl Logic for Cfe {
         // `scan_at2` loads `scan_at1` and `scan_pc` holds, so their next values are those
         // flip-flops as they are.
         self.scan_ne.d.next = self.scan_at1.q.val() != self.scan_pc.q.val();
-        // `m_instr_tdata` next clock (read after every assignment above, reset included).
-        self.l_instr_next.next = self.ins.d.val();
-        if self.f_sel.d.val() {
-            self.l_instr_next.next = self.ins_f.d.val();
-        }
-        for i in 0..SLOT_COPIES {
-            self.dup_slot_a[i].clock.next = self.clock.val();
-            self.dup_slot_b[i].clock.next = self.clock.val();
-            self.dup_slot_a[i].d.next = self.l_instr_next.val().slot_a;
-            self.dup_slot_b[i].d.next = self.l_instr_next.val().slot_b;
-            self.m_instr_slot_a[i].next = self.dup_slot_a[i].q.val();
-            self.m_instr_slot_b[i].next = self.dup_slot_b[i].q.val();
-        }
     }
 }
 

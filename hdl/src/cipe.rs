@@ -12,12 +12,6 @@
 //! Two read ports (the pair opcode) come from two copies of the buffer RAM written together,
 //! the usual way to get a second read port out of block RAM.
 //!
-//! At 256 bits each buffer is four groups of 64 bits of the word, each its own block RAMs with
-//! its own read address, computed from copies of the registers it depends on (the `dup_`
-//! registers here and the CFE's `m_instr_slot_*`), so each group's address is a multiplexer of
-//! flip-flops beside its block RAMs. The buffers fill most of the part's block RAM: one
-//! address net to all of them spanned the die and was board256's worst path (docs/timing.md).
-//!
 //! Pipeline: issue (RAM read) → read (the RAM's word registered: the buffers fill most of the
 //! part's block RAM, and the far ones are a long route from the ALU) → operand → ALU,
 //! [`crate::cipe_alu::ALU_LATENCY`] clocks → write-back/out; [`CIPE_LATENCY`] clocks from a word in
@@ -42,7 +36,6 @@ use crate::axis::{PayloadSource, StreamSink};
 
 use crate::cipe_alu::{ALU_LATENCY, CipeAlu};
 use crate::fifo::Fifo;
-use crate::place::{Place, Take};
 
 /// Clocks from a word accepted on `s_axis` to its result on `m_axis` (queue empty, ready).
 pub const CIPE_LATENCY: usize = ALU_LATENCY + 3;
@@ -57,9 +50,6 @@ pub const STORE_TO_READ: usize = ALU_LATENCY + 3;
 const OUT_HEADROOM: u32 = (CIPE_LATENCY + 4) as u32;
 /// Packet buffers.
 pub const SLOTS: usize = 64;
-/// Copies of the offered instruction's `slot_a` and `slot_b` the CFE sends beside it
-/// (`m_instr_slot_*`): one per buffer group of the widest CIPE (`Cipe256`'s four).
-pub const SLOT_COPIES: usize = 4;
 
 /// Clocks within which `m_axis_soon` promises a result at a `w`-bit `m_axis`: the frame
 /// header's beats, `512 / w` (8 at 64 bits, 2 at 256).
@@ -121,13 +111,6 @@ impl InstrAhead {
         };
         Bits::<16>::from(a).to_u64() as u16
     }
-}
-
-/// `slot_a` and `slot_b` of an instruction word: what the sender's copies beside it hold
-/// ([`SLOT_COPIES`], `s_instr_slot_a` / `s_instr_slot_b`).
-pub fn instr_slots(word: u64) -> (u64, u64) {
-    let i = InstrWord::from(Bits::<64>::from(word));
-    (i.slot_a.to_u64(), i.slot_b.to_u64())
 }
 
 /// What an instruction streams through the ALU.
@@ -277,9 +260,6 @@ pub struct Cipe<
     const WB: usize,
     const AB: usize,
     const OB: usize,
-    const WG: usize,
-    const G: usize,
-    const GH: usize,
 > {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset: no instruction active, nothing in the pipeline, the output
@@ -290,13 +270,6 @@ pub struct Cipe<
     /// With `s_instr_tdata`: its [`InstrAhead`] (the count's derived values; `valid` low if
     /// the sender has none).
     pub s_instr_tuser: Signal<In, Bits<16>>,
-    /// Copies of `s_instr_tdata`'s `slot_a` and `slot_b`, one per buffer group, each from a
-    /// register of its own in the sender ([`SLOT_COPIES`]): the offered instruction's first
-    /// word reads the buffers on the clock it arrives ([`fast_first`]), and each group's read
-    /// address is then a multiplexer of flip-flops beside that group's block RAMs, not one
-    /// net from the sender's register to every block RAM of both buffers.
-    pub s_instr_slot_a: [Signal<In, Bits<7>>; G],
-    pub s_instr_slot_b: [Signal<In, Bits<7>>; G],
     pub s_axis: StreamSink<Bits<W>>,
     /// With an input word: it is the last payload word of an offload frame found bad at its
     /// tail ([`crate::offload_splitter`]); the result computed from it leaves with `tbad`.
@@ -311,37 +284,8 @@ pub struct Cipe<
     pub m_axis_soon: Signal<Out, Bit>,
     pub busy: Signal<Out, Bit>,
     alu: CipeAlu<W, L64, L32>,
-    /// The buffers, each in `G` groups of `WG` bits of the word (group 0 here, the others in
-    /// `*_hi`): a group is a set of block RAMs with a read address of its own.
-    buffer_a: RAM<Bits<WG>, AB>,
-    buffer_b: RAM<Bits<WG>, AB>,
-    buffer_a_hi: [RAM<Bits<WG>, AB>; GH],
-    buffer_b_hi: [RAM<Bits<WG>, AB>; GH],
-    /// Each group's lane of the write data, and its read data placed in the word.
-    take_w: [Take<W, WG>; G],
-    place_a: [Place<W, WG>; G],
-    place_b: [Place<W, WG>; G],
-    /// The groups' read words ORed together, group by group.
-    acc_a: [Signal<Local, Bits<W>>; G],
-    acc_b: [Signal<Local, Bits<W>>; G],
-    /// With [`fast_first`], each group's read address from copies of the registers it depends
-    /// on (`dup_`: kept apart by synthesis, `crate::emit`), loaded from their next values, so
-    /// each sits beside its group: whether an instruction is active, its `slot_a` / `slot_b`,
-    /// and `index`; with none active the offered instruction's slot (`s_instr_slot_*`).
-    dup_active_a: [DFF<Bit>; G],
-    dup_active_b: [DFF<Bit>; G],
-    dup_slot_a: [DFF<Bits<7>>; G],
-    dup_slot_b: [DFF<Bits<7>>; G],
-    dup_index_a: [DFF<Bits<WB>>; G],
-    dup_index_b: [DFF<Bits<WB>>; G],
-    g_slot_a: [Signal<Local, Bits<7>>; G],
-    g_slot_b: [Signal<Local, Bits<7>>; G],
-    addr_a: [SlotAddress<AB, WB>; G],
-    addr_b: [SlotAddress<AB, WB>; G],
-    /// The next values the copies load.
-    n_active: Signal<Local, Bit>,
-    n_instr: Signal<Local, InstrWord>,
-    n_index: Signal<Local, Bits<WB>>,
+    buffer_a: RAM<Bits<W>, AB>,
+    buffer_b: RAM<Bits<W>, AB>,
     out: Fifo<Bits<OB>, 5, 6, { OUT_HEADROOM }>,
     // Issue stage.
     active: DFF<Bit>,
@@ -495,14 +439,10 @@ impl<
     const WB: usize,
     const AB: usize,
     const OB: usize,
-    const WG: usize,
-    const G: usize,
-    const GH: usize,
-> Default for Cipe<W, L64, L32, WB, AB, OB, WG, G, GH>
+> Default for Cipe<W, L64, L32, WB, AB, OB>
 {
     fn default() -> Self {
         assert!(1 << WB == SLOT_BYTES * 8 / W && 1 << (AB - WB) == SLOTS && OB == W + 64 + 2);
-        assert!(WG * G == W && GH + 1 == G && G <= SLOT_COPIES && (G == 1 || fast_first(W)));
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -517,28 +457,6 @@ impl<
             alu: Default::default(),
             buffer_a: Default::default(),
             buffer_b: Default::default(),
-            buffer_a_hi: std::array::from_fn(|_| Default::default()),
-            buffer_b_hi: std::array::from_fn(|_| Default::default()),
-            take_w: std::array::from_fn(Take::lane),
-            place_a: std::array::from_fn(Place::lane),
-            place_b: std::array::from_fn(Place::lane),
-            acc_a: std::array::from_fn(|_| Default::default()),
-            acc_b: std::array::from_fn(|_| Default::default()),
-            dup_active_a: std::array::from_fn(|_| Default::default()),
-            dup_active_b: std::array::from_fn(|_| Default::default()),
-            dup_slot_a: std::array::from_fn(|_| Default::default()),
-            dup_slot_b: std::array::from_fn(|_| Default::default()),
-            dup_index_a: std::array::from_fn(|_| Default::default()),
-            dup_index_b: std::array::from_fn(|_| Default::default()),
-            g_slot_a: std::array::from_fn(|_| Default::default()),
-            g_slot_b: std::array::from_fn(|_| Default::default()),
-            addr_a: std::array::from_fn(|_| Default::default()),
-            addr_b: std::array::from_fn(|_| Default::default()),
-            n_active: Default::default(),
-            n_instr: Default::default(),
-            n_index: Default::default(),
-            s_instr_slot_a: std::array::from_fn(|_| Default::default()),
-            s_instr_slot_b: std::array::from_fn(|_| Default::default()),
             out: Default::default(),
             active: Default::default(),
             instr: Default::default(),
@@ -644,10 +562,7 @@ impl<
     const WB: usize,
     const AB: usize,
     const OB: usize,
-    const WG: usize,
-    const G: usize,
-    const GH: usize,
-> Logic for Cipe<W, L64, L32, WB, AB, OB, WG, G, GH>
+> Logic for Cipe<W, L64, L32, WB, AB, OB>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -662,20 +577,6 @@ impl<
         self.buffer_a.write_clock.next = self.clock.val();
         self.buffer_b.read_clock.next = self.clock.val();
         self.buffer_b.write_clock.next = self.clock.val();
-        for i in 0..GH {
-            self.buffer_a_hi[i].read_clock.next = self.clock.val();
-            self.buffer_a_hi[i].write_clock.next = self.clock.val();
-            self.buffer_b_hi[i].read_clock.next = self.clock.val();
-            self.buffer_b_hi[i].write_clock.next = self.clock.val();
-        }
-        for i in 0..G {
-            self.dup_active_a[i].clock.next = self.clock.val();
-            self.dup_active_b[i].clock.next = self.clock.val();
-            self.dup_slot_a[i].clock.next = self.clock.val();
-            self.dup_slot_b[i].clock.next = self.clock.val();
-            self.dup_index_a[i].clock.next = self.clock.val();
-            self.dup_index_b[i].clock.next = self.clock.val();
-        }
         for i in 0..ALU_LATENCY {
             self.d_valid[i].clock.next = self.clock.val();
             self.d_bypass[i].clock.next = self.clock.val();
@@ -807,37 +708,12 @@ impl<
         // is registered beside it: the last word is a flip-flop in front of `issue`, not a
         // 12-bit zero test. (`index` is 0 with no instruction active at 256 bits, so the first
         // word's address is the offered instruction's buffers with no multiplexer on the index.)
-        // With `fast_first` each group's address comes from its own copies (the same value:
-        // `cur`'s slot, the offered one's with none active, and `index`, 0 then).
-        for i in 0..G {
-            self.g_slot_a[i].next = self.s_instr_slot_a[i].val();
-            self.g_slot_b[i].next = self.s_instr_slot_b[i].val();
-            if self.dup_active_a[i].q.val() {
-                self.g_slot_a[i].next = self.dup_slot_a[i].q.val();
-            }
-            if self.dup_active_b[i].q.val() {
-                self.g_slot_b[i].next = self.dup_slot_b[i].q.val();
-            }
-            self.addr_a[i].slot.next = self.g_slot_a[i].val();
-            self.addr_a[i].index.next = self.dup_index_a[i].q.val();
-            self.addr_b[i].slot.next = self.g_slot_b[i].val();
-            self.addr_b[i].index.next = self.dup_index_b[i].q.val();
-        }
-        if self.fast_first.val() {
-            self.buffer_a.read_address.next = self.addr_a[0].address.val();
-            self.buffer_b.read_address.next = self.addr_b[0].address.val();
-        } else {
-            self.buffer_a.read_address.next = (bit_cast::<AB, 7>(self.cur.val().slot_a)
-                << self.WB.val())
-                | bit_cast::<AB, WB>(self.index.q.val().get_bits::<WB>(0));
-            self.buffer_b.read_address.next = (bit_cast::<AB, 7>(self.cur.val().slot_b)
-                << self.WB.val())
-                | bit_cast::<AB, WB>(self.index.q.val().get_bits::<WB>(0));
-        }
-        for i in 0..GH {
-            self.buffer_a_hi[i].read_address.next = self.addr_a[i + 1].address.val();
-            self.buffer_b_hi[i].read_address.next = self.addr_b[i + 1].address.val();
-        }
+        self.buffer_a.read_address.next = (bit_cast::<AB, 7>(self.cur.val().slot_a)
+            << self.WB.val())
+            | bit_cast::<AB, WB>(self.index.q.val().get_bits::<WB>(0));
+        self.buffer_b.read_address.next = (bit_cast::<AB, 7>(self.cur.val().slot_b)
+            << self.WB.val())
+            | bit_cast::<AB, WB>(self.index.q.val().get_bits::<WB>(0));
         self.addr_d.next = (bit_cast::<AB, 7>(self.cur.val().slot_d) << self.WB.val())
             | bit_cast::<AB, WB>(self.index.q.val().get_bits::<WB>(0));
         self.issue_active.next = !self.hazard.val()
@@ -910,23 +786,8 @@ impl<
         self.q_bypass_a.d.next = self.p_instr.q.val().opcode == self.op_buffer.val();
         self.q_last.d.next = self.p_last.q.val();
         self.q_bad.d.next = self.p_bad.q.val();
-        self.place_a[0].lane.next = self.buffer_a.read_data.val();
-        self.place_b[0].lane.next = self.buffer_b.read_data.val();
-        for i in 0..GH {
-            self.place_a[i + 1].lane.next = self.buffer_a_hi[i].read_data.val();
-            self.place_b[i + 1].lane.next = self.buffer_b_hi[i].read_data.val();
-        }
-        self.acc_a[0].next = self.place_a[0].word.val();
-        self.acc_b[0].next = self.place_b[0].word.val();
-        for i in 1..G {
-            self.acc_a[i].next = self.acc_a[i - 1].val() | self.place_a[i].word.val();
-            self.acc_b[i].next = self.acc_b[i - 1].val() | self.place_b[i].word.val();
-        }
-        // (One-pass loops: rust-hdl evaluates an array index in Verilog.)
-        for i in (G - 1)..G {
-            self.q_a.d.next = self.acc_a[i].val();
-            self.q_b.d.next = self.acc_b[i].val();
-        }
+        self.q_a.d.next = self.buffer_a.read_data.val();
+        self.q_b.d.next = self.buffer_b.read_data.val();
 
         // ---- Operand: into the ALU (left = lower ranks).
         self.operand_a.next = self.q_a.q.val();
@@ -985,23 +846,12 @@ impl<
         self.w_en.d.next = self.wb_valid.val() & self.wb_instr.val().store;
         self.w_addr.d.next = self.wb_addr.val();
         self.w_data.d.next = self.result.val();
-        for i in 0..G {
-            self.take_w[i].word.next = self.w_data.q.val();
-        }
         self.buffer_a.write_address.next = self.w_addr.q.val();
-        self.buffer_a.write_data.next = self.take_w[0].lane.val();
+        self.buffer_a.write_data.next = self.w_data.q.val();
         self.buffer_a.write_enable.next = self.w_en.q.val();
         self.buffer_b.write_address.next = self.w_addr.q.val();
-        self.buffer_b.write_data.next = self.take_w[0].lane.val();
+        self.buffer_b.write_data.next = self.w_data.q.val();
         self.buffer_b.write_enable.next = self.w_en.q.val();
-        for i in 0..GH {
-            self.buffer_a_hi[i].write_address.next = self.w_addr.q.val();
-            self.buffer_a_hi[i].write_data.next = self.take_w[i + 1].lane.val();
-            self.buffer_a_hi[i].write_enable.next = self.w_en.q.val();
-            self.buffer_b_hi[i].write_address.next = self.w_addr.q.val();
-            self.buffer_b_hi[i].write_data.next = self.take_w[i + 1].lane.val();
-            self.buffer_b_hi[i].write_enable.next = self.w_en.q.val();
-        }
         self.out.write.next = self.wb_valid.val() & self.wb_instr.val().emit;
         self.out.data_in.next = bit_cast::<OB, W>(self.result.val())
             | (bit_cast::<OB, 64>(self.wb_instr.val().into()) << self.W.val())
@@ -1066,52 +916,10 @@ impl<
             }
         }
         self.soon_q.d.next = self.l_soon.val();
-        // The read address's copies load what their originals load (read after every
-        // assignment above, reset included): each equals its original on every clock.
-        self.n_active.next = self.active.d.val();
-        self.n_instr.next = self.instr.d.val();
-        self.n_index.next = self.index.d.val().get_bits::<WB>(0);
-        for i in 0..G {
-            self.dup_active_a[i].d.next = self.n_active.val();
-            self.dup_active_b[i].d.next = self.n_active.val();
-            self.dup_slot_a[i].d.next = self.n_instr.val().slot_a;
-            self.dup_slot_b[i].d.next = self.n_instr.val().slot_b;
-            self.dup_index_a[i].d.next = self.n_index.val();
-            self.dup_index_b[i].d.next = self.n_index.val();
-        }
     }
 }
 
-/// A buffer read address: `slot` above the `WB` word-index bits of `index`.
-#[derive(LogicBlock)]
-pub struct SlotAddress<const AB: usize, const WB: usize> {
-    pub slot: Signal<In, Bits<7>>,
-    pub index: Signal<In, Bits<WB>>,
-    pub address: Signal<Out, Bits<AB>>,
-    wb: Constant<Bits<16>>,
-}
-
-impl<const AB: usize, const WB: usize> Default for SlotAddress<AB, WB> {
-    fn default() -> Self {
-        Self {
-            slot: Default::default(),
-            index: Default::default(),
-            address: Default::default(),
-            wb: Constant::new(bits::<16>(WB as u64)),
-        }
-    }
-}
-
-impl<const AB: usize, const WB: usize> Logic for SlotAddress<AB, WB> {
-    #[hdl_gen]
-    fn update(&mut self) {
-        self.address.next = (bit_cast::<AB, 7>(self.slot.val()) << self.wb.val())
-            | bit_cast::<AB, WB>(self.index.val());
-    }
-}
-
-/// ZedBoard: 64-bit words, 256 a buffer (one group: its address comes from `instr` and
-/// `index` themselves).
-pub type Cipe64 = Cipe<64, 1, 2, 8, 14, 130, 64, 1, 0>;
-/// NetFPGA SUME: 256-bit words, 64 a buffer, in four groups of 64 bits.
-pub type Cipe256 = Cipe<256, 4, 8, 6, 12, 322, 64, 4, 3>;
+/// ZedBoard: 64-bit words, 256 a buffer.
+pub type Cipe64 = Cipe<64, 1, 2, 8, 14, 130>;
+/// NetFPGA SUME: 256-bit words, 64 a buffer.
+pub type Cipe256 = Cipe<256, 4, 8, 6, 12, 322>;

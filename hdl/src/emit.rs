@@ -69,43 +69,7 @@ pub fn verilog<B: Block>(mut block: B, name: &str) -> String {
         rest = &rest[start + len..];
     }
     out.push_str(rest);
-    keep_copies_apart(&out)
-}
-
-/// The attribute that keeps a deliberate copy of a register out of synthesis's merging.
-pub const KEEP_COPY: &str = "(* keep_hierarchy = \"yes\" *)";
-
-/// Every register module whose field name starts with `dup_` (an element of it: `…$dup_x$2`)
-/// marked [`KEEP_COPY`]. Such a register is a copy of another, loaded with the same value,
-/// so that each copy sits beside a share of the loads (the CIPE's buffer groups). Yosys's
-/// `opt_merge` folds flip-flops with the same input into one, whatever their `keep`
-/// attribute; a module kept as hierarchy is synthesized on its own and not merged. Vivado
-/// reads the same attribute (`KEEP_HIERARCHY`).
-fn keep_copies_apart(verilog: &str) -> String {
-    let mut out = String::with_capacity(verilog.len() + 1024);
-    for line in verilog.split_inclusive('\n') {
-        if let Some(name) = line
-            .strip_prefix("module ")
-            .and_then(|l| l.split('(').next())
-            && is_copy(name)
-        {
-            out.push_str(KEEP_COPY);
-            out.push(' ');
-        }
-        out.push_str(line);
-    }
     out
-}
-
-/// `top$cipe$dup_slot_a$3` and `top$cfe$dup_x` are copies; `top$cipe$dup` and `top$dupe_x`
-/// are not.
-fn is_copy(module: &str) -> bool {
-    let parts: Vec<&str> = module.split('$').collect();
-    parts[1..]
-        .iter()
-        .rev()
-        .find(|part| !part.chars().all(|c| c.is_ascii_digit()))
-        .is_some_and(|part| part.starts_with("dup_"))
 }
 
 /// `s_axis$0$tdata` → `s_axis_tdata_0`: the named parts joined by `_`, the indices after them.
@@ -304,27 +268,6 @@ mod tests {
         assert_eq!(plain_port_name("s_axis$0$tdata"), "s_axis_tdata_0");
         assert_eq!(plain_port_name("s_axis_tdata$3"), "s_axis_tdata_3");
         assert_eq!(plain_port_name("m_axis$tready"), "m_axis_tready");
-    }
-
-    #[test]
-    fn copies_are_the_dup_fields_and_their_elements() {
-        assert!(is_copy("collwire_cipe256$dup_slot_a$3"));
-        assert!(is_copy("collwire_board64$cfe$dup_slot_b"));
-        assert!(!is_copy("collwire_board64$cfe$dup"));
-        assert!(!is_copy("collwire_board64$dupe_x$0"));
-        assert!(!is_copy("collwire_board64$dup_x$inner"));
-        assert!(!is_copy("dup_top"));
-        let v = verilog(crate::cipe::Cipe256::default(), "collwire_cipe256");
-        let kept: Vec<&str> = v
-            .lines()
-            .filter_map(|l| l.strip_prefix(KEEP_COPY))
-            .collect();
-        // Six copies per buffer group, four groups.
-        assert_eq!(kept.len(), 24, "{kept:?}");
-        assert!(
-            kept.iter()
-                .all(|l| l.starts_with(" module collwire_cipe256$dup_"))
-        );
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 
 use collwire_hdl::cipe::{
-    CIPE_LATENCY, InstrAhead, Instruction, Opcode, SLOT_BYTES, SLOTS, instr_slots, soon_clocks,
+    CIPE_LATENCY, InstrAhead, Instruction, Opcode, SLOT_BYTES, SLOTS, soon_clocks,
 };
 use collwire_proto::{Datatype, ReduceOp, reduce};
 
@@ -37,7 +37,7 @@ pub trait CipePorts {
 }
 
 macro_rules! cipe {
-    ($ty:ty, $bytes:expr, $words:expr, [$($slot_a:ident / $slot_b:ident),+]) => {
+    ($ty:ty, $bytes:expr, $words:expr) => {
         impl Cipe for $ty {
             const BYTES: usize = $bytes;
             const SLOT_WORDS: usize = $words;
@@ -48,11 +48,6 @@ macro_rules! cipe {
         impl CipePorts for $ty {
             fn drive(&mut self, instr: Option<(u64, u16)>, word: Option<&[u8]>, ready: bool) {
                 self.set_s_instr_tdata(instr.map_or(0, |i| i.0));
-                let (a, b) = instr_slots(instr.map_or(0, |i| i.0));
-                $(
-                    self.$slot_a(a);
-                    self.$slot_b(b);
-                )+
                 self.set_s_instr_tuser(u64::from(instr.map_or(0, |i| i.1)));
                 self.set_s_instr_tvalid(u64::from(instr.is_some()));
                 if let Some(w) = word {
@@ -92,23 +87,8 @@ macro_rules! cipe {
     };
 }
 
-cipe!(
-    Cipe64,
-    8,
-    SLOT_BYTES / 8,
-    [set_s_instr_slot_a_0 / set_s_instr_slot_b_0]
-);
-cipe!(
-    Cipe256,
-    32,
-    SLOT_BYTES / 32,
-    [
-        set_s_instr_slot_a_0 / set_s_instr_slot_b_0,
-        set_s_instr_slot_a_1 / set_s_instr_slot_b_1,
-        set_s_instr_slot_a_2 / set_s_instr_slot_b_2,
-        set_s_instr_slot_a_3 / set_s_instr_slot_b_3
-    ]
-);
+cipe!(Cipe64, 8, SLOT_BYTES / 8);
+cipe!(Cipe256, 32, SLOT_BYTES / 32);
 
 /// The buffers, as the hardware should hold them.
 pub struct Model {
