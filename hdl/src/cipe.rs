@@ -30,11 +30,12 @@
 //! [`SLOT_BYTES`] (256 × 64-bit or 64 × 256-bit words): a full segment at MTU 1500 (1440 bytes)
 //! fits, and the CFE refuses segments larger than a buffer.
 
+use collwire_proto::{Datatype, ReduceOp};
 use rust_hdl::prelude::*;
 
 use crate::axis::{PayloadSource, StreamSink};
 
-use crate::cipe_alu::{ALU_LATENCY, CipeAlu};
+use crate::cipe_alu::{ALU_LATENCY, CipeAlu, code};
 use crate::fifo::Fifo;
 
 /// Clocks from a word accepted on `s_axis` to its result on `m_axis` (queue empty, ready).
@@ -387,6 +388,14 @@ pub struct Cipe<
     q_b_is_a: DFF<Bit>,
     q_b_is_b: DFF<Bit>,
     q_bypass_a: DFF<Bit>,
+    /// The word is an f64 / f32 sum, decoded from `p_instr` a clock ahead: the ALU's adder
+    /// operand copies take it as their clock enable (`CipeAlu::sum_f64`), a flip-flop in
+    /// front of a 512-way net at 256 bits.
+    q_sum_f64: DFF<Bit>,
+    q_sum_f32: DFF<Bit>,
+    dt_f64: Constant<Bits<4>>,
+    dt_f32: Constant<Bits<4>>,
+    red_sum: Constant<Bits<4>>,
     // Delay lines beside the ALU.
     d_valid: [DFF<Bit>; ALU_LATENCY],
     d_bypass: [DFF<Bits<W>>; ALU_LATENCY],
@@ -512,6 +521,11 @@ impl<
             q_b_is_a: Default::default(),
             q_b_is_b: Default::default(),
             q_bypass_a: Default::default(),
+            q_sum_f64: Default::default(),
+            q_sum_f32: Default::default(),
+            dt_f64: code(Datatype::F64.code()),
+            dt_f32: code(Datatype::F32.code()),
+            red_sum: code(ReduceOp::Sum.code()),
             q_last: Default::default(),
             q_bad: Default::default(),
             q_a: Default::default(),
@@ -569,8 +583,8 @@ impl<
         dff_setup!(
             self, clock, active, instr, instr_ni, index, stirred, past_first, remaining, p_valid,
             p_in, p_addr, p_instr, p_last, p_bad, q_valid, q_in, q_addr, q_instr, q_a_is_in,
-            q_a_is_b, q_b_is_a, q_b_is_b, q_bypass_a, q_last, q_bad, q_a, q_b, hz_cur, hz_off,
-            hz_load, last_word, soon_q, w_en, w_addr, w_data
+            q_a_is_b, q_b_is_a, q_b_is_b, q_bypass_a, q_sum_f64, q_sum_f32, q_last, q_bad, q_a,
+            q_b, hz_cur, hz_off, hz_load, last_word, soon_q, w_en, w_addr, w_data
         );
         clock!(self, clock, alu, out);
         self.buffer_a.read_clock.next = self.clock.val();
@@ -784,6 +798,10 @@ impl<
         self.q_b_is_b.d.next =
             !self.p_instr.q.val().swap & (self.p_instr.q.val().opcode == self.op_pair.val());
         self.q_bypass_a.d.next = self.p_instr.q.val().opcode == self.op_buffer.val();
+        self.q_sum_f64.d.next = (self.p_instr.q.val().datatype == self.dt_f64.val())
+            & (self.p_instr.q.val().op == self.red_sum.val());
+        self.q_sum_f32.d.next = (self.p_instr.q.val().datatype == self.dt_f32.val())
+            & (self.p_instr.q.val().op == self.red_sum.val());
         self.q_last.d.next = self.p_last.q.val();
         self.q_bad.d.next = self.p_bad.q.val();
         self.q_a.d.next = self.buffer_a.read_data.val();
@@ -808,6 +826,8 @@ impl<
         self.alu.b.next = self.operand_b.val();
         self.alu.datatype.next = self.q_instr.q.val().datatype;
         self.alu.op.next = self.q_instr.q.val().op;
+        self.alu.sum_f64.next = self.q_sum_f64.q.val();
+        self.alu.sum_f32.next = self.q_sum_f32.q.val();
         self.alu.valid_in.next = self.q_valid.q.val();
         self.d_valid[0].d.next = self.q_valid.q.val();
         self.d_bypass[0].d.next = self.q_in.q.val();

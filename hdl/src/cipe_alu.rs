@@ -31,7 +31,7 @@ pub const KEY_LATENCY: usize = 1;
 const OTHER_DELAY: usize = FP_ADD_LATENCY - KEY_LATENCY - LANE_LATENCY;
 
 /// A 4-bit header code as a hardware constant (the codes come from `collwire-proto`).
-fn code(c: u8) -> Constant<Bits<4>> {
+pub(crate) fn code(c: u8) -> Constant<Bits<4>> {
     Constant::new(bits::<4>(u64::from(c)))
 }
 
@@ -420,6 +420,14 @@ pub struct CipeAlu<const W: usize, const L64: usize, const L32: usize> {
     /// `collwire_proto::ReduceOp` code.
     pub op: Signal<In, Bits<4>>,
     pub valid_in: Signal<In, Bit>,
+    /// The word at the input is an f64 / f32 sum (`datatype` F64 / F32 and `op` Sum), decoded
+    /// by the sender a clock ahead and given from a flip-flop: it is the clock enable of every
+    /// adder operand copy (`f64_a`/`f64_b`, `f32_a`/`f32_b`: 128 flip-flops each at 64 bits,
+    /// 512 each at 256), so nothing but that net's route is in front of them. Decoded here
+    /// from `datatype` and `op`, that enable was a compare followed by a 512-way net, board256's
+    /// largest group of late endpoints (172 at 150 MHz, up to 7.33 ns).
+    pub sum_f64: Signal<In, Bit>,
+    pub sum_f32: Signal<In, Bit>,
     pub result: Signal<Out, Bits<W>>,
     pub valid_out: Signal<Out, Bit>,
     fp64: [FpAdd64; L64],
@@ -471,9 +479,6 @@ pub struct CipeAlu<const W: usize, const L64: usize, const L32: usize> {
     f64_b: [DFF<Bits<64>>; L64],
     f32_a: [DFF<Bits<32>>; L32],
     f32_b: [DFF<Bits<32>>; L32],
-    /// The operands at the input are an f64 / f32 sum: load the adders' copies.
-    load_f64: Signal<Local, Bit>,
-    load_f32: Signal<Local, Bit>,
     /// Packing accumulators: lanes `0..=i` of the word.
     acc32: [Signal<Local, Bits<W>>; L32],
     sum32: [Signal<Local, Bits<W>>; L32],
@@ -509,6 +514,8 @@ impl<const W: usize, const L64: usize, const L32: usize> Default for CipeAlu<W, 
             datatype: Default::default(),
             op: Default::default(),
             valid_in: Default::default(),
+            sum_f64: Default::default(),
+            sum_f32: Default::default(),
             result: Default::default(),
             valid_out: Default::default(),
             fp64: std::array::from_fn(|_| Default::default()),
@@ -544,8 +551,6 @@ impl<const W: usize, const L64: usize, const L32: usize> Default for CipeAlu<W, 
             f64_b: std::array::from_fn(|_| Default::default()),
             f32_a: std::array::from_fn(|_| Default::default()),
             f32_b: std::array::from_fn(|_| Default::default()),
-            load_f64: Default::default(),
-            load_f32: Default::default(),
             acc32: std::array::from_fn(|_| Default::default()),
             sum32: std::array::from_fn(|_| Default::default()),
             acc64: std::array::from_fn(|_| Default::default()),
@@ -589,16 +594,12 @@ impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L6
         self.in_valid.d.next = self.valid_in.val();
         // Loaded exactly when the word's tags (`f64_sum`/`f32_sum`, from the registered
         // datatype and op) will select the adder's sum, so the adder sees `in_a`/`in_b` then.
-        self.load_f64.next =
-            (self.datatype.val() == self.dt_f64.val()) & (self.op.val() == self.op_sum.val());
-        self.load_f32.next =
-            (self.datatype.val() == self.dt_f32.val()) & (self.op.val() == self.op_sum.val());
         for i in 0..L64 {
             self.f64_a[i].clock.next = self.clock.val();
             self.f64_b[i].clock.next = self.clock.val();
             self.f64_a[i].d.next = self.f64_a[i].q.val();
             self.f64_b[i].d.next = self.f64_b[i].q.val();
-            if self.load_f64.val() {
+            if self.sum_f64.val() {
                 self.f64_a[i].d.next = self.a.val().get_bits::<64>(i * 64);
                 self.f64_b[i].d.next = self.b.val().get_bits::<64>(i * 64);
             }
@@ -608,7 +609,7 @@ impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L6
             self.f32_b[i].clock.next = self.clock.val();
             self.f32_a[i].d.next = self.f32_a[i].q.val();
             self.f32_b[i].d.next = self.f32_b[i].q.val();
-            if self.load_f32.val() {
+            if self.sum_f32.val() {
                 self.f32_a[i].d.next = self.a.val().get_bits::<32>(i * 32);
                 self.f32_b[i].d.next = self.b.val().get_bits::<32>(i * 32);
             }

@@ -41,6 +41,18 @@ fn words<const N: usize>(bytes: &[u8]) -> [u32; N] {
     std::array::from_fn(|i| u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap()))
 }
 
+/// The ALU's pre-decoded adder strobes (`sum_f64`, `sum_f32`), as the CIPE registers them
+/// beside the operands.
+fn sum_strobes(v: Option<&AluVector>) -> (u64, u64) {
+    match v {
+        Some(v) if v.op == ReduceOp::Sum => (
+            u64::from(v.datatype == Datatype::F64),
+            u64::from(v.datatype == Datatype::F32),
+        ),
+        _ => (0, 0),
+    }
+}
+
 impl AluModel for CipeAlu64 {
     const BYTES: usize = 8;
     fn drive(&mut self, v: Option<&AluVector>) {
@@ -58,6 +70,9 @@ impl AluModel for CipeAlu64 {
         self.set_b(b);
         self.set_datatype(u64::from(dt));
         self.set_op(u64::from(op));
+        let (sum_f64, sum_f32) = sum_strobes(v);
+        self.set_sum_f64(sum_f64);
+        self.set_sum_f32(sum_f32);
         self.set_valid_in(valid);
     }
     fn tick(&mut self) {
@@ -80,6 +95,9 @@ impl AluModel for CipeAlu256 {
         self.set_b(&words::<8>(b));
         self.set_datatype(u64::from(dt));
         self.set_op(u64::from(op));
+        let (sum_f64, sum_f32) = sum_strobes(v);
+        self.set_sum_f64(sum_f64);
+        self.set_sum_f32(sum_f32);
         self.set_valid_in(valid);
     }
     fn tick(&mut self) {
