@@ -26,7 +26,7 @@
 //! board64's worst paths ended). The read side sees the same words on the same clocks: a word
 //! not yet in the RAM when it is read is forwarded from that register.
 //!
-//! The RAM ([`crate::fifo_ram`]) registers its read address when it has 32 words or fewer (LUT
+//! The RAM ([`crate::sdp_ram`]) registers its read address when it has 32 words or fewer (LUT
 //! RAM: a pop ends at that register, not at the outputs of every LUT RAM of the word) and its
 //! read data otherwise (block RAM); the FIFO's outputs are the same either way.
 //!
@@ -37,7 +37,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::fifo_ram::FifoRam;
+use crate::sdp_ram::SdpRam;
 
 #[derive(LogicBlock)]
 pub struct FrameFifo<D: Synth, const N: usize, const NP1: usize> {
@@ -81,7 +81,7 @@ pub struct FrameFifo<D: Synth, const N: usize, const NP1: usize> {
     /// were 7–9 logic levels, about 200 of board64's endpoints at 358ac01.)
     pub idle: Signal<Out, Bit>,
     /// Registers the read address when small (LUT RAM), the read data when large (block RAM).
-    ram: FifoRam<D, N>,
+    ram: SdpRam<D, N>,
     read_address: DFF<Bits<NP1>>,
     /// `read_address + 1`, kept beside it (as in [`crate::fifo::Fifo`]).
     read_address_plus1: DFFWithInit<Bits<NP1>>,

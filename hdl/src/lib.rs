@@ -23,7 +23,7 @@
 //!   blocking the input), malformed/runt/giant/bad frames dropped and counted.
 //! * [`output_queues`]: per-port queues with multicast, frame mode, back-pressure.
 //! * [`frame_fifo`]: the board's one FIFO (block RAM + pointers, a reset, frame mode or
-//!   cut-through), its RAM [`fifo_ram`] (the read address registered in a LUT RAM);
+//!   cut-through), its RAM [`sdp_ram`] (the read address registered in a LUT RAM);
 //!   [`fifo`]: it as a plain FIFO; [`bypass_fifo`]: it with a register in front
 //!   of its read side (a word written into it empty is the head a clock later);
 //!   [`axis_fifo`]: it on the bus; [`reg_fifo`]: four entries in flip-flops.
@@ -47,7 +47,6 @@ pub mod context_table;
 pub mod emit;
 pub mod entry_composer;
 pub mod fifo;
-pub mod fifo_ram;
 pub mod fp_add;
 pub mod frame_builder;
 pub mod frame_fifo;
@@ -64,6 +63,7 @@ pub mod output_queues;
 pub mod place;
 pub mod reg_fifo;
 pub mod route_table;
+pub mod sdp_ram;
 pub mod statistics;
 pub mod time_base;
 pub mod uop_decode;

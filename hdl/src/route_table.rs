@@ -6,7 +6,7 @@
 //!
 //! The table has one synchronous read port: `ports` is the entry at `addr` of the previous
 //! cycle. Its 64 words are LUT RAM on both targets, with the register on the read address
-//! ([`FifoRam::address_registered_always`]), so the read (address → LUT RAMs → their select)
+//! ([`SdpRam::address_registered_always`]), so the read (address → LUT RAMs → their select)
 //! starts at a flip-flop. With the register on the data, the CFE's choice of the board to look
 //! up (its arrival verdict, a nack's board, the micro-op's) went on through the LUT RAMs into the
 //! entry composer's `s0_ports` in one clock: board64's worst path on seed 4 at 07ea5f7 (5
@@ -16,7 +16,7 @@
 use rust_hdl::prelude::*;
 
 use crate::cfe_config::{cfg, index_bits};
-use crate::fifo_ram::FifoRam;
+use crate::sdp_ram::SdpRam;
 
 #[derive(LogicBlock)]
 pub struct RouteTable {
@@ -33,7 +33,7 @@ pub struct RouteTable {
     route_tag: Constant<Bits<16>>,
     route_index_bits: Constant<Bits<16>>,
     board_addr: Constant<Bits<16>>,
-    route: FifoRam<Bits<8>, 6>,
+    route: SdpRam<Bits<8>, 6>,
     board: DFF<Bits<8>>,
 }
 
@@ -51,7 +51,7 @@ impl Default for RouteTable {
             route_tag: Constant::new(bits(cfg::region_tag(cfg::ROUTE, cfg::ROUTE_ENTRIES))),
             route_index_bits: index_bits(cfg::ROUTE_ENTRIES),
             board_addr: Constant::new(bits(u64::from(cfg::BOARD))),
-            route: FifoRam::address_registered_always(),
+            route: SdpRam::address_registered_always(),
             board: Default::default(),
         }
     }

@@ -1,6 +1,8 @@
-//! The FIFOs' RAM ([`crate::frame_fifo`]): rust-hdl's `RAM` (the same ports, the same timing:
-//! `read_data` is the word at the `read_address` of the clock before), with the register on
-//! the read address instead of on the read data when the RAM has 2^[`SMALL`] words or fewer.
+//! A simple dual-port RAM (one read port, one write port), the FIFOs' ([`crate::frame_fifo`])
+//! and the route tables' ([`crate::route_table`]): rust-hdl's `RAM` (the same ports, the same
+//! timing: `read_data` is the word at the `read_address` of the clock before), with the
+//! register on the read address instead of on the read data when the RAM has 2^[`SMALL`]
+//! words or fewer.
 //!
 //! Both targets build a RAM that small from LUTs (distributed RAM: the ECP5's `DPR16X4`,
 //! 7-series `RAM32M`), whose read is combinational. With the register on the data, as
@@ -12,7 +14,7 @@
 //! clock at a flip-flop. Larger RAMs (block RAM) keep rust-hdl's form: a block RAM's read is
 //! registered inside it.
 //!
-//! [`FifoRam::address_registered_always`] registers the address at any size: for a RAM that is
+//! [`SdpRam::address_registered_always`] registers the address at any size: for a RAM that is
 //! built from LUTs because its read must be quick, not because it is small (the CFE's and the
 //! router's route tables, 64 words, [`crate::route_table`]).
 //!
@@ -29,7 +31,7 @@ use rust_hdl::prelude::*;
 pub const SMALL: usize = 5;
 
 #[derive(LogicBlock)]
-pub struct FifoRam<D: Synth, const N: usize> {
+pub struct SdpRam<D: Synth, const N: usize> {
     pub read_address: Signal<In, Bits<N>>,
     pub read_clock: Signal<In, Clock>,
     pub read_data: Signal<Out, D>,
@@ -44,7 +46,7 @@ pub struct FifoRam<D: Synth, const N: usize> {
     _address_registered: bool,
 }
 
-impl<D: Synth, const N: usize> Default for FifoRam<D, N> {
+impl<D: Synth, const N: usize> Default for SdpRam<D, N> {
     /// The address registered for 2^`SMALL` words or fewer, else the data.
     fn default() -> Self {
         Self {
@@ -62,7 +64,7 @@ impl<D: Synth, const N: usize> Default for FifoRam<D, N> {
     }
 }
 
-impl<D: Synth, const N: usize> FifoRam<D, N> {
+impl<D: Synth, const N: usize> SdpRam<D, N> {
     /// The read address registered whatever the size (the module doc).
     pub fn address_registered_always() -> Self {
         Self {
@@ -77,7 +79,7 @@ impl<D: Synth, const N: usize> FifoRam<D, N> {
     }
 }
 
-impl<D: Synth, const N: usize> Logic for FifoRam<D, N> {
+impl<D: Synth, const N: usize> Logic for SdpRam<D, N> {
     fn update(&mut self) {
         let registered = self.address_registered();
         if self.read_clock.pos_edge() {
@@ -154,17 +156,17 @@ mod tests {
 
     #[test]
     fn small_rams_register_the_address_large_ones_the_data() {
-        let small = crate::emit::verilog(FifoRam::<Bits<8>, 5>::default(), "small");
+        let small = crate::emit::verilog(SdpRam::<Bits<8>, 5>::default(), "small");
         assert!(small.contains("read_address_q <= read_address;"), "{small}");
         assert!(
             small.contains("read_data = mem[read_address_q];"),
             "{small}"
         );
-        let large = crate::emit::verilog(FifoRam::<Bits<8>, 6>::default(), "large");
+        let large = crate::emit::verilog(SdpRam::<Bits<8>, 6>::default(), "large");
         assert!(large.contains("read_data <= mem[read_address];"), "{large}");
         assert!(!large.contains("read_address_q"), "{large}");
         let always =
-            crate::emit::verilog(FifoRam::<Bits<8>, 6>::address_registered_always(), "always");
+            crate::emit::verilog(SdpRam::<Bits<8>, 6>::address_registered_always(), "always");
         assert!(
             always.contains("read_address_q <= read_address;"),
             "{always}"
