@@ -152,9 +152,10 @@ pub struct FrameBuilder<
     /// `BYTES − tail`, modulo BYTES (a signal of its own so Verilog keeps its width).
     empty_lanes: Signal<Local, Bits<KL>>,
     /// The last payload beat's `tkeep`, registered from the head entry's byte count: the
-    /// head is the same entry from at least a clock before the frame's first header beat until
-    /// its last payload beat (it changes only after the pop), so the register holds the frame's
-    /// mask by its payload. Decoded in front of `m_axis.tkeep`, the count's shift was mapped as
+    /// head is the frame's entry from its first header beat (at the latest) until after its
+    /// last payload beat (it changes only after the pop), and the payload comes `HB` clocks
+    /// after the first header beat at the earliest, so the register holds the frame's mask by
+    /// then. Decoded in front of `m_axis.tkeep`, the count's shift was mapped as
     /// a chain of LUTs behind the CIPE's `tlast` (its result FIFO's LUT RAM read → `tlast` → 9
     /// levels → the engine slice's `keep`): board256's worst path at 9764b13 (61 endpoints,
     /// 9.2 ns, 108.4 MHz).
