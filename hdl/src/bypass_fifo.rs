@@ -30,10 +30,10 @@
 //! that the CFE's arrival check starts from one register) uses them.
 //!
 //! A reader reads a clock ahead: `read_next` says whether it reads the head on the next clock,
-//! and the FIFO registers it (`read_q`, the read of this clock; where a reader keeps the same
-//! flip-flop for its own use, Yosys merges the two if both are written alike: the router's
-//! `pop_pending` is, the frame builder's `pop_q`, whose reset is a separate branch, is not, one
-//! flip-flop more). Knowing the read a
+//! and the FIFO registers it (`read_q`, the read of this clock), which it gives back as
+//! `reading`: a reader that waits out the clock of its read (the router's verdict queue, the
+//! frame builder's entry queue) takes that flip-flop rather than keeping one of its own (the
+//! builder's own copy, reset in a branch of its own, was one Yosys did not merge). Knowing the read a
 //! clock ahead, `head`'s load enable comes from a flip-flop of its own (`refill_r`, `refill` a
 //! clock ahead), so the read flip-flop drives only the RAM FIFO's control, not also `head`'s
 //! hundreds of enables: a `refill` LUT shared by both sat in the middle of `head`'s bits and put
@@ -66,6 +66,8 @@ pub struct BypassFifo<D: Synth, const N: usize, const NP1: usize, const ALMOST: 
     pub data_next: Signal<Out, D>,
     /// `empty` after the next clock edge.
     pub empty_next: Signal<Out, Bit>,
+    /// The head is read this clock: `read_next` of the clock before, from `read_q`.
+    pub reading: Signal<Out, Bit>,
     words: Fifo<D, N, NP1, ALMOST>,
     /// The read of this clock: `read_next` of the clock before.
     read_q: DFF<Bit>,
@@ -105,6 +107,7 @@ impl<D: Synth, const N: usize, const NP1: usize, const ALMOST: u32> Default
             almost_full: Default::default(),
             data_next: Default::default(),
             empty_next: Default::default(),
+            reading: Default::default(),
             words: Default::default(),
             read_q: Default::default(),
             head: Default::default(),
@@ -129,6 +132,7 @@ impl<D: Synth, const N: usize, const NP1: usize, const ALMOST: u32> Logic
     fn update(&mut self) {
         dff_setup!(self, clock, read_q, head, head_full, from_ram);
         self.read_q.d.next = self.read_next.val();
+        self.reading.next = self.read_q.q.val();
         self.refill_r.clock.next = self.clock.val();
         clock!(self, clock, words);
         self.words.reset.next = self.reset.val();

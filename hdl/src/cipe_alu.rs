@@ -425,7 +425,9 @@ pub struct CipeAlu<const W: usize, const L64: usize, const L32: usize> {
     /// adder operand copy (`f64_a`/`f64_b`, `f32_a`/`f32_b`: 128 flip-flops each at 64 bits,
     /// 512 each at 256), so nothing but that net's route is in front of them. Decoded here
     /// from `datatype` and `op`, that enable was a compare followed by a 512-way net, board256's
-    /// largest group of late endpoints (172 at 150 MHz, up to 7.33 ns).
+    /// largest group of late endpoints (172 at 150 MHz, up to 7.33 ns). Registered, they are
+    /// also the word's tags that select the adders' sums at the output (`f64_sum`, `f32_sum`):
+    /// the ALU does not decode datatype and op into them a second time.
     pub sum_f64: Signal<In, Bit>,
     pub sum_f32: Signal<In, Bit>,
     pub result: Signal<Out, Bits<W>>,
@@ -454,13 +456,17 @@ pub struct CipeAlu<const W: usize, const L64: usize, const L32: usize> {
     dt_uint64: Constant<Bits<4>>,
     dt_f32: Constant<Bits<4>>,
     dt_f64: Constant<Bits<4>>,
-    op_sum: Constant<Bits<4>>,
     /// The operands registered first: whatever drives them (the CIPE's block-RAM outputs and
     /// operand swap) is timed apart from the lanes' compares and the adders' first stage.
     in_a: DFF<Bits<W>>,
     in_b: DFF<Bits<W>>,
     in_datatype: DFF<Bits<4>>,
     in_op: DFF<Bits<4>>,
+    /// `sum_f64` / `sum_f32` registered beside `in_datatype` and `in_op`: the first of the
+    /// word's tags (`f64_sum[0]`, `f32_sum[0]`) takes them, so "an f64 / f32 sum" is decoded
+    /// once, by the sender, and not again here from `in_datatype` and `in_op`.
+    in_sum_f64: DFF<Bit>,
+    in_sum_f32: DFF<Bit>,
     in_valid: DFF<Bit>,
     /// The key stage: the operands, the op and the datatype's decode a clock after `in_*`,
     /// beside the keys, into the lanes.
@@ -536,11 +542,12 @@ impl<const W: usize, const L64: usize, const L32: usize> Default for CipeAlu<W, 
             dt_uint64: code(Datatype::Uint64.code()),
             dt_f32: code(Datatype::F32.code()),
             dt_f64: code(Datatype::F64.code()),
-            op_sum: code(ReduceOp::Sum.code()),
             in_a: Default::default(),
             in_b: Default::default(),
             in_datatype: Default::default(),
             in_op: Default::default(),
+            in_sum_f64: Default::default(),
+            in_sum_f32: Default::default(),
             in_valid: Default::default(),
             k_a: Default::default(),
             k_b: Default::default(),
@@ -580,6 +587,8 @@ impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L6
             in_b,
             in_datatype,
             in_op,
+            in_sum_f64,
+            in_sum_f32,
             in_valid,
             k_a,
             k_b,
@@ -591,9 +600,11 @@ impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L6
         self.in_b.d.next = self.b.val();
         self.in_datatype.d.next = self.datatype.val();
         self.in_op.d.next = self.op.val();
+        self.in_sum_f64.d.next = self.sum_f64.val();
+        self.in_sum_f32.d.next = self.sum_f32.val();
         self.in_valid.d.next = self.valid_in.val();
-        // Loaded exactly when the word's tags (`f64_sum`/`f32_sum`, from the registered
-        // datatype and op) will select the adder's sum, so the adder sees `in_a`/`in_b` then.
+        // Loaded exactly when the word's tags (`f64_sum`/`f32_sum`, the same strobes
+        // registered) will select the adder's sum, so the adder sees `in_a`/`in_b` then.
         for i in 0..L64 {
             self.f64_a[i].clock.next = self.clock.val();
             self.f64_b[i].clock.next = self.clock.val();
@@ -716,10 +727,8 @@ impl<const W: usize, const L64: usize, const L32: usize> Logic for CipeAlu<W, L6
         for i in 1..OTHER_DELAY {
             self.other[i].d.next = self.other[i - 1].q.val();
         }
-        self.f64_sum[0].d.next = (self.in_datatype.q.val() == self.dt_f64.val())
-            & (self.in_op.q.val() == self.op_sum.val());
-        self.f32_sum[0].d.next = (self.in_datatype.q.val() == self.dt_f32.val())
-            & (self.in_op.q.val() == self.op_sum.val());
+        self.f64_sum[0].d.next = self.in_sum_f64.q.val();
+        self.f32_sum[0].d.next = self.in_sum_f32.q.val();
         self.valid[0].d.next = self.in_valid.q.val();
         for i in 1..FP_ADD_LATENCY {
             self.f64_sum[i].d.next = self.f64_sum[i - 1].q.val();

@@ -129,13 +129,6 @@ pub struct FrameBuilder<
     state: DFF<BuilderState>,
     beat: DFF<Bits<4>>,
     sent: DFF<Bits<32>>,
-    /// The finished frame's entry is popped a clock after its last beat (`pop_entry`
-    /// registered): the path from the head entry's fields through the state machine to the
-    /// FIFO's read address and its 570-bit read register was board64's worst at 107 MHz. The
-    /// next frame starts a clock later (the head is the next entry from the clock after the
-    /// pop). The entry queue registers the same value from its `read_next` as its read (a
-    /// second flip-flop: Yosys does not merge the two, this one's reset being a branch).
-    pop_q: DFF<Bit>,
     all_keep: Constant<Bits<K>>,
     last_header_beat: Constant<Bits<4>>,
     head: Signal<Local, EntryWord>,
@@ -178,7 +171,12 @@ pub struct FrameBuilder<
     out_tvalid: Signal<Local, Bit>,
     /// Drives `s_axis.tready`, assigned once at the end of `update`.
     out_s_tready: Signal<Local, Bit>,
-    /// Drives `entries.read`, assigned once at the end of `update`.
+    /// Drives `entries.read_next`, assigned once at the end of `update`. The finished frame's
+    /// entry is popped a clock after its last beat (the entry queue's `reading`, its
+    /// `read_next` registered): the path from the head entry's fields through the state
+    /// machine to the FIFO's read address and its 570-bit read register was board64's worst at
+    /// 107 MHz. The next frame starts a clock later (the head is the next entry from the clock
+    /// after the pop).
     pop_entry: Signal<Local, Bit>,
     /// Bit offset of header beat `i`: `i · W`.
     beat_at: [Constant<Bits<16>>; HB],
@@ -204,7 +202,6 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
             state: Default::default(),
             beat: Default::default(),
             sent: Default::default(),
-            pop_q: Default::default(),
             all_keep: Constant::new(Bits::<K>::mask()),
             last_header_beat: Constant::new(bits::<4>(HB as u64 - 1)),
             head: Default::default(),
@@ -235,7 +232,7 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, beat, sent, pop_q, later, last_keep);
+        dff_setup!(self, clock, state, beat, sent, later, last_keep);
         for i in 0..HB {
             self.rest[i].clock.next = self.clock.val();
             self.rest[i].d.next = self.rest[i].q.val();
@@ -271,7 +268,7 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
                 // leaves without a gap and the output queues may cut it through. Its first
                 // header beat leaves on this clock.
                 if !self.entries.empty.val()
-                    & !self.pop_q.q.val()
+                    & !self.entries.reading.val()
                     & (!self.head.val().from_cipe
                         | self.s_axis.tvalid.val()
                         | self.s_axis_soon.val())
@@ -364,11 +361,9 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
         self.m_axis.tuser.next = self.out_tuser.val();
         self.m_axis.tvalid.next = self.out_tvalid.val();
         self.s_axis.tready.next = self.out_s_tready.val();
-        self.pop_q.d.next = self.pop_entry.val();
         self.entries.read_next.next = self.pop_entry.val() & !self.reset.val();
         self.entries.reset.next = self.reset.val();
         if self.reset.val() {
-            self.pop_q.d.next = false;
             self.state.d.next = BuilderState::Idle;
             self.beat.d.next = bits::<4>(0);
             self.sent.d.next = bits::<32>(0);

@@ -502,20 +502,18 @@ pub struct FrameRouter<
     r_end: Signal<Local, Bit>,
     r_take: Signal<Local, Bit>,
     head_valid: Signal<Local, Bit>,
-    /// The head frame's last beat left on the previous clock: its verdict is popped now (a
-    /// register, so the splitter's ready does not reach the verdict queue's read address and
-    /// its RAM), and the next frame waits this one clock. The verdict queue registers the same
-    /// value from its `read_next` (`pop_next`) as its read.
-    pop_pending: DFF<Bit>,
-    /// `pop_pending`'s next value.
+    /// The head frame's last beat left on the clock before (`pop_next` then): its verdict is
+    /// popped now, and the next frame waits this one clock. The verdict queue's `reading`
+    /// (its `read_next` registered) says so: a register, so the splitter's ready does not reach
+    /// the verdict queue's read address and its RAM.
     pop_next: Signal<Local, Bit>,
     /// The verdict queue's head after the clock edge.
     head_after: Signal<Local, RouterVerdict>,
     /// `m_offload_axis_tvalid` (an offload verdict at the head, its frame's beat in the
     /// offload buffer's output slice, no pop pending), from a flip-flop loaded with the value
     /// it will have: from the verdict queue's and the slice's next values (`data_next`,
-    /// `empty_next`, `m_tvalid_next`) and `pop_pending`'s. The CFE's arrival check starts from
-    /// this one register (`pop_pending` → the head's valid → the CFE's choice between an
+    /// `empty_next`, `m_tvalid_next`) and `pop_next`. The CFE's arrival check starts from
+    /// this one register (the pending pop, then `pop_pending`, → the head's valid → the CFE's choice between an
     /// arrival and a context's next step → its `cur_is` was board64's worst path on seed 1 at
     /// fef1ca6: 135.3 MHz, three long routes between the router and the CFE; 137.4 with this
     /// register, 7 endpoints late at 150 MHz instead of 15, none of them behind it).
@@ -746,7 +744,6 @@ impl<
             r_end: Default::default(),
             r_take: Default::default(),
             head_valid: Default::default(),
-            pop_pending: Default::default(),
             pop_next: Default::default(),
             head_after: Default::default(),
             offload_valid: Default::default(),
@@ -823,7 +820,6 @@ impl<
             hyg_r,
             p_end,
             lag_ok,
-            pop_pending,
             offload_valid
         );
         for i in 0..2 {
@@ -1319,7 +1315,7 @@ impl<
         self.head.next = self.verdicts.data_out.val();
         self.head_valid.next = !self.verdicts.empty.val()
             & self.offload_out.m_axis.tvalid.val()
-            & !self.pop_pending.q.val();
+            & !self.verdicts.reading.val();
         self.m_offload_axis.tdata.next = self.offload_out.m_axis.tdata.val();
         self.m_offload_axis.tkeep.next = self.offload_out.m_axis.tkeep.val();
         self.m_offload_axis.tlast.next = self.offload_out.m_axis.tlast.val();
@@ -1350,7 +1346,6 @@ impl<
         if self.reset.val() {
             self.pop_next.next = false;
         }
-        self.pop_pending.d.next = self.pop_next.val();
         self.verdicts.read_next.next = self.pop_next.val();
         // `head.offload & head_valid` as it will be after the edge.
         self.head_after.next = self.verdicts.data_next.val();
