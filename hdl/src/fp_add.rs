@@ -25,10 +25,10 @@
 //!
 //! The stages:
 //! 1. each operand's exponent field all ones, its fraction not zero; significands with their
-//!    hidden bits; order by magnitude (`|a| ≥ |b|`, the borrow of one subtraction); both
-//!    differences of the exponent fields, each clamped to `X` (7 bits), whether exactly one
-//!    operand is subnormal (its field difference is then one too many); whether the scales'
-//!    lowest bits differ; each operand's normalise budget as a sentinel bit (below);
+//!    hidden bits; order by magnitude (`|a| ≥ |b|`, one compare); both differences of the
+//!    exponent fields, each clamped to `X` (7 bits), whether exactly one operand is subnormal
+//!    (its field difference is then one too many); whether the scales' lowest bits differ;
+//!    each operand's normalise budget as a sentinel bit (below);
 //! 2. the specials from stage 1's flags. Far: swap into `x ≥ y`; align, coarse: `y` right by
 //!    the multiple-of-8 part of the difference in a 2X-bit window (one bit higher in it when
 //!    `y` alone is subnormal). Near (opposite signs, the field difference at most one, two
@@ -123,13 +123,6 @@ macro_rules! fp_adder {
             eb_eff: Signal<Local, Bits<$e>>,
             d_ab: Signal<Local, Bits<$e>>,
             d_ba: Signal<Local, Bits<$e>>,
-            /// `|a| − |b|` (the magnitude fields, sign cleared), one bit wider: its top bit is
-            /// the borrow, set exactly when `|b| > |a|` (`s1_swap`). A subtraction maps to one
-            /// carry chain (32 CCU2C at binary64, 16 CARRY4 on 7-series); Yosys mapped the
-            /// `>` of the two fields as CCU2C cells followed by LUTs, and ABC turned that into
-            /// a chain of 8 LUT4 in front of `s1_swap` (cipe256's worst path on seed 3 at
-            /// 675c774: an fp64 lane's `a` → `s1_swap`, 8 cells, 1.44 / 5.41 ns, 146.0 MHz).
-            mag_d: Signal<Local, Bits<$w>>,
             /// Significands (hidden bit set for normal numbers) and signs.
             s1_sig_a: DFF<Bits<$m>>,
             s1_sig_b: DFF<Bits<$m>>,
@@ -260,7 +253,6 @@ macro_rules! fp_adder {
                     eb_eff: Default::default(),
                     d_ab: Default::default(),
                     d_ba: Default::default(),
-                    mag_d: Default::default(),
                     s1_sig_a: Default::default(),
                     s1_sig_b: Default::default(),
                     s1_sa: Default::default(),
@@ -424,9 +416,7 @@ macro_rules! fp_adder {
                 self.s1_sb.d.next = self.b.val().get_bit($sgn);
                 self.s1_ea.d.next = self.ea_eff.val();
                 self.s1_eb.d.next = self.eb_eff.val();
-                self.mag_d.next = bit_cast::<$w, $sgn>(self.a.val().get_bits::<$sgn>(0))
-                    - bit_cast::<$w, $sgn>(self.b.val().get_bits::<$sgn>(0));
-                self.s1_swap.d.next = self.mag_d.val().get_bit($sgn);
+                self.s1_swap.d.next = self.b.val().get_bits::<$sgn>(0) > self.a.val().get_bits::<$sgn>(0);
                 self.s1_valid.d.next = self.valid_in.val();
 
                 // ---- Stage 2: x is the larger magnitude; coarse alignment of y.
