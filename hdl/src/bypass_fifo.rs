@@ -33,13 +33,14 @@
 //! and the FIFO registers it (`read_q`, the read of this clock), which it gives back as
 //! `reading`: a reader that waits out the clock of its read (the router's verdict queue, the
 //! frame builder's entry queue) takes that flip-flop rather than keeping one of its own (the
-//! builder's own copy, reset in a branch of its own, was one Yosys did not merge). Knowing the read a
-//! clock ahead, `head`'s load enable comes from a flip-flop of its own (`refill_r`, `refill` a
-//! clock ahead), so the read flip-flop drives only the RAM FIFO's control, not also `head`'s
-//! hundreds of enables: a `refill` LUT shared by both sat in the middle of `head`'s bits and put
-//! two long routes on the frame builder's `pop_q` → the RAM FIFO's `fwd_hit` (board64's worst
-//! path on seed 2 at 07ea5f7, 143.5 MHz, 1.17 / 5.79 ns). (Until 2026-12-05 the reader gave
-//! `read` from its own flip-flop beside `read_next`, a promise nothing checked.)
+//! builder's own copy, reset in a branch of its own, was one Yosys did not merge). Knowing the
+//! read a clock ahead, `head`'s load enable comes from a flip-flop of its own (`refill_r`,
+//! `refill` a clock ahead), so the read flip-flop drives only the RAM FIFO's control, not also
+//! `head`'s hundreds of enables: a `refill` LUT shared by both sat in the middle of `head`'s
+//! bits and put two long routes on the frame builder's read flip-flop (then `pop_q`) → the RAM
+//! FIFO's `fwd_hit` (board64's worst path on seed 2 at 07ea5f7, 143.5 MHz, 1.17 / 5.79 ns).
+//! (Until 2026-12-05 the reader gave `read` from its own flip-flop beside `read_next`, a
+//! promise nothing checked.)
 //!
 //! `full` and `almost_full` are the RAM FIFO's (`head` is room on top: conservative); `write`
 //! while full and a read while empty are ignored; `reset` empties it in one clock. Every output
