@@ -513,10 +513,11 @@ pub struct FrameRouter<
     /// offload buffer's output slice, no pop pending), from a flip-flop loaded with the value
     /// it will have: from the verdict queue's and the slice's next values (`data_next`,
     /// `empty_next`, `m_tvalid_next`) and `pop_next`. The CFE's arrival check starts from
-    /// this one register (the pending pop, then `pop_pending`, → the head's valid → the CFE's choice between an
-    /// arrival and a context's next step → its `cur_is` was board64's worst path on seed 1 at
-    /// fef1ca6: 135.3 MHz, three long routes between the router and the CFE; 137.4 with this
-    /// register, 7 endpoints late at 150 MHz instead of 15, none of them behind it).
+    /// this one register (the pending pop, then the router's `pop_pending`, → the head's
+    /// valid → the CFE's choice between an arrival and a context's next step → its `cur_is`
+    /// was board64's worst path on seed 1 at fef1ca6: 135.3 MHz, three long routes between the
+    /// router and the CFE; 137.4 with this register, 7 endpoints late at 150 MHz instead of
+    /// 15, none of them behind it).
     offload_valid: DFF<Bit>,
     head_ready: Signal<Local, Bit>,
     /// The offload buffer's head beat is taken (drives its `tready`, assigned once).
