@@ -38,12 +38,8 @@ pub const UPLINK_PORT: usize = 1;
 pub const TUSER_DST_AT: usize = 8;
 /// The bad-frame bit of `tuser`, meaningful on a `tlast` beat.
 pub const TUSER_BAD_AT: usize = 7;
-/// Set on every beat of an engine frame whose payload reaches the frame builder a beat every
-/// second clock (a CIPE pair's, docs/cipe.md): the output queues never cut such a frame
-/// through (it would run a MAC dry inside the frame), they send it whole. Above the source mask.
-pub const TUSER_GAPS_AT: usize = 6;
-/// Ports a source mask can name (below the gaps and the bad bits).
-pub const MAX_PORTS: usize = TUSER_GAPS_AT;
+/// Ports a source mask can name (below the bad bit).
+pub const MAX_PORTS: usize = TUSER_BAD_AT;
 
 /// `tuser` with source port `src` and destination mask `dst_mask`.
 pub const fn tuser(src: usize, dst_mask: u8) -> u16 {

@@ -23,9 +23,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::axis::{
-    AxisSource, MacSink, MacSource, PayloadSource, TUSER_BAD_AT, TUSER_DST_AT, TUSER_GAPS_AT,
-};
+use crate::axis::{AxisSource, MacSink, MacSource, PayloadSource, TUSER_BAD_AT, TUSER_DST_AT};
 use crate::axis_arbiter::AxisArbiter;
 use crate::axis_register::AxisRegister;
 use crate::cfe::{Cfe, cfg};
@@ -132,8 +130,6 @@ pub struct Board<
     gapless_sources: Constant<Bits<8>>,
     /// Where the destination mask is in `tuser`.
     dst_at: Constant<Bits<16>>,
-    /// Where the gaps bit is in `tuser` (an engine frame that is never cut through).
-    gaps_at: Constant<Bits<16>>,
     /// Merge input `i`'s cut-through answer for the output queues (`OutputQueues::roomy`),
     /// on its own beat: the merge passes the granted one.
     cut_of: [Signal<Local, Bit>; N],
@@ -196,7 +192,6 @@ impl<
             bad_bit: Constant::new(bits::<16>(1 << TUSER_BAD_AT)),
             gapless_sources: Constant::new(bits::<8>(0b111)),
             dst_at: Constant::new(bits::<16>(TUSER_DST_AT as u64)),
-            gaps_at: Constant::new(bits::<16>(TUSER_GAPS_AT as u64)),
             cut_of: std::array::from_fn(|_| Default::default()),
             mac_user: std::array::from_fn(|_| Default::default()),
             payload_user: Default::default(),
@@ -380,10 +375,6 @@ impl<
         // input's beat (each from a register slice) beside the merge's grant.
         for i in 0..N {
             self.cut_of[i].next = self.gapless_sources.val().get_bit(i)
-                & !self.merge.s_axis[i]
-                    .tuser
-                    .val()
-                    .get_bit(self.gaps_at.val().index())
                 & !self.merge.s_axis[i].tlast.val()
                 & ((self.merge.s_axis[i]
                     .tuser
@@ -396,9 +387,7 @@ impl<
         self.queues.source_decides_cut.next = true;
         self.queues.s_axis_cut.next = self.merge.m_flag.val();
         // Pass-through and transit frames arrive on consecutive clocks (the router forwards
-        // them as the cable delivers), and so do engine frames (the builder starts one once
-        // its payload flows), but for those marked `TUSER_GAPS_AT` (a CIPE pair's payload, a
-        // word every second clock): `cut_of` above sends those whole.
+        // them as the cable delivers): the queues may cut them through. Engine frames wait for their results: frame mode.
         self.queues.gapless.next = self.gapless_sources.val();
         // Egress: the queues' streams to the MACs, the bad bit as the MAC's abort.
         for i in 0..N {

@@ -152,7 +152,7 @@ pub struct Cfe {
     pub m_instr_tuser: Signal<Out, Bits<16>>,
     pub m_instr_tvalid: Signal<Out, Bit>,
     pub m_instr_tready: Signal<In, Bit>,
-    pub m_entry_tdata: Signal<Out, Bits<571>>,
+    pub m_entry_tdata: Signal<Out, Bits<570>>,
     pub m_entry_tvalid: Signal<Out, Bit>,
     pub m_entry_tready: Signal<In, Bit>,
     pub cfg_we: Signal<In, Bit>,
@@ -170,7 +170,6 @@ pub struct Cfe {
     split_drain: Constant<Bits<2>>,
     split_stream: Constant<Bits<2>>,
     op_input: Constant<Bits<4>>,
-    op_pair: Constant<Bits<4>>,
     instr_none: Constant<InstrWord>,
     no_verdict: Constant<Verdict>,
     /// Drain, no words.
@@ -538,7 +537,6 @@ impl Cfe {
             split_drain: split(SPLIT_DRAIN),
             split_stream: split(SPLIT_STREAM),
             op_input: Constant::new(bits::<4>(Opcode::Input as u64)),
-            op_pair: Constant::new(bits::<4>(Opcode::Pair as u64)),
             instr_none: Constant::new(InstrWord::default()),
             no_verdict: Constant::new(Verdict::default()),
             no_cmd: Constant::new(SplitCommand {
@@ -1661,10 +1659,6 @@ impl Logic for Cfe {
         self.composer.bytes.next = self.contexts.bytes.val();
         self.composer.data.next =
             self.step.data.val() & !self.probing.q.val() & !self.ans_board.q.val();
-        // A step's pass, composed for in `Issue` (the clock after `Read`), is a pair: its
-        // payload comes a beat every second clock (docs/cipe.md), and the frame goes whole.
-        self.composer.gaps.next =
-            self.in_issue.q.val() & (self.st_ins.q.val().opcode == self.op_pair.val());
         self.composer.my_board.next = self.conf.my_board.val();
         self.composer.ip_prefix.next = self.conf.ip_prefix.val();
         // `scan_found` reads it only in `Scan` with `scan_fill` at 2, whose clock before was

@@ -2,21 +2,15 @@
 //! processing engine"): packet buffers in block RAM and the streaming lane ALU
 //! ([`crate::cipe_alu`]), driven by a 64-bit instruction word per pass from the CFE.
 //!
-//! Each instruction streams `count` payload words, one per clock (II = 1; a pair, II = 2,
-//! below): the incoming word (`s_axis`), the word stored at the same index of buffer
-//! `slot_a`, or a combination — `a ⊕ incoming` (combine), or `a ⊕ b` of two stored buffers
-//! (pair); `swap` exchanges the
+//! Each instruction streams `count` payload words, one per clock (II = 1): the incoming word
+//! (`s_axis`), the word stored at the same index of buffer `slot_a`, or a combination —
+//! `a ⊕ incoming` (combine), or `a ⊕ b` of two stored buffers (pair); `swap` exchanges the
 //! operands so the left one is always the lower-ranked data. The result can be written into
 //! buffer `slot_d` (`store`) and/or sent out on `m_axis` (`emit`) with the instruction word
 //! beside every beat, for the frame builder.
 //!
-//! The buffers are one block RAM (one write port, one read port). A pair, the only
-//! instruction that reads two buffers, reads each word's `a` on one clock (into `hold`) and
-//! its `b` on the next, when the word issues: II = 2 for pairs only. (Two copies of the RAM
-//! written together gave a second read port, for twice the block RAM: 128 of the ECP5
-//! proxy's 208 DP16KD, spread over the whole die. Pairs are rare: the CFE combines an
-//! arrival as it streams in where it can, and the CIPE is 4–5 × faster than the ports'
-//! line rate.)
+//! Two read ports (the pair opcode) come from two copies of the buffer RAM written together,
+//! the usual way to get a second read port out of block RAM.
 //!
 //! Pipeline: issue (RAM read) → read (the RAM's word registered: the buffers fill most of the
 //! part's block RAM, and the far ones are a long route from the ALU) → operand → ALU,
@@ -82,9 +76,7 @@ pub const fn fast_first(w: usize) -> bool {
 /// definition of the format, used by the CFE that sends it and the CIPE that reads it.
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
 pub struct InstrAhead {
-    /// The values below hold for the instruction beside them, its count is not 0, and it is
-    /// not a pair (a pair reads its first word's `a` on a clock of its own, so it never
-    /// issues on the clock it arrives).
+    /// The values below hold for the instruction beside them, and its count is not 0.
     pub valid: Bit,
     /// The count is 1.
     pub one: Bit,
@@ -109,11 +101,10 @@ impl From<Bits<16>> for InstrAhead {
 }
 
 impl InstrAhead {
-    /// The word for an instruction of `count` words with `opcode` (0, `valid` low: none, for
-    /// a count of 0 or a pair).
-    pub fn of(count: u16, opcode: Opcode) -> u16 {
+    /// The word for an instruction of `count` words (0: none, `valid` low).
+    pub fn of(count: u16) -> u16 {
         let a = InstrAhead {
-            valid: count != 0 && opcode != Opcode::Pair,
+            valid: count != 0,
             one: count == 1,
             two: count == 2,
             after2: u64::from(count.wrapping_sub(2) & 0xfff).into(),
@@ -294,8 +285,8 @@ pub struct Cipe<
     pub m_axis_soon: Signal<Out, Bit>,
     pub busy: Signal<Out, Bit>,
     alu: CipeAlu<W, L64, L32>,
-    /// The packet buffers: [`SLOTS`] of [`SLOT_BYTES`], one RAM.
-    buffer: RAM<Bits<W>, AB>,
+    buffer_a: RAM<Bits<W>, AB>,
+    buffer_b: RAM<Bits<W>, AB>,
     out: Fifo<Bits<OB>, 5, 6, { OUT_HEADROOM }>,
     // Issue stage.
     active: DFF<Bit>,
@@ -319,22 +310,6 @@ pub struct Cipe<
     /// active: it is cleared as an instruction's last word issues, so a first word read on the
     /// clock its instruction arrives needs no multiplexer on the buffers' read address).
     index: DFF<Bits<12>>,
-    /// The active pair reads its word's `a` on this clock (the word does not issue; its `b`
-    /// is read, and the word issues, on the next clock the pair may go). Only while active.
-    rd_a: DFF<Bit>,
-    /// The active pair reads its word's `b` on this clock and the word issues: the read
-    /// address takes `slot_b`. Only while active.
-    rd_b: DFF<Bit>,
-    /// The word issuing is the active instruction's (it may go, and it is not a pair's
-    /// `a` read): its counters advance, and on its last word the next instruction loads.
-    adv: Signal<Local, Bit>,
-    /// The buffer the read address names.
-    rd_slot: Signal<Local, Bits<7>>,
-    /// A pair's `a` read went ahead on the last clock: its word is on the RAM's output now,
-    /// and `hold` takes it.
-    a_arr: DFF<Bit>,
-    /// The `a` word of the pair word whose `b` is read (or waits to be read).
-    hold: DFF<Bits<W>>,
     /// The offered instruction's [`InstrAhead`].
     ahead: Signal<Local, InstrAhead>,
     /// The instruction whose word issues: the active one, or, with none active (at 256 bits),
@@ -388,8 +363,6 @@ pub struct Cipe<
     p_in: DFF<Bits<W>>,
     p_addr: DFF<Bits<AB>>,
     p_instr: DFF<InstrWord>,
-    /// The word is a pair's: its `a` is in `hold`, its `b` comes out of the RAM.
-    p_pair: DFF<Bit>,
     p_last: DFF<Bit>,
     /// The input word came marked bad (`s_axis_tbad`: the last payload word of a frame bad at
     /// its tail); the mark goes with it to the result.
@@ -444,7 +417,7 @@ pub struct Cipe<
     wb_last: Signal<Local, Bit>,
     wb_bad: Signal<Local, Bit>,
     in_flight: Signal<Local, Bit>,
-    /// The write-back, registered: the buffer is written from these, a clock after
+    /// The write-back, registered: both buffer copies are written from these, a clock after
     /// the last delay stage. (A read issued in that clock is held back by the hazard check,
     /// which sees the word in the last delay stage a clock before; see [`STORE_TO_READ`].)
     w_en: DFF<Bit>,
@@ -491,7 +464,8 @@ impl<
             s_axis_tbad: Default::default(),
             busy: Default::default(),
             alu: Default::default(),
-            buffer: Default::default(),
+            buffer_a: Default::default(),
+            buffer_b: Default::default(),
             out: Default::default(),
             active: Default::default(),
             instr: Default::default(),
@@ -504,12 +478,6 @@ impl<
             op_buffer: Constant::new(bits::<4>(Opcode::Buffer as u64)),
             op_pair: Constant::new(bits::<4>(Opcode::Pair as u64)),
             index: Default::default(),
-            rd_a: Default::default(),
-            rd_b: Default::default(),
-            adv: Default::default(),
-            rd_slot: Default::default(),
-            a_arr: Default::default(),
-            hold: Default::default(),
             ahead: Default::default(),
             cur: Default::default(),
             fast: Default::default(),
@@ -542,7 +510,6 @@ impl<
             p_in: Default::default(),
             p_addr: Default::default(),
             p_instr: Default::default(),
-            p_pair: Default::default(),
             p_last: Default::default(),
             p_bad: Default::default(),
             q_valid: Default::default(),
@@ -614,15 +581,16 @@ impl<
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, active, instr, instr_ni, rd_a, rd_b, a_arr, hold, index, stirred,
-            past_first, remaining, p_valid, p_in, p_addr, p_instr, p_pair, p_last, p_bad, q_valid,
-            q_in, q_addr, q_instr, q_a_is_in, q_a_is_b, q_b_is_a, q_b_is_b, q_bypass_a, q_sum_f64,
-            q_sum_f32, q_last, q_bad, q_a, q_b, hz_cur, hz_off, hz_load, last_word, soon_q, w_en,
-            w_addr, w_data
+            self, clock, active, instr, instr_ni, index, stirred, past_first, remaining, p_valid,
+            p_in, p_addr, p_instr, p_last, p_bad, q_valid, q_in, q_addr, q_instr, q_a_is_in,
+            q_a_is_b, q_b_is_a, q_b_is_b, q_bypass_a, q_sum_f64, q_sum_f32, q_last, q_bad, q_a,
+            q_b, hz_cur, hz_off, hz_load, last_word, soon_q, w_en, w_addr, w_data
         );
         clock!(self, clock, alu, out);
-        self.buffer.read_clock.next = self.clock.val();
-        self.buffer.write_clock.next = self.clock.val();
+        self.buffer_a.read_clock.next = self.clock.val();
+        self.buffer_a.write_clock.next = self.clock.val();
+        self.buffer_b.read_clock.next = self.clock.val();
+        self.buffer_b.write_clock.next = self.clock.val();
         for i in 0..ALU_LATENCY {
             self.d_valid[i].clock.next = self.clock.val();
             self.d_bypass[i].clock.next = self.clock.val();
@@ -747,47 +715,29 @@ impl<
         }
         self.issue.next = self.go.val()
             & (self.s_axis.tvalid.val() | !self.needs_input.val())
-            & !self.out.almost_full.val()
-            & !self.rd_a.q.val();
+            & !self.out.almost_full.val();
         self.s_axis.tready.next =
             self.go.val() & self.needs_input.val() & !self.out.almost_full.val();
         // `remaining` counts down beside `index` (words after this one), and whether it is 0
         // is registered beside it: the last word is a flip-flop in front of `issue`, not a
         // 12-bit zero test. (`index` is 0 with no instruction active at 256 bits, so the first
         // word's address is the offered instruction's buffers with no multiplexer on the index.)
-        // The buffer read: `slot_a`'s word, or on a pair's `b` clock (`rd_b`, a flip-flop:
-        // the select adds no decode in front of the address) `slot_b`'s.
-        self.rd_slot.next = self.cur.val().slot_a;
-        if self.rd_b.q.val() {
-            self.rd_slot.next = self.instr.q.val().slot_b;
-        }
-        self.buffer.read_address.next = (bit_cast::<AB, 7>(self.rd_slot.val()) << self.WB.val())
+        self.buffer_a.read_address.next = (bit_cast::<AB, 7>(self.cur.val().slot_a)
+            << self.WB.val())
+            | bit_cast::<AB, WB>(self.index.q.val().get_bits::<WB>(0));
+        self.buffer_b.read_address.next = (bit_cast::<AB, 7>(self.cur.val().slot_b)
+            << self.WB.val())
             | bit_cast::<AB, WB>(self.index.q.val().get_bits::<WB>(0));
         self.addr_d.next = (bit_cast::<AB, 7>(self.cur.val().slot_d) << self.WB.val())
             | bit_cast::<AB, WB>(self.index.q.val().get_bits::<WB>(0));
         self.issue_active.next = !self.hazard.val()
             & (self.s_axis.tvalid.val() | !self.instr_ni.q.val())
             & !self.out.almost_full.val();
-        // A pair's `a` clock (`rd_a`) reads and issues nothing: its `b` clock follows, which
-        // issues the word; then the next word's `a` clock, unless that word was the last.
-        self.adv.next = self.issue_active.val() & self.active.q.val() & !self.rd_a.q.val();
-        self.a_arr.d.next = self.issue_active.val() & self.rd_a.q.val();
-        if self.issue_active.val() & self.rd_a.q.val() {
-            self.rd_a.d.next = false;
-            self.rd_b.d.next = true;
-        }
-        if self.a_arr.q.val() {
-            self.hold.d.next = self.buffer.read_data.val();
-        }
-        if self.adv.val() {
+        if self.issue_active.val() & self.active.q.val() {
             self.index.d.next = self.index.q.val() + bits::<12>(1);
             self.past_first.d.next = true;
             self.remaining.d.next = self.remaining.q.val() - bits::<12>(1);
             self.last_word.d.next = self.remaining.q.val() == bits::<12>(1);
-            if self.rd_b.q.val() {
-                self.rd_b.d.next = false;
-                self.rd_a.d.next = !self.last_word.q.val();
-            }
             if self.last_word.q.val() {
                 self.active.d.next = false;
                 if self.fast_first.val() {
@@ -796,15 +746,12 @@ impl<
             }
         }
         // A new instruction when idle or as the last word of the current one issues.
-        self.s_instr.tready.next = !self.active.q.val() | (self.adv.val() & self.last_word.q.val());
+        self.s_instr.tready.next =
+            !self.active.q.val() | (self.issue_active.val() & self.last_word.q.val());
         self.load.next = self.s_instr.tvalid.val()
-            & (!self.active.q.val() | (self.adv.val() & self.last_word.q.val()));
+            & (!self.active.q.val() | (self.issue_active.val() & self.last_word.q.val()));
         if self.load.val() {
             self.instr.d.next = self.offered.val();
-            // A pair starts with its first word's `a` clock (never on the fast path: a pair
-            // comes without its `InstrAhead`).
-            self.rd_a.d.next = self.off_reads_b.val() & (self.offered.val().count != bits::<12>(0));
-            self.rd_b.d.next = false;
             self.instr_ni.d.next = self.offered_ni.val();
             self.index.d.next = bits::<12>(0);
             self.past_first.d.next = false;
@@ -835,7 +782,6 @@ impl<
         self.p_in.d.next = self.s_axis.tdata.val();
         self.p_addr.d.next = self.addr_d.val();
         self.p_instr.d.next = self.cur.val();
-        self.p_pair.d.next = self.rd_b.q.val();
         self.p_last.d.next = self.cur_last.val();
         self.p_bad.d.next = self.needs_input.val() & self.s_axis_tbad.val();
 
@@ -858,12 +804,8 @@ impl<
             & (self.p_instr.q.val().op == self.red_sum.val());
         self.q_last.d.next = self.p_last.q.val();
         self.q_bad.d.next = self.p_bad.q.val();
-        // One read port: a pair's `a` was read a clock before its `b` and waits in `hold`.
-        self.q_a.d.next = self.buffer.read_data.val();
-        if self.p_pair.q.val() {
-            self.q_a.d.next = self.hold.q.val();
-        }
-        self.q_b.d.next = self.buffer.read_data.val();
+        self.q_a.d.next = self.buffer_a.read_data.val();
+        self.q_b.d.next = self.buffer_b.read_data.val();
 
         // ---- Operand: into the ALU (left = lower ranks).
         self.operand_a.next = self.q_a.q.val();
@@ -905,7 +847,7 @@ impl<
             self.d_bad[i].d.next = self.d_bad[i - 1].q.val();
         }
 
-        // ---- Write-back and out, from the last delay stage (a one-pass
+        // ---- Write-back (both RAM copies) and out, from the last delay stage (a one-pass
         // loop: rust-hdl evaluates an array index in Verilog, a loop bound in Rust).
         for i in (ALU_LATENCY - 1)..ALU_LATENCY {
             self.wb_instr.next = self.d_instr[i].q.val().into();
@@ -924,9 +866,12 @@ impl<
         self.w_en.d.next = self.wb_valid.val() & self.wb_instr.val().store;
         self.w_addr.d.next = self.wb_addr.val();
         self.w_data.d.next = self.result.val();
-        self.buffer.write_address.next = self.w_addr.q.val();
-        self.buffer.write_data.next = self.w_data.q.val();
-        self.buffer.write_enable.next = self.w_en.q.val();
+        self.buffer_a.write_address.next = self.w_addr.q.val();
+        self.buffer_a.write_data.next = self.w_data.q.val();
+        self.buffer_a.write_enable.next = self.w_en.q.val();
+        self.buffer_b.write_address.next = self.w_addr.q.val();
+        self.buffer_b.write_data.next = self.w_data.q.val();
+        self.buffer_b.write_enable.next = self.w_en.q.val();
         self.out.write.next = self.wb_valid.val() & self.wb_instr.val().emit;
         self.out.data_in.next = bit_cast::<OB, W>(self.result.val())
             | (bit_cast::<OB, 64>(self.wb_instr.val().into()) << self.W.val())
@@ -955,9 +900,6 @@ impl<
             self.instr_ni.d.next = bits::<4>(0) < self.op_buffer.val();
             self.index.d.next = bits::<12>(0);
             self.past_first.d.next = false;
-            self.rd_a.d.next = false;
-            self.rd_b.d.next = false;
-            self.a_arr.d.next = false;
             self.remaining.d.next = bits::<12>(0);
             self.last_word.d.next = true;
             self.p_valid.d.next = false;

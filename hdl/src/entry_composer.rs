@@ -48,7 +48,6 @@ pub struct ComposedFields {
     pub inline: Bit,
     pub from_cipe: Bit,
     pub record: Bits<32>,
-    pub gaps: Bit,
 }
 
 #[derive(LogicBlock)]
@@ -76,8 +75,6 @@ pub struct EntryComposer {
     /// The segment's payload bytes, and whether the frame carries them.
     pub bytes: Signal<In, Bits<16>>,
     pub data: Signal<In, Bit>,
-    /// The payload comes from a CIPE pair (a beat every second clock): the entry's `gaps`.
-    pub gaps: Signal<In, Bit>,
     pub my_board: Signal<In, Bits<8>>,
     pub ip_prefix: Signal<In, Bits<32>>,
     pub entry: Signal<Out, EntryWord>,
@@ -116,7 +113,6 @@ pub struct EntryComposer {
     s0_ports: DFF<Bits<8>>,
     s0_bytes: DFF<Bits<16>>,
     s0_data: DFF<Bit>,
-    s0_gaps: DFF<Bit>,
     s0_my_board: DFF<Bits<8>>,
     s0_ip_prefix: DFF<Bits<32>>,
     /// Stage 1: the answered request and the chosen fields; stage 2: the chosen fields again,
@@ -151,7 +147,6 @@ impl Default for EntryComposer {
             ports: Default::default(),
             bytes: Default::default(),
             data: Default::default(),
-            gaps: Default::default(),
             my_board: Default::default(),
             ip_prefix: Default::default(),
             entry: Default::default(),
@@ -185,7 +180,6 @@ impl Default for EntryComposer {
             s0_ports: Default::default(),
             s0_bytes: Default::default(),
             s0_data: Default::default(),
-            s0_gaps: Default::default(),
             s0_my_board: Default::default(),
             s0_ip_prefix: Default::default(),
             s1_request: Default::default(),
@@ -218,7 +212,6 @@ impl Logic for EntryComposer {
             s0_ports,
             s0_bytes,
             s0_data,
-            s0_gaps,
             s0_my_board,
             s0_ip_prefix,
             s1_request,
@@ -242,7 +235,6 @@ impl Logic for EntryComposer {
         self.s0_ports.d.next = self.ports.val();
         self.s0_bytes.d.next = self.bytes.val();
         self.s0_data.d.next = self.data.val();
-        self.s0_gaps.d.next = self.gaps.val();
         self.s0_my_board.d.next = self.my_board.val();
         self.s0_ip_prefix.d.next = self.ip_prefix.val();
         self.builder.clock.next = self.clock.val();
@@ -274,7 +266,6 @@ impl Logic for EntryComposer {
         self.chosen.next.ports = self.host_ports.val();
         self.chosen.next.inline = false;
         self.chosen.next.from_cipe = self.s0_data.q.val();
-        self.chosen.next.gaps = self.s0_gaps.q.val();
         self.chosen.next.payload_bytes = bits::<16>(0);
         self.chosen.next.elem_count = bits::<16>(0);
         if self.s0_data.q.val() {
@@ -355,8 +346,6 @@ impl Logic for EntryComposer {
         self.entry.next.from_cipe = self.s2_fields.q.val().from_cipe;
         self.entry.next.inline = self.s2_fields.q.val().inline;
         self.entry.next.record = self.s2_fields.q.val().record;
-        // Only a payload from the CIPE can have gaps.
-        self.entry.next.gaps = self.s2_fields.q.val().from_cipe & self.s2_fields.q.val().gaps;
         self.entry_valid.next = self.s2_valid.q.val();
         self.busy.next = self.s0_valid.q.val() | self.s1_valid.q.val() | self.s2_valid.q.val();
         if self.reset.val() {

@@ -17,9 +17,7 @@
 //! pipeline issues only while its result FIFO has room for everything in flight plus
 //! [`crate::cipe`]'s headroom), and the builder sends a beat per clock while its output is
 //! ready. So a frame has no gap unless the output back-pressures or the words a pass combines
-//! arrive with gaps, or it is a pair's (which issues a word every second clock, docs/cipe.md:
-//! its entry's `gaps`, and the frame's `tuser` bit [`crate::axis::TUSER_GAPS_AT`], so the
-//! output queues send it whole), and the output queues may cut engine frames through like pass-through and
+//! arrive with gaps, and the output queues may cut engine frames through like pass-through and
 //! transit frames ([`crate::output_queues`]; the simulator counts any underrun and
 //! `run_jobs` fails on one).
 //!
@@ -38,7 +36,7 @@ use crate::axis::{AxisSource, PayloadSink, check_widths};
 use crate::bypass_fifo::BypassFifo;
 
 /// Bits of a header entry.
-pub const ENTRY_BITS: usize = 571;
+pub const ENTRY_BITS: usize = 570;
 
 /// A header entry, low bits first: the one definition of its format, used by the CFE that
 /// builds entries, this builder that reads them, and [`entry`].
@@ -56,13 +54,10 @@ pub struct EntryWord {
     pub inline: Bit,
     /// The inline record's 4 bytes, wire order.
     pub record: Bits<32>,
-    /// The CIPE's payload comes a beat every second clock (a pair's): the frame carries
-    /// `tuser`'s gaps bit ([`crate::axis::TUSER_GAPS_AT`]) and is never cut through.
-    pub gaps: Bit,
 }
 
-impl From<Bits<571>> for EntryWord {
-    fn from(w: Bits<571>) -> EntryWord {
+impl From<Bits<570>> for EntryWord {
+    fn from(w: Bits<570>) -> EntryWord {
         let d = EntryWord::default();
         EntryWord {
             header: w.get_bits::<512>(d.get_my_offset_header()),
@@ -71,7 +66,6 @@ impl From<Bits<571>> for EntryWord {
             from_cipe: w.get_bit(d.get_my_offset_from_cipe()),
             inline: w.get_bit(d.get_my_offset_inline()),
             record: w.get_bits::<32>(d.get_my_offset_record()),
-            gaps: w.get_bit(d.get_my_offset_gaps()),
         }
     }
 }
@@ -83,7 +77,6 @@ pub fn entry(
     dst_mask: u8,
     payload_bytes: u16,
     from_cipe: bool,
-    gaps: bool,
     inline: Option<[u8; 4]>,
 ) -> Vec<u8> {
     let mut e = vec![0u8; ENTRY_BITS.div_ceil(8)];
@@ -94,7 +87,6 @@ pub fn entry(
     if let Some(record) = inline {
         flags |= u64::from(u32::from_le_bytes(record)) << 2;
     }
-    flags |= u64::from(gaps) << 34;
     for (i, byte) in e[67..72].iter_mut().enumerate() {
         *byte = (flags >> (8 * i)) as u8;
     }
@@ -123,7 +115,7 @@ pub struct FrameBuilder<
     /// Synchronous reset: no frame being sent, no entry queued, the frame counter 0.
     pub reset: Signal<In, Bit>,
     /// Header entries from the CFE.
-    pub s_entry_tdata: Signal<In, Bits<571>>,
+    pub s_entry_tdata: Signal<In, Bits<570>>,
     pub s_entry_tvalid: Signal<In, Bit>,
     pub s_entry_tready: Signal<Out, Bit>,
     /// Result beats from the CIPE.
@@ -133,7 +125,7 @@ pub struct FrameBuilder<
     pub s_axis_soon: Signal<In, Bit>,
     pub m_axis: AxisSource<W, K>,
     pub frames: Signal<Out, Bits<32>>,
-    entries: BypassFifo<Bits<571>, 4, 5, 1>,
+    entries: BypassFifo<Bits<570>, 4, 5, 1>,
     state: DFF<BuilderState>,
     beat: DFF<Bits<4>>,
     sent: DFF<Bits<32>>,
@@ -175,7 +167,6 @@ pub struct FrameBuilder<
     /// at its tail).
     out_tuser: Signal<Local, Bits<16>>,
     bad_bit: Constant<Bits<16>>,
-    gaps_bit: Constant<Bits<16>>,
     /// Drives `m_axis.tvalid`, assigned once at the end of `update`.
     out_tvalid: Signal<Local, Bit>,
     /// Drives `s_axis.tready`, assigned once at the end of `update`.
@@ -228,7 +219,6 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
             out_tlast: Default::default(),
             out_tuser: Default::default(),
             bad_bit: Constant::new(bits::<16>(1 << crate::axis::TUSER_BAD_AT)),
-            gaps_bit: Constant::new(bits::<16>(1 << crate::axis::TUSER_GAPS_AT)),
             out_tvalid: Default::default(),
             out_s_tready: Default::default(),
             pop_entry: Default::default(),
@@ -262,10 +252,6 @@ impl<const W: usize, const K: usize, const HB: usize, const WL: usize, const KL:
         self.empty_lanes.next = !self.tail.val() + bits::<KL>(1);
         self.last_keep.d.next = self.all_keep.val() >> bit_cast::<K, KL>(self.empty_lanes.val());
         self.out_tuser.next = bit_cast::<16, 8>(self.head.val().ports) << 8;
-        if self.head.val().gaps {
-            self.out_tuser.next =
-                (bit_cast::<16, 8>(self.head.val().ports) << 8) | self.gaps_bit.val();
-        }
         self.out_tdata.next = self.header_beat.val();
         self.out_tkeep.next = self.all_keep.val();
         self.out_tlast.next = false;
@@ -402,14 +388,7 @@ mod entry_tests {
     #[test]
     fn entry_bytes_follow_the_entry_word() {
         let header: [u8; 64] = std::array::from_fn(|i| (i * 7 + 3) as u8);
-        let bytes = entry(
-            &header,
-            0x15,
-            0x1234,
-            true,
-            true,
-            Some([0xde, 0xad, 0xbe, 0xef]),
-        );
+        let bytes = entry(&header, 0x15, 0x1234, true, Some([0xde, 0xad, 0xbe, 0xef]));
         let mut h = Bits::<512>::default();
         for (i, b) in header.iter().enumerate() {
             h = h | (bit_cast::<512, 8>(bits::<8>(u64::from(*b))) << (8 * i as u64));
@@ -421,7 +400,6 @@ mod entry_tests {
             from_cipe: true,
             inline: true,
             record: bits(u64::from(u32::from_le_bytes([0xde, 0xad, 0xbe, 0xef]))),
-            gaps: true,
         };
         let word = Bits::<ENTRY_BITS>::from(w);
         for (i, b) in bytes.iter().enumerate() {

@@ -189,7 +189,7 @@ fn drive_with<C: Cipe>(
         .enumerate()
         .map(|(n, (i, _))| {
             let ahead = if has_ahead(n) {
-                InstrAhead::of(i.count, i.opcode)
+                InstrAhead::of(i.count)
             } else {
                 0
             };

@@ -78,9 +78,6 @@ fn every_frame_kind_is_the_frame_the_protocol_prescribes() {
         let (my_board, board, tag, ports) = (r() as u8, r() as u8, (r() % 16) as u8, r() as u8);
         let (result, data, code) = (r() % 2 == 0, r() % 3 != 0, (1 + r() % 254) as u8);
         let bytes = (r() % 2049) as u16;
-        // The pass is a pair: the entry says so when its payload comes from the CIPE.
-        let gaps = r() % 2 == 0;
-        dut.set_gaps(u64::from(gaps));
         // A board frame may be a nack (no payload); only a board frame can be.
         let nack = r() % 3 == 0;
         dut.set_nack(u64::from(nack));
@@ -123,7 +120,6 @@ fn every_frame_kind_is_the_frame_the_protocol_prescribes() {
             EntryComposer::set_nack,
             EntryComposer::set_pending,
             EntryComposer::set_data,
-            EntryComposer::set_gaps,
         ] {
             v(&mut dut, rng.next_u64() & 1);
         }
@@ -162,14 +158,7 @@ fn every_frame_kind_is_the_frame_the_protocol_prescribes() {
                     elem_count: if data { req.elem_count } else { 0 },
                     ..req
                 };
-                entry(
-                    &header(&back, &f, payload.into()),
-                    1,
-                    payload,
-                    data,
-                    data && gaps,
-                    None,
-                )
+                entry(&header(&back, &f, payload.into()), 1, payload, data, None)
             }
             // An error answer: the code as a big-endian u16, detail 0.
             1 => {
@@ -178,14 +167,7 @@ fn every_frame_kind_is_the_frame_the_protocol_prescribes() {
                     elem_count: 0,
                     ..req
                 };
-                entry(
-                    &header(&back, &f, 4),
-                    1,
-                    4,
-                    false,
-                    false,
-                    Some([0, code, 0, 0]),
-                )
+                entry(&header(&back, &f, 4), 1, 4, false, Some([0, code, 0, 0]))
             }
             2 => {
                 let f = RawFields {
@@ -193,7 +175,7 @@ fn every_frame_kind_is_the_frame_the_protocol_prescribes() {
                     elem_count: 0,
                     ..req
                 };
-                entry(&header(&back, &f, 0), 1, 0, false, false, None)
+                entry(&header(&back, &f, 0), 1, 0, false, None)
             }
             _ => {
                 let to = Endpoints {
@@ -222,16 +204,9 @@ fn every_frame_kind_is_the_frame_the_protocol_prescribes() {
                 };
                 if control {
                     nacks += 1;
-                    entry(&header(&to, &f, 0), ports, 0, false, false, None)
+                    entry(&header(&to, &f, 0), ports, 0, false, None)
                 } else {
-                    entry(
-                        &header(&to, &f, bytes.into()),
-                        ports,
-                        bytes,
-                        data,
-                        data && gaps,
-                        None,
-                    )
+                    entry(&header(&to, &f, bytes.into()), ports, bytes, data, None)
                 }
             }
         };

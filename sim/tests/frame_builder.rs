@@ -8,7 +8,6 @@
 
 use std::collections::VecDeque;
 
-use collwire_hdl::axis::TUSER_GAPS_AT;
 use collwire_hdl::frame_builder::entry;
 use collwire_sim::axis::{Sink, beats};
 use collwire_sim::fpu_check::SplitMix;
@@ -81,15 +80,13 @@ fn run<B: Builder>(seed: u64, idle: u64, ready: u64) {
         let header: [u8; 64] = std::array::from_fn(|_| rng.next_u64() as u8);
         let mask = rng.next_u64() as u8;
         let mut frame = header.to_vec();
-        // A CIPE payload with gaps (a pair's) carries tuser's gaps bit on every beat.
-        let mut tuser = u16::from(mask) << 8;
         match rng.next_u64() % 4 {
             0 => {
                 let record = (rng.next_u64() as u32).to_le_bytes();
-                entries.push_back(entry(&header, mask, 4, false, false, Some(record)));
+                entries.push_back(entry(&header, mask, 4, false, Some(record)));
                 frame.extend_from_slice(&record);
             }
-            1 => entries.push_back(entry(&header, mask, 0, false, false, None)),
+            1 => entries.push_back(entry(&header, mask, 0, false, None)),
             _ => {
                 let len = if rng.next_u64().is_multiple_of(3) {
                     1 + (rng.next_u64() % 2048) as usize
@@ -104,13 +101,11 @@ fn run<B: Builder>(seed: u64, idle: u64, ready: u64) {
                 for b in beats(&data, B::BYTES, 0) {
                     payload_beats.push_back((b.data, b.last));
                 }
-                let gaps = rng.next_u64().is_multiple_of(2);
-                tuser |= u16::from(gaps) << TUSER_GAPS_AT;
-                entries.push_back(entry(&header, mask, len as u16, true, gaps, None));
+                entries.push_back(entry(&header, mask, len as u16, true, None));
                 frame.extend_from_slice(&data[..len]);
             }
         }
-        want.push((frame, tuser));
+        want.push((frame, u16::from(mask) << 8));
     }
     let mut dut = B::default();
     let mut sink = Sink::new(seed ^ 0x55, ready);
@@ -182,7 +177,7 @@ fn gapless<B: Builder>(seed: u64) {
     for _ in 0..frames {
         let header: [u8; 64] = std::array::from_fn(|_| rng.next_u64() as u8);
         if rng.next_u64().is_multiple_of(4) {
-            entries.push_back(entry(&header, 1, 0, false, false, None));
+            entries.push_back(entry(&header, 1, 0, false, None));
             continue;
         }
         let len = 1 + (rng.next_u64() % 1500) as usize;
@@ -194,7 +189,7 @@ fn gapless<B: Builder>(seed: u64) {
             .map(|b| (b.data, b.last))
             .collect();
         payloads.push_back((bs, rng.next_u64() % 60));
-        entries.push_back(entry(&header, 1, len as u16, true, false, None));
+        entries.push_back(entry(&header, 1, len as u16, true, None));
     }
     let mut dut = B::default();
     let mut produced: VecDeque<(Vec<u8>, bool)> = VecDeque::new();
