@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use clap::Parser;
 use collwire_flow::depth;
 use collwire_flow::pnr::{
-    Algorithm, DEVICE, Placer, PnrReport, late_groups, place_route_seed, synth_ecp5,
+    Algorithm, DEVICE, Placer, PnrReport, TARGET_MHZ, late_groups, place_route_seed, synth_ecp5,
 };
 use collwire_flow::toolflow::{emit_designs, synth_xc7};
 use collwire_hdl::emit::{BusWidth, is_board};
@@ -38,8 +38,9 @@ struct Args {
     /// Skip the whole board.
     #[arg(long)]
     blocks_only: bool,
-    /// The clock nextpnr aims for, MHz.
-    #[arg(long, default_value_t = 200)]
+    /// The clock nextpnr aims for, MHz (the router's rip-up works on the paths slower than
+    /// this: aim just above the clock wanted).
+    #[arg(long, default_value_t = TARGET_MHZ)]
     target_mhz: u32,
     /// Where the tools work (default: a directory under the system temp dir).
     #[arg(long)]
@@ -72,9 +73,9 @@ struct Args {
     #[arg(long, default_value_t = Placer::HEAP_TIMING.crit_exp)]
     crit_exp: u32,
     /// nextpnr's timing-driven rip-up in the router (`--tmg-ripup`): the arcs of paths that
-    /// miss `--target-mhz` are routed again. Aim the target just above the clock wanted (155,
-    /// not 200). Off by default.
-    #[arg(long)]
+    /// miss `--target-mhz` are routed again. The flow's (`true`); `--tmg-ripup false` routes
+    /// without it, as the figures before 2026-12-06 in docs/timing.md were.
+    #[arg(long, action = clap::ArgAction::Set, default_value_t = Placer::TIMING.timing_ripup)]
     tmg_ripup: bool,
     /// Under each row, the registers with endpoints that miss this clock (MHz), latest first:
     /// how much of the design, not only its critical path, stands between it and the clock.
@@ -290,6 +291,7 @@ fn main() -> anyhow::Result<()> {
                 "placer_timing_weight": (args.placer == Algorithm::Heap).then_some(args.timing_weight),
                 "placer_crit_exp": (args.placer == Algorithm::Heap).then_some(args.crit_exp),
                 "tmg_ripup": args.tmg_ripup,
+                "target_mhz": args.target_mhz,
                 "ecp5_fmax_mhz": pnr.fmax_mhz,
                 "ecp5_comb": pnr.comb_used,
                 "ecp5_ff": pnr.ff_used,
