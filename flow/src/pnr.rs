@@ -153,8 +153,9 @@ impl Algorithm {
 /// 1fe712d, aiming at 155, it moved the nine placements (nextpnr's default seed and seeds 1–8)
 /// from a median of 149.6 to 155.7 MHz, from four at 150 MHz or more to seven, and the lowest
 /// from 143.5 to 149.1; one placement ended 0.4 MHz lower (docs/timing.md, 2026-12-06,
-/// morning). A placement with no path slower than the target routes exactly as without it. It
-/// was off before: on eight placements of an earlier netlist (2026-12-02) it lifted five by
+/// morning). A placement with no path slower than the target routed to the same Fmax and worst
+/// path as without it (three of those nine, and every block of the timing report). It was off
+/// before: on eight placements of an earlier netlist (2026-12-02) it lifted five by
 /// 4.0–6.0 MHz and left three as they were or lower.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Placer {
@@ -214,8 +215,10 @@ impl Default for Placer {
 /// The clock the flow aims nextpnr at, MHz: the proxy's goal (150) and a little more, for
 /// the router's timing-driven rip-up ([`Placer::timing_ripup`]), which works on the paths
 /// slower than this. Aimed at 200 it ripped up for over half an hour on one board64 placement
-/// (docs/timing.md, 2026-12-02, afternoon); aimed at 160 it did no better than at 155 on three
-/// board64 placements (2026-12-06, morning). The static placer places the same for any target.
+/// (docs/timing.md, 2026-12-02, afternoon). Aimed at 160 instead of 155, of three board64
+/// placements it lifted one over 150 MHz, left one below and cost the report's 4 MHz (2026-12-06,
+/// morning). The static placer placed the same aimed at 155, 160 and 200 (its log of wire
+/// lengths, line for line, on two placements).
 pub const TARGET_MHZ: u32 = 155;
 
 /// Synthesizes `design` for ECP5 and places and routes it at `target_mhz` with nextpnr's
