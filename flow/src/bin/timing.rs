@@ -74,8 +74,10 @@ struct Args {
     crit_exp: u32,
     /// nextpnr's timing-driven rip-up in the router (`--tmg-ripup`): the arcs of paths that
     /// miss `--target-mhz` are routed again. The flow's (`true`); `--tmg-ripup false` routes
-    /// without it, as the figures before 2026-12-06 in docs/timing.md were.
-    #[arg(long, action = clap::ArgAction::Set, default_value_t = Placer::TIMING.timing_ripup)]
+    /// without it, as the figures before 2026-12-06 in docs/timing.md were. A bare
+    /// `--tmg-ripup` (the commands of those sections) is `true`.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true",
+          action = clap::ArgAction::Set, default_value_t = Placer::TIMING.timing_ripup)]
     tmg_ripup: bool,
     /// Under each row, the registers with endpoints that miss this clock (MHz), latest first:
     /// how much of the design, not only its critical path, stands between it and the clock.
