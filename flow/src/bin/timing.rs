@@ -269,8 +269,8 @@ fn main() -> anyhow::Result<()> {
                 )
             });
             // Router1's time, and whether the timing-driven rip-up ran to nextpnr's last
-            // round (then the placement did not reach the target). A round with no arc below
-            // the threshold ends the rip-up at once.
+            // round (the runs so far that did all ended below the target). A round with no arc
+            // below the rip-up's threshold ends it at once.
             let rounds = &pnr.route.ripup_rounds;
             let ripped = rounds.iter().filter(|r| r.arcs > 0).count();
             let route_text = match (
