@@ -72,6 +72,33 @@ pub struct RipupRound {
     pub tns_ns: f64,
 }
 
+impl RouteLog {
+    /// One line for the report: router1's time, and how many rounds of the timing-driven
+    /// rip-up ripped arcs up, and whether it ran to nextpnr's last round (the runs so far that
+    /// did all ended below the target). A round with no arc below the rip-up's threshold ends
+    /// it at once. `None` if the log gave no router time.
+    pub fn summary(&self) -> Option<String> {
+        let t = self.router_seconds?;
+        let rounds = &self.ripup_rounds;
+        let ripped = rounds.iter().filter(|r| r.arcs > 0).count();
+        Some(match rounds.last().filter(|_| ripped > 0) {
+            None if rounds.is_empty() => format!("router1 {t:.1} s"),
+            None => format!("router1 {t:.1} s, no arc ripped up for timing"),
+            Some(last) => format!(
+                "router1 {t:.1} s, timing rip-up: {ripped} round{} ({} arcs){} (WNS {:.2} ns at its last check)",
+                if ripped == 1 { "" } else { "s" },
+                rounds.iter().map(|r| r.arcs).sum::<u64>(),
+                if rounds.len() >= RIPUP_ROUNDS_MAX {
+                    ", stopped at nextpnr's limit"
+                } else {
+                    ""
+                },
+                last.wns_ns
+            ),
+        })
+    }
+}
+
 /// Reads router1's time and the rip-up's rounds from a nextpnr log.
 pub fn parse_route_log(log: &str) -> RouteLog {
     let mut route = RouteLog::default();
@@ -563,8 +590,15 @@ mod tests {
             ]
         );
         assert_eq!(
+            r.summary().as_deref(),
+            Some(
+                "router1 3490.3 s, timing rip-up: 1 round (76 arcs) (WNS 0.00 ns at its last check)"
+            )
+        );
+        assert_eq!(
             parse_route_log("Info: Routing complete.\n"),
             RouteLog::default()
         );
+        assert_eq!(RouteLog::default().summary(), None);
     }
 }

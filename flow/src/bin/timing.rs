@@ -21,8 +21,7 @@ use std::path::PathBuf;
 use clap::Parser;
 use collwire_flow::depth;
 use collwire_flow::pnr::{
-    Algorithm, DEVICE, Placer, PnrReport, RIPUP_ROUNDS_MAX, TARGET_MHZ, late_groups,
-    place_route_seed, synth_ecp5,
+    Algorithm, DEVICE, Placer, PnrReport, TARGET_MHZ, late_groups, place_route_seed, synth_ecp5,
 };
 use collwire_flow::toolflow::{emit_designs, synth_xc7};
 use collwire_hdl::emit::{BusWidth, is_board};
@@ -268,37 +267,8 @@ fn main() -> anyhow::Result<()> {
                     budget,
                 )
             });
-            // Router1's time, and whether the timing-driven rip-up ran to nextpnr's last
-            // round (the runs so far that did all ended below the target). A round with no arc
-            // below the rip-up's threshold ends it at once.
             let rounds = &pnr.route.ripup_rounds;
-            let ripped = rounds.iter().filter(|r| r.arcs > 0).count();
-            let route_text = match (
-                pnr.route.router_seconds,
-                rounds.last().filter(|_| ripped > 0),
-            ) {
-                (None, _) => String::new(),
-                (Some(t), None) => format!(
-                    "router1 {t:.1} s{}",
-                    if rounds.is_empty() {
-                        ""
-                    } else {
-                        ", no arc ripped up for timing"
-                    }
-                ),
-                (Some(t), Some(last)) => format!(
-                    "router1 {t:.1} s, timing rip-up: {ripped} round{} ({} arcs){} (WNS {:.2} ns at its last check)",
-                    if ripped == 1 { "" } else { "s" },
-                    rounds.iter().map(|r| r.arcs).sum::<u64>(),
-                    if rounds.len() >= RIPUP_ROUNDS_MAX {
-                        ", stopped at nextpnr's limit"
-                    } else {
-                        ""
-                    },
-                    last.wns_ns
-                ),
-            };
-            if !route_text.is_empty() {
+            if let Some(route_text) = pnr.route.summary() {
                 progress.suspend(|| println!("    {route_text}"));
             }
             let period = 1000.0 / args.late_mhz;
