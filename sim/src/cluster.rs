@@ -25,7 +25,7 @@ use collwire_hdl::time_base::prescaler_period;
 use crate::axis::{Beat, MAC_BAD, beats};
 use crate::board::{BoardCounters, BoardModel, configure, new_board, stat_names};
 use crate::capture::{Capture, CaptureClock};
-use crate::links::{Faults, LinkModel, LinkStats, RxFifo, TxLink};
+use crate::links::{Faults, LinkModel, LinkStats, RxFifo, RxStart, TxLink, rate_matched_start};
 
 /// A cluster: from flags or a TOML file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -174,8 +174,8 @@ pub struct Cluster {
     peer: Vec<Vec<Option<PortId>>>,
     /// Beats waiting at every input, with the cycle they may enter.
     inputs: Vec<Vec<VecDeque<(u64, Beat)>>>,
-    /// `rx_staged[b][p]`: with frame receive FIFOs ([`LinkModel::rx_frame_fifo`]), the beats
-    /// of the frame arriving at board `b`'s port `p` before its last.
+    /// `rx_staged[b][p]`: with frame or rate-matched receive FIFOs ([`LinkModel::rx_start`]),
+    /// the beats of the frame arriving at board `b`'s port `p` not yet handed on.
     rx_staged: Vec<Vec<Vec<Beat>>>,
     /// Frames being assembled at every host port.
     host_partial: Vec<Vec<u8>>,
@@ -623,14 +623,34 @@ impl Cluster {
             if !self.rx[b][p].admit(&beat, queued, capacity) {
                 continue;
             }
-            if !self.links.rx_frame_fifo {
+            let rx = &mut self.rx[b][p];
+            let through = match self.links.rx_start {
+                RxStart::CutThrough => true,
+                RxStart::RateMatched => rx.started,
+                RxStart::Frame => false,
+            };
+            if through {
+                rx.started = !beat.last;
                 self.inputs[b][p].push_back((at, beat));
-            } else if beat.last {
-                // The whole frame is in: it goes on, a beat per clock from its last's arrival.
+                continue;
+            }
+            let last = beat.last;
+            self.rx_staged[b][p].push(beat);
+            let go = last
+                || (self.links.rx_start == RxStart::RateMatched
+                    && rate_matched_start(&self.rx_staged[b][p], bytes, {
+                        let spec = if p == 0 {
+                            &self.links.to_board
+                        } else {
+                            &self.links.cable
+                        };
+                        self.links.cycles_per_byte(spec)
+                    }));
+            if go {
+                // What is in goes on, a beat per clock from now; the rest as it comes.
+                rx.started = !last;
                 let staged = std::mem::take(&mut self.rx_staged[b][p]);
-                self.inputs[b][p].extend(staged.into_iter().chain([beat]).map(|beat| (at, beat)));
-            } else {
-                self.rx_staged[b][p].push(beat);
+                self.inputs[b][p].extend(staged.into_iter().map(|beat| (at, beat)));
             }
         }
     }

@@ -135,6 +135,82 @@ pub struct LinkSpec {
     pub faults: Faults,
 }
 
+/// When a board input's receive FIFO hands a frame on to the board (which takes a beat per
+/// clock, faster than any line the simulator models).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RxStart {
+    /// Cut-through: every beat as the line brings it. At line rates below the bus's a frame
+    /// then holds the board's input arbiter for its whole wire time.
+    #[default]
+    CutThrough,
+    /// Rate-matched cut-through: a frame goes on once the rest of it will come in no later
+    /// than the board takes it at a beat per clock ([`rate_matched_start`]), so it enters
+    /// without a gap and holds the input arbiter for its bus time only, one frame's wire time
+    /// minus its bus time after its first byte. The frame's length is read from its IPv4
+    /// header; a frame without one (or on a link as fast as the bus) goes on whole, or at
+    /// once.
+    RateMatched,
+    /// Store and forward: a frame goes on once its last beat is in, then at a beat per clock
+    /// (the `FRAME_FIFO` receive FIFOs of verilog-ethernet's MAC wrappers, NetFPGA's
+    /// `rx_queue`).
+    Frame,
+}
+
+impl RxStart {
+    pub fn name(self) -> &'static str {
+        match self {
+            RxStart::CutThrough => "cut-through",
+            RxStart::RateMatched => "rate-matched",
+            RxStart::Frame => "frame",
+        }
+    }
+}
+
+/// Whether a frame whose first beats `staged` are in (the last of them arrived now) can go on
+/// to the board now, a beat per clock, without ever waiting for the line: each of its beats
+/// still to come (the last padded to the Ethernet minimum and followed by the FCS) is on the
+/// line for no longer, from now, than the board takes to reach it (a MAC sends a frame's
+/// bytes back to back). The frame's length comes from its IPv4 header (Ethernet II,
+/// EtherType 0x0800); without one in `staged` the answer is no, so such a frame waits for
+/// its last beat. A frame longer than its IPv4 length says (trailing bytes) may then reach
+/// the board with a gap, as through a cut-through FIFO. On a link without a line rate
+/// (`cycles_per_byte` 0) every frame goes on at once.
+pub fn rate_matched_start(staged: &[Beat], beat_bytes: usize, cycles_per_byte: f64) -> bool {
+    if cycles_per_byte == 0.0 {
+        return true;
+    }
+    let lanes = |b: &Beat| b.keep.trailing_ones() as usize;
+    // Ethernet II and the longest IPv4 header.
+    let head: Vec<u8> = staged
+        .iter()
+        .flat_map(|b| b.data[..lanes(b)].iter().copied())
+        .take(14 + 60)
+        .collect();
+    let Ok(eth) = etherparse::Ethernet2HeaderSlice::from_slice(&head) else {
+        return false;
+    };
+    if eth.ether_type() != etherparse::EtherType::IPV4 {
+        return false;
+    }
+    let Ok(ip) = etherparse::Ipv4HeaderSlice::from_slice(&head[eth.slice().len()..]) else {
+        return false;
+    };
+    let len = eth.slice().len() + usize::from(ip.total_len());
+    let received: usize = staged.iter().map(lanes).sum();
+    let beats = len.div_ceil(beat_bytes).max(staged.len());
+    // Beat `j` goes to the board `j` clocks from now; its last byte leaves the far MAC
+    // after the bytes before it, from the first byte not yet received.
+    (staged.len()..beats).all(|j| {
+        let through = if j + 1 == beats {
+            len.max(MIN_WIRE_FRAME) + FCS_BYTES
+        } else {
+            (j + 1) * beat_bytes
+        };
+        (through.saturating_sub(received) as f64 * cycles_per_byte).ceil() <= j as f64
+    })
+}
+
 /// The links of a cluster.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LinkModel {
@@ -146,13 +222,9 @@ pub struct LinkModel {
     pub to_host: LinkSpec,
     /// Receive FIFO of every board input, bytes; `None`: unbounded.
     pub rx_fifo_bytes: Option<usize>,
-    /// Whether every board input's receive FIFO is a frame FIFO (store and forward: a frame
-    /// goes on to the board once its last beat is in, then at a beat per clock, as the
-    /// `FRAME_FIFO` receive FIFOs of verilog-ethernet's MAC wrappers and NetFPGA's `rx_queue`
-    /// do). `false`: cut-through, the board sees the beats as the line brings them, so at
-    /// line rates below the bus's a frame holds the board's input arbiter for its wire time.
+    /// When every board input's receive FIFO hands a frame on to the board.
     #[serde(default)]
-    pub rx_frame_fifo: bool,
+    pub rx_start: RxStart,
     /// The datapath clock the line rate is counted in, MHz.
     pub clock_mhz: f64,
     /// Seeds every link's fault generator (each link its own stream).
@@ -180,7 +252,7 @@ impl LinkModel {
                 faults: Faults::NONE,
             },
             rx_fifo_bytes: None,
-            rx_frame_fifo: false,
+            rx_start: RxStart::CutThrough,
             clock_mhz: 125.0,
             seed: 0,
         }
@@ -211,14 +283,14 @@ impl LinkModel {
             to_board: spec(host_faults),
             to_host: spec(host_faults),
             rx_fifo_bytes: Some(TARGET_RX_FIFO_BYTES),
-            rx_frame_fifo: false,
+            rx_start: RxStart::CutThrough,
             clock_mhz,
             seed,
         }
     }
 
     /// Clocks a byte takes on a link of `spec` (0 for an ideal link).
-    fn cycles_per_byte(&self, spec: &LinkSpec) -> f64 {
+    pub fn cycles_per_byte(&self, spec: &LinkSpec) -> f64 {
         spec.gbps.map_or(0.0, |g| 8.0 / g * self.clock_mhz / 1000.0)
     }
 }
@@ -476,6 +548,8 @@ impl TxLink {
 pub struct RxFifo {
     in_frame: bool,
     dropping: bool,
+    /// [`RxStart::RateMatched`]: the frame coming in has started on to the board.
+    pub started: bool,
     pub overflows: u64,
 }
 

@@ -5,7 +5,7 @@ use collwire_driver::Call;
 use collwire_proto::{Algorithm, Collective, Datatype, ReduceOp};
 use collwire_sim::cluster::{Cluster, ClusterConfig, ClusterError, Topology};
 use collwire_sim::collective::{Job, run_jobs};
-use collwire_sim::links::{Faults, LinkModel};
+use collwire_sim::links::{Faults, LinkModel, RxStart};
 
 fn i32s(v: &[i32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
@@ -132,10 +132,12 @@ fn a_hypercube_needs_a_network_port_per_dimension() {
 }
 
 /// The first beat of a host's frame reaches the board after one beat's wire time through a
-/// cut-through receive FIFO, and only after the whole frame's through a frame FIFO.
+/// cut-through receive FIFO, only after the whole frame's through a frame FIFO, and through a
+/// rate-matched one a frame's bus time (a beat per clock) before its end if it is IPv4, else
+/// whole.
 #[test]
 fn a_frame_receive_fifo_hands_a_frame_on_whole() {
-    let first_beat_taken = |rx_frame_fifo: bool| {
+    let first_beat_taken = |rx_start: RxStart, ipv4: bool| {
         let mut cluster = Cluster::new(ClusterConfig {
             boards: 2,
             width: 64,
@@ -144,14 +146,20 @@ fn a_frame_receive_fifo_hands_a_frame_on_whole() {
         })
         .unwrap();
         cluster.set_links(LinkModel {
-            rx_frame_fifo,
+            rx_start,
             ..LinkModel::target(64, Faults::NONE, Faults::NONE, 1)
         });
         let start = cluster.cycle;
-        // A plain 1000-byte frame for the host of board 1.
-        let mut frame = vec![0u8; 1000];
-        frame[..6].copy_from_slice(&[0x02, 0, 0, 0, 0, 1]);
-        frame[12..14].copy_from_slice(&0x88b5u16.to_be_bytes());
+        // A plain 1000-byte frame for the host of board 1: UDP/IPv4, or of another EtherType.
+        let builder = etherparse::PacketBuilder::ethernet2([2, 0, 0, 0, 0, 9], [2, 0, 0, 0, 0, 1])
+            .ipv4([10, 0, 0, 9], [10, 0, 0, 1], 64)
+            .udp(5000, 5000);
+        let mut frame = Vec::new();
+        builder.write(&mut frame, &[7u8; 958]).unwrap();
+        assert_eq!(frame.len(), 1000);
+        if !ipv4 {
+            frame[12..14].copy_from_slice(&0x88b5u16.to_be_bytes());
+        }
         cluster.host_send(0, &frame);
         while cluster.first_in_log[0][0].is_empty() {
             assert!(
@@ -162,7 +170,10 @@ fn a_frame_receive_fifo_hands_a_frame_on_whole() {
         }
         cluster.first_in_log[0][0][0] - start
     };
-    let (cut, whole) = (first_beat_taken(false), first_beat_taken(true));
+    let cut = first_beat_taken(RxStart::CutThrough, true);
+    let whole = first_beat_taken(RxStart::Frame, true);
+    let matched = first_beat_taken(RxStart::RateMatched, true);
+    let matched_other = first_beat_taken(RxStart::RateMatched, false);
     // 1G at 125 MHz: a byte a clock; the frame's 8-byte preamble and 1000 bytes.
     assert!(
         cut < 100,
@@ -172,4 +183,10 @@ fn a_frame_receive_fifo_hands_a_frame_on_whole() {
         whole >= 1008,
         "frame FIFO: first beat taken after {whole} clocks"
     );
+    // 125 beats: the board takes the frame in 125 clocks, the line brings it in 1004.
+    assert!(
+        (whole - 135..=whole - 115).contains(&matched),
+        "rate-matched: first beat taken after {matched} clocks, whole frame after {whole}"
+    );
+    assert_eq!(matched_other, whole, "rate-matched, not IPv4");
 }

@@ -2,7 +2,8 @@
 //! receive FIFOs.
 
 use collwire_sim::axis::{Beat, MAC_BAD, beats};
-use collwire_sim::links::{Faults, LinkModel, RxFifo, TxLink};
+use collwire_sim::links::{Faults, LinkModel, RxFifo, TxLink, rate_matched_start};
+use proptest::prelude::*;
 
 /// Sends `frames` back to back (each as soon as the MAC is ready) and returns what arrived.
 fn send_all(link: &mut TxLink, frames: &[Vec<u8>], bytes: usize) -> Vec<(u64, Beat)> {
@@ -218,4 +219,91 @@ fn a_fault_list_parses_by_name_and_refuses_what_is_not_one() {
     ] {
         assert!(bad.parse::<Faults>().is_err(), "{bad}");
     }
+}
+
+/// A UDP/IPv4 frame with `payload` bytes of payload.
+fn udp_frame(payload: usize) -> Vec<u8> {
+    let builder = etherparse::PacketBuilder::ethernet2([2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2])
+        .ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64)
+        .udp(4791, 4791);
+    let data: Vec<u8> = (0..payload).map(|i| i as u8).collect();
+    let mut frame = Vec::with_capacity(builder.size(payload));
+    builder.write(&mut frame, &data).unwrap();
+    frame
+}
+
+/// The beat at which a rate-matched receive FIFO hands the frame of `arrived` on (the
+/// cluster's rule: the first beat after which [`rate_matched_start`] holds, else the last).
+fn rate_matched_start_beat(arrived: &[(u64, Beat)], bytes: usize, cycles_per_byte: f64) -> usize {
+    let staged: Vec<Beat> = arrived.iter().map(|(_, b)| b.clone()).collect();
+    (0..staged.len())
+        .find(|&k| staged[k].last || rate_matched_start(&staged[..=k], bytes, cycles_per_byte))
+        .unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Through a rate-matched receive FIFO, an IPv4 frame of any length reaches the board a
+    /// beat per clock without a gap (every beat has arrived by the clock the board takes it),
+    /// starting within a beat's wire time of the earliest clock that allows (when the
+    /// frame's headers are in), at 1G on the 64-bit board and 10G on the 256-bit.
+    #[test]
+    fn a_rate_matched_fifo_starts_a_frame_as_early_as_the_line_allows(
+        payload in 0usize..=1472,
+        wide in any::<bool>(),
+    ) {
+        let (width, bytes) = if wide { (256, 32) } else { (64, 8) };
+        let model = LinkModel::target(width, Faults::NONE, Faults::NONE, 1);
+        let cpb = model.cycles_per_byte(&model.cable);
+        let frame = udp_frame(payload);
+        let arrived = send_all(
+            &mut TxLink::new(&model, model.cable, 0),
+            std::slice::from_ref(&frame),
+            bytes,
+        );
+        let t: Vec<u64> = arrived.iter().map(|(t, _)| *t).collect();
+        let k = rate_matched_start_beat(&arrived, bytes, cpb);
+        let start = t[k];
+        for (j, &tj) in t.iter().enumerate() {
+            prop_assert!(tj <= start + j as u64, "beat {j} arrives at {tj}, taken at {}", start + j as u64);
+        }
+        // The earliest gap-free start, and no earlier than the headers (Ethernet + IPv4).
+        let earliest = t
+            .iter()
+            .enumerate()
+            .map(|(j, &tj)| tj.saturating_sub(j as u64))
+            .max()
+            .unwrap()
+            .max(t[34usize.div_ceil(bytes) - 1]);
+        // Decided at beat arrivals: at the first at or after it, or (the line's fractions of
+        // a clock rounded up) the next.
+        let first = t.iter().position(|&tj| tj >= earliest).unwrap();
+        prop_assert!(k <= first + 1, "started at beat {k} (clock {start}), could at beat {first} ({earliest})");
+        // So a long frame starts about its bus time (a beat per clock) before its last beat
+        // arrives: what a frame FIFO would add.
+        let beat_time = (bytes as f64 * cpb).ceil() as u64;
+        prop_assert!(t[t.len() - 1] - start + 2 * beat_time + 2 >= t.len() as u64);
+    }
+}
+
+#[test]
+fn a_rate_matched_fifo_waits_for_the_end_of_a_frame_without_an_ipv4_length() {
+    let model = LinkModel::target(64, Faults::NONE, Faults::NONE, 1);
+    let cpb = model.cycles_per_byte(&model.cable);
+    let mut frame = udp_frame(1000);
+    frame[12..14].copy_from_slice(&0x88b5u16.to_be_bytes());
+    let arrived = send_all(
+        &mut TxLink::new(&model, model.cable, 0),
+        &[frame.clone()],
+        8,
+    );
+    assert_eq!(rate_matched_start_beat(&arrived, 8, cpb), arrived.len() - 1);
+    // On an ideal link, at once.
+    let ideal = LinkModel::ideal(3);
+    let arrived = send_all(&mut TxLink::new(&ideal, ideal.cable, 0), &[frame], 8);
+    assert_eq!(
+        rate_matched_start_beat(&arrived, 8, ideal.cycles_per_byte(&ideal.cable)),
+        0
+    );
 }

@@ -21,7 +21,7 @@ use collwire_sim::cluster::{Cluster, ClusterConfig, Topology};
 use collwire_sim::collective::run_jobs;
 use collwire_sim::hop::{self, Hop, allreduce_job, line_rate, partial, ring};
 use collwire_sim::hosts::{rank_frame, udp_datagram};
-use collwire_sim::links::{FCS_BYTES, Faults, IFG_BYTES, LinkModel, PREAMBLE_BYTES};
+use collwire_sim::links::{FCS_BYTES, Faults, IFG_BYTES, LinkModel, PREAMBLE_BYTES, RxStart};
 use serde::Serialize;
 
 #[derive(Parser)]
@@ -180,12 +180,15 @@ struct Report {
     /// Per width, the lowest offered load of `engine_ports` at which the hosts' requests
     /// complete more slowly than offered (below 99 %), a frame is dropped or a beat waits
     /// more than a frame's wire time at an input; `None`: absorbed at every load.
-    /// (width, frame receive FIFOs, load).
-    engine_ports_back_pressure_at: Vec<(usize, bool, Option<f64>)>,
+    /// (width, receive FIFOs, load).
+    engine_ports_back_pressure_at: Vec<(usize, RxStart, Option<f64>)>,
     allreduce_f64_sum: Vec<Allreduce>,
     allreduce_over_target_links: Vec<LinkRun>,
     simulator_speed: Vec<SimSpeed>,
 }
+
+/// The receive FIFOs `--only ports` measures.
+const RX_FIFOS: [RxStart; 3] = [RxStart::CutThrough, RxStart::RateMatched, RxStart::Frame];
 
 const ALGORITHMS: [Algorithm; 4] = [
     Algorithm::Ring,
@@ -447,9 +450,9 @@ fn engine_load(width: usize, load: f64, ops: usize, link_latency: u64) -> Engine
 struct EnginePorts {
     width: usize,
     boards: usize,
-    /// Whether the boards' receive FIFOs are frame FIFOs (store and forward,
-    /// [`LinkModel::rx_frame_fifo`]) or cut-through.
-    rx_frame_fifo: bool,
+    /// When the boards' receive FIFOs hand a frame on ([`LinkModel::rx_start`]): cut-through,
+    /// rate-matched cut-through or frame (store and forward).
+    rx_fifo: RxStart,
     clock_mhz: f64,
     offered_load: f64,
     operations_per_host: usize,
@@ -485,7 +488,7 @@ struct EnginePorts {
 
 fn engine_ports(
     width: usize,
-    rx_frame_fifo: bool,
+    rx_fifo: RxStart,
     load: f64,
     ops: usize,
     window: usize,
@@ -499,7 +502,7 @@ fn engine_ports(
     })
     .expect("hypercube");
     c.set_links(LinkModel {
-        rx_frame_fifo,
+        rx_start: rx_fifo,
         ..LinkModel::target(width, Faults::NONE, Faults::NONE, 1)
     });
     let (clock_mhz, line_bytes_per_clock) = line_rate(width);
@@ -527,7 +530,7 @@ fn engine_ports(
     EnginePorts {
         width,
         boards,
-        rx_frame_fifo,
+        rx_fifo,
         clock_mhz,
         offered_load: load,
         operations_per_host: ops,
@@ -664,13 +667,14 @@ fn main() -> anyhow::Result<()> {
     }
     let mut ports = Vec::new();
     let mut ports_knees = Vec::new();
-    for (width, frame_fifo) in [(64, false), (64, true), (256, false), (256, true)]
+    for (width, rx_fifo) in [64, 256]
         .into_iter()
+        .flat_map(|w| RX_FIFOS.map(|f| (w, f)))
         .filter(|_| run(Section::Ports))
     {
         let mut knee = None;
         for load in PORT_LOADS {
-            let e = engine_ports(width, frame_fifo, load, 64, PORT_WINDOW);
+            let e = engine_ports(width, rx_fifo, load, 64, PORT_WINDOW);
             // A request frame's wire time, clocks.
             let frame_clocks = (e.clock_mhz * 1e6 / e.line_rate_frames_per_second) as u64;
             let port_rates: Vec<String> = e
@@ -684,7 +688,7 @@ fn main() -> anyhow::Result<()> {
                  engine {:.0} frames/s, waits {:.1} clocks/frame; worst input wait {} clocks, {} dropped (engine busy), {} receive FIFO overflows, latency {:.0} mean / {} max cycles",
                 e.boards,
                 if width == 64 { "1G" } else { "10G" },
-                if frame_fifo { "frame" } else { "cut-through" },
+                rx_fifo.name(),
                 e.completed_ops_per_second,
                 e.offered_ops_per_second,
                 e.window,
@@ -708,7 +712,7 @@ fn main() -> anyhow::Result<()> {
             }
             ports.push(e);
         }
-        let fifo = if frame_fifo { "frame" } else { "cut-through" };
+        let fifo = rx_fifo.name();
         match knee {
             Some(l) => note!(
                 "{width}-bit board, {fifo} receive FIFOs: back-pressures its ports from {l:.2} of line rate"
@@ -717,7 +721,7 @@ fn main() -> anyhow::Result<()> {
                 note!("{width}-bit board, {fifo} receive FIFOs: absorbs every port at line rate")
             }
         }
-        ports_knees.push((width, frame_fifo, knee));
+        ports_knees.push((width, rx_fifo, knee));
     }
     let mut runs = Vec::new();
     for payload in HOP_PAYLOADS.into_iter().filter(|_| run(Section::Allreduce)) {
@@ -947,17 +951,15 @@ fn plots(report: &Report, dir: &std::path::Path) -> anyhow::Result<Vec<std::path
         series,
         Vec::new(),
     ));
-    let series = [(64, false), (64, true), (256, false), (256, true)]
-        .iter()
-        .map(|&(w, frame)| Series {
-            name: format!(
-                "{w}-bit, {} receive FIFOs",
-                if frame { "frame" } else { "cut-through" }
-            ),
+    let series = [64, 256]
+        .into_iter()
+        .flat_map(|w| RX_FIFOS.map(|f| (w, f)))
+        .map(|(w, fifo)| Series {
+            name: format!("{w}-bit, {} receive FIFOs", fifo.name()),
             points: report
                 .engine_ports
                 .iter()
-                .filter(|e| e.width == w && e.rx_frame_fifo == frame)
+                .filter(|e| e.width == w && e.rx_fifo == fifo)
                 .map(|e| {
                     // Board 1's network ports (1..), the mean share of a port's line rate.
                     let net = &e.port_frames_per_second[1..];
