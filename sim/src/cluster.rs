@@ -941,6 +941,11 @@ impl Cluster {
         Ok(self.cycle - start)
     }
 
+    /// Board `b`'s CFE state code ([`collwire_hdl::cfe::STATE_NAMES`]) as it is now.
+    pub fn cfe_state(&self, b: usize) -> u8 {
+        self.boards[b].cfe_state()
+    }
+
     /// One line per board: CFE state, counters, beats waiting at each input.
     pub fn summary(&mut self) -> String {
         let mut out = String::new();

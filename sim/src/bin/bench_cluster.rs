@@ -352,6 +352,11 @@ const MTU_ELEMENTS: usize = 180;
 /// saw the last response.
 struct Posted {
     latencies: Vec<u64>,
+    /// The steady state, from the first response to the last request posted: clocks board
+    /// 1's CFE spent in each state ([`collwire_hdl::cfe::STATE_NAMES`]), and offload frames
+    /// its engine took.
+    cfe_states: [u64; 16],
+    steady_frames: u64,
     /// Per host, the cycles its responses came.
     responses: Vec<Vec<u64>>,
     start: u64,
@@ -374,7 +379,20 @@ fn post_at_rate(
     let mut answered = vec![0usize; boards];
     let mut responses = vec![Vec::new(); boards];
     let mut last_response = start;
+    let mut cfe_states = [0u64; 16];
+    let offload_frames = |c: &mut Cluster| c.counters(1).get("offload_frames");
+    let mut steady: Option<u64> = None;
+    let mut steady_frames = 0;
     while answered.iter().sum::<usize>() < boards * ops {
+        let posting = sent_at.iter().map(Vec::len).sum::<usize>() < boards * ops;
+        match (steady, answered.iter().sum::<usize>() > 0 && posting) {
+            (None, true) => steady = Some(offload_frames(c)),
+            (Some(f0), false) if steady_frames == 0 => steady_frames = offload_frames(c) - f0,
+            _ => {}
+        }
+        if steady.is_some() && posting {
+            cfe_states[usize::from(c.cfe_state(1) & 15)] += 1;
+        }
         assert!(c.cycle - start < 100_000_000, "engine load run stalled");
         for b in 0..boards {
             for r in c.host_take(b) {
@@ -405,6 +423,8 @@ fn post_at_rate(
     assert_eq!(c.underruns, 0, "an output port ran dry inside a frame");
     Posted {
         latencies,
+        cfe_states,
+        steady_frames,
         responses,
         start,
         last_response,
@@ -469,6 +489,12 @@ struct EnginePorts {
     engine_frames_per_second: f64,
     /// Clocks an offload frame's beats waited for board 1's engine, on average per frame.
     engine_wait_clocks_per_frame: f64,
+    /// Board 1's engine in the steady state (from the first response to the last request
+    /// posted), clocks per offload frame it took.
+    engine_clocks_per_frame: f64,
+    /// The share of the steady state's clocks board 1's CFE spent in each state it was in,
+    /// most first.
+    cfe_state_share: Vec<(String, f64)>,
     /// Requests a host keeps unanswered at most (the driver's window; the engine has
     /// `CONTEXTS` = 8 segments in flight).
     window: usize,
@@ -543,6 +569,26 @@ fn engine_ports(
         engine_frames_per_second: delta(&mut c, 1, "offload_frames") as f64 / seconds,
         engine_wait_clocks_per_frame: delta(&mut c, 1, "engine_waits") as f64
             / delta(&mut c, 1, "offload_frames").max(1) as f64,
+        engine_clocks_per_frame: posted.cfe_states.iter().sum::<u64>() as f64
+            / posted.steady_frames.max(1) as f64,
+        cfe_state_share: {
+            let total = posted.cfe_states.iter().sum::<u64>().max(1) as f64;
+            let mut shares: Vec<(String, f64)> = posted
+                .cfe_states
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| **n > 0)
+                .map(|(i, n)| {
+                    let name = collwire_hdl::cfe::STATE_NAMES
+                        .get(i)
+                        .copied()
+                        .unwrap_or("?");
+                    (name.to_string(), *n as f64 / total)
+                })
+                .collect();
+            shares.sort_by(|a, b| b.1.total_cmp(&a.1));
+            shares
+        },
         window,
         window_limit_ops_per_second: window as f64 * clock_mhz * 1e6 / mean_latency,
         worst_input_wait_cycles: c
@@ -685,7 +731,7 @@ fn main() -> anyhow::Result<()> {
             say!(
                 "{width}-bit, {} boards as a hypercube over {} links, {} receive FIFOs, MTU recursive-doubling allreduces offered at {load:.2} of line rate: \
                  {:.0}/{:.0} ops/s per host completed/offered (window of {} allows {:.0}); board 1 takes [{}] of line rate on ports 0..{}, \
-                 engine {:.0} frames/s, waits {:.1} clocks/frame; worst input wait {} clocks, {} dropped (engine busy), {} receive FIFO overflows, latency {:.0} mean / {} max cycles",
+                 engine {:.0} frames/s ({:.1} clocks a frame; its CFE {}), waits {:.1} clocks/frame; worst input wait {} clocks, {} dropped (engine busy), {} receive FIFO overflows, latency {:.0} mean / {} max cycles",
                 e.boards,
                 if width == 64 { "1G" } else { "10G" },
                 rx_fifo.name(),
@@ -696,6 +742,13 @@ fn main() -> anyhow::Result<()> {
                 port_rates.join(", "),
                 e.port_frames_per_second.len() - 1,
                 e.engine_frames_per_second,
+                e.engine_clocks_per_frame,
+                e.cfe_state_share
+                    .iter()
+                    .take(3)
+                    .map(|(name, share)| format!("{:.0} % {name}", 100.0 * share))
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 e.engine_wait_clocks_per_frame,
                 e.worst_input_wait_cycles,
                 e.engine_busy_drops,
