@@ -145,11 +145,10 @@ pub enum RxStart {
     #[default]
     CutThrough,
     /// Rate-matched cut-through: a frame goes on once the rest of it will come in no later
-    /// than the board takes it at a beat per clock ([`rate_matched_start`]), so it enters
-    /// without a gap and holds the input arbiter for its bus time only, one frame's wire time
-    /// minus its bus time after its first byte. The frame's length is read from its IPv4
-    /// header; a frame without one (or on a link as fast as the bus) goes on whole, or at
-    /// once.
+    /// than the board takes it at a beat per clock ([`rate_matched_start`]), about its bus
+    /// time before its last byte is in. It enters without a gap and holds the input arbiter
+    /// for about its bus time only. The frame's length is read from its IPv4 header: a frame
+    /// without one goes on whole; on a link without a line rate every frame goes on at once.
     RateMatched,
     /// Store and forward: a frame goes on once its last beat is in, then at a beat per clock
     /// (the `FRAME_FIFO` receive FIFOs of verilog-ethernet's MAC wrappers, NetFPGA's
