@@ -137,7 +137,7 @@ pub struct LinkSpec {
 
 /// When a board input's receive FIFO hands a frame on to the board (which takes a beat per
 /// clock, faster than any line the simulator models).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum RxStart {
     /// Cut-through: every beat as the line brings it. At line rates below the bus's a frame

@@ -8,6 +8,7 @@ use collwire_proto::{Algorithm, Collective, Datatype, Layout, ReduceOp};
 use collwire_sim::capture::CaptureClock;
 use collwire_sim::cluster::{Cluster, ClusterConfig, Topology};
 use collwire_sim::collective::{Job, run_jobs};
+use collwire_sim::links::{Faults, LinkModel, RxStart};
 use collwire_testbench::golden::{Spec, expected};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -84,6 +85,24 @@ pub struct Args {
     /// sending end, simulated time; decode with `tshark -X lua_script:wireshark/collwire.lua`).
     #[arg(long)]
     pub pcap: Option<std::path::PathBuf>,
+    /// `ideal`: a bus word per clock on every cable (`--link-latency` clocks), no delay on
+    /// host links. `target`: the boards' own ports (1G at 125 MHz for 64 bits, 10G at
+    /// 200 MHz for 256), with preamble, FCS and gap, PHY and cable latency, 16 KiB receive
+    /// FIFOs.
+    #[arg(long, value_enum, default_value = "ideal")]
+    pub links: Links,
+    /// With `--links target`: when a board's receive FIFOs hand a frame on: as it comes
+    /// (`cut-through`), once the rest cannot be outrun by the board (`rate-matched`), or
+    /// whole (`frame`).
+    #[arg(long, value_enum, default_value = "cut-through")]
+    pub rx_fifo: RxStart,
+}
+
+/// The links of `collwire cluster` (`--links`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Links {
+    Ideal,
+    Target,
 }
 
 fn parse_window(s: &str) -> Result<(u64, u64), String> {
@@ -106,6 +125,9 @@ fn parse_topology(s: &str) -> Result<Topology, String> {
 }
 
 pub fn run(args: &Args) -> Result<()> {
+    if args.links == Links::Ideal && args.rx_fifo != RxStart::CutThrough {
+        bail!("--rx-fifo needs --links target (ideal links bring a beat every clock)");
+    }
     let config = args.shape.config()?;
     let ranks = config.boards * usize::from(args.ranks_per_host);
     let layout = Layout::new(ranks as u16, args.ranks_per_host)?;
@@ -128,19 +150,33 @@ pub fn run(args: &Args) -> Result<()> {
         root: args.root,
     };
     let golden = expected(&spec, &inputs)?;
+    let links = match args.links {
+        Links::Ideal => format!("links {} cycles", config.link_latency),
+        Links::Target => format!(
+            "the boards' own {} links with {} receive FIFOs",
+            if config.width == 64 { "1G" } else { "10G" },
+            args.rx_fifo.name()
+        ),
+    };
     println!(
-        "{} boards × {} ranks, {}-bit, {:?} cabling, links {} cycles: {} {} {} {} of {elements} elements",
+        "{} boards × {} ranks, {}-bit, {:?} cabling, {links}: {} {} {} {} of {elements} elements",
         config.boards,
         args.ranks_per_host,
         config.width,
         config.topology,
-        config.link_latency,
         args.collective,
         args.algorithm,
         args.datatype,
         args.op
     );
     let mut cluster = Cluster::new(config)?;
+    let target = (args.links == Links::Target).then(|| LinkModel {
+        rx_start: args.rx_fifo,
+        ..LinkModel::target(cluster.config.width, Faults::NONE, Faults::NONE, args.seed)
+    });
+    if let Some(links) = &target {
+        cluster.set_links(links.clone());
+    }
     if let Some(path) = &args.vcd {
         cluster.trace_vcd(path, args.window.0, args.window.1)?;
     }
@@ -186,10 +222,15 @@ pub fn run(args: &Args) -> Result<()> {
             got.as_ref().map_or(0, |b| b.len())
         );
     }
-    println!(
-        "cycles from the first request to the last response: {}",
-        result.last_response - result.first_request
-    );
+    let cycles = result.last_response - result.first_request;
+    match &target {
+        Some(links) => println!(
+            "cycles from the first request to the last response: {cycles} ({:.2} µs at {} MHz)",
+            cycles as f64 / links.clock_mhz,
+            links.clock_mhz
+        ),
+        None => println!("cycles from the first request to the last response: {cycles}"),
+    }
     print!("{}", cluster.summary());
     if let Some(path) = &args.pcap {
         let frames = cluster

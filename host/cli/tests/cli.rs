@@ -6,16 +6,21 @@ fn collwire() -> Command {
     Command::cargo_bin("collwire").unwrap()
 }
 
-#[test]
-fn demo_shows_requests_and_golden_results() {
+/// What `collwire args…` printed; it must succeed.
+fn stdout_of(args: &[&str]) -> String {
     let out = collwire()
-        .arg("demo")
+        .args(args)
         .assert()
         .success()
         .get_output()
         .stdout
         .clone();
-    let out = String::from_utf8(out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn demo_shows_requests_and_golden_results() {
+    let out = stdout_of(&["demo"]);
     assert_eq!(
         out.matches("request op_id=1 allreduce recursive-doubling f64 sum")
             .count(),
@@ -95,20 +100,30 @@ fn emit_writes_named_verilog_per_width() {
         .failure();
 }
 
+/// Runs `collwire cluster` with `args`; requires it to succeed with every one of `ranks`
+/// answers bit-identical to the golden model, and returns what it printed.
+fn cluster_exact(args: &[&str], ranks: usize) -> String {
+    let out = stdout_of(&[&["cluster"], args].concat());
+    assert_eq!(
+        out.matches("bit-identical to the golden model").count(),
+        ranks,
+        "{out}"
+    );
+    out
+}
+
 #[test]
 fn cluster_runs_a_reduce_against_the_golden_model_and_writes_a_waveform() {
     let vcd = std::env::temp_dir().join(format!("collwire-cli-{}.vcd", std::process::id()));
-    let out = collwire()
-        .args([
-            "cluster",
+    let vcd_arg = vcd.to_str().unwrap();
+    cluster_exact(
+        &[
             "--boards",
             "3",
             "--collective",
             "reduce",
             "--root",
             "2",
-        ])
-        .args([
             "--datatype",
             "int64",
             "--op",
@@ -116,19 +131,11 @@ fn cluster_runs_a_reduce_against_the_golden_model_and_writes_a_waveform() {
             "--elements",
             "300",
             "--vcd",
-        ])
-        .arg(&vcd)
-        .args(["--window", "0:500"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let out = String::from_utf8(out).unwrap();
-    assert_eq!(
-        out.matches("bit-identical to the golden model").count(),
+            vcd_arg,
+            "--window",
+            "0:500",
+        ],
         3,
-        "{out}"
     );
     let wave = std::fs::read_to_string(&vcd).unwrap();
     std::fs::remove_file(&vcd).ok();
@@ -138,4 +145,63 @@ fn cluster_runs_a_reduce_against_the_golden_model_and_writes_a_waveform() {
         &wave[..300]
     );
     assert!(wave.contains("sarrive"));
+}
+
+/// `cluster --links target`: an MTU allreduce over the boards' own 1G links, exact with every
+/// kind of receive FIFO; a frame FIFO stores each frame whole at every hop, so it takes
+/// longest, and a rate-matched one hands a frame on its bus time before its end.
+#[test]
+fn cluster_runs_over_the_boards_own_links_with_each_receive_fifo() {
+    let cycles = |fifo: &str| -> u64 {
+        let out = cluster_exact(
+            &[
+                "--boards",
+                "4",
+                "--elements",
+                "180",
+                "--links",
+                "target",
+                "--rx-fifo",
+                fifo,
+            ],
+            4,
+        );
+        assert!(
+            out.contains(&format!("1G links with {fifo} receive FIFOs")),
+            "{out}"
+        );
+        let line = out
+            .lines()
+            .find(|l| l.starts_with("cycles from the first request"))
+            .unwrap();
+        assert!(line.ends_with("µs at 125 MHz)"), "{line}");
+        line.split(": ")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let (cut, matched, frame) = (
+        cycles("cut-through"),
+        cycles("rate-matched"),
+        cycles("frame"),
+    );
+    assert!(cut < matched && matched < frame, "{cut} {matched} {frame}");
+    // A 1,504-byte frame is 188 beats: each hop of the rate-matched run saves about that.
+    assert!(frame - matched >= 188 * 4, "{matched} against {frame}");
+    let refused = collwire()
+        .args(["cluster", "--boards", "4", "--rx-fifo", "frame"])
+        .assert()
+        .failure()
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8(refused.stderr).unwrap();
+    assert!(
+        stderr.contains("--rx-fifo needs --links target"),
+        "{stderr}"
+    );
+    assert!(refused.stdout.is_empty(), "nothing simulated");
 }
