@@ -156,13 +156,11 @@ pub enum RxStart {
     Frame,
 }
 
-impl RxStart {
-    pub fn name(self) -> &'static str {
-        match self {
-            RxStart::CutThrough => "cut-through",
-            RxStart::RateMatched => "rate-matched",
-            RxStart::Frame => "frame",
-        }
+/// The name the command line and the JSON use (`cut-through`, `rate-matched`, `frame`).
+impl std::fmt::Display for RxStart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let value = clap::ValueEnum::to_possible_value(self).expect("every kind has a name");
+        f.write_str(value.get_name())
     }
 }
 

@@ -150,12 +150,16 @@ pub fn run(args: &Args) -> Result<()> {
         root: args.root,
     };
     let golden = expected(&spec, &inputs)?;
-    let links = match args.links {
-        Links::Ideal => format!("links {} cycles", config.link_latency),
-        Links::Target => format!(
-            "the boards' own {} links with {} receive FIFOs",
-            if config.width == 64 { "1G" } else { "10G" },
-            args.rx_fifo.name()
+    let target = (args.links == Links::Target).then(|| LinkModel {
+        rx_start: args.rx_fifo,
+        ..LinkModel::target(config.width, Faults::NONE, Faults::NONE, args.seed)
+    });
+    let links = match &target {
+        None => format!("links {} cycles", config.link_latency),
+        Some(links) => format!(
+            "the boards' own {}G links with {} receive FIFOs",
+            links.cable.gbps.unwrap_or(0.0),
+            args.rx_fifo
         ),
     };
     println!(
@@ -170,10 +174,6 @@ pub fn run(args: &Args) -> Result<()> {
         args.op
     );
     let mut cluster = Cluster::new(config)?;
-    let target = (args.links == Links::Target).then(|| LinkModel {
-        rx_start: args.rx_fifo,
-        ..LinkModel::target(cluster.config.width, Faults::NONE, Faults::NONE, args.seed)
-    });
     if let Some(links) = &target {
         cluster.set_links(links.clone());
     }

@@ -381,17 +381,21 @@ fn post_at_rate(
     let mut last_response = start;
     let mut cfe_states = [0u64; 16];
     let offload_frames = |c: &mut Cluster| c.counters(1).get("offload_frames");
-    let mut steady: Option<u64> = None;
+    // Board 1's offload frames when the steady state began, until it ends.
+    let mut steady_from: Option<u64> = None;
     let mut steady_frames = 0;
+    let mut posting = true;
     while answered.iter().sum::<usize>() < boards * ops {
-        let posting = sent_at.iter().map(Vec::len).sum::<usize>() < boards * ops;
-        match (steady, answered.iter().sum::<usize>() > 0 && posting) {
-            (None, true) => steady = Some(offload_frames(c)),
-            (Some(f0), false) if steady_frames == 0 => steady_frames = offload_frames(c) - f0,
-            _ => {}
-        }
-        if steady.is_some() && posting {
-            cfe_states[usize::from(c.cfe_state(1) & 15)] += 1;
+        if posting {
+            posting = sent_at.iter().map(Vec::len).sum::<usize>() < boards * ops;
+            if steady_from.is_none() && answered.iter().any(|&n| n > 0) {
+                steady_from = Some(offload_frames(c));
+            }
+            match steady_from {
+                Some(f0) if !posting => steady_frames = offload_frames(c) - f0,
+                Some(_) => cfe_states[usize::from(c.cfe_state(1) & 15)] += 1,
+                None => {}
+            }
         }
         assert!(c.cycle - start < 100_000_000, "engine load run stalled");
         for b in 0..boards {
@@ -734,7 +738,7 @@ fn main() -> anyhow::Result<()> {
                  engine {:.0} frames/s ({:.1} clocks a frame; its CFE {}), waits {:.1} clocks/frame; worst input wait {} clocks, {} dropped (engine busy), {} receive FIFO overflows, latency {:.0} mean / {} max cycles",
                 e.boards,
                 if width == 64 { "1G" } else { "10G" },
-                rx_fifo.name(),
+                rx_fifo,
                 e.completed_ops_per_second,
                 e.offered_ops_per_second,
                 e.window,
@@ -765,7 +769,7 @@ fn main() -> anyhow::Result<()> {
             }
             ports.push(e);
         }
-        let fifo = rx_fifo.name();
+        let fifo = rx_fifo;
         match knee {
             Some(l) => note!(
                 "{width}-bit board, {fifo} receive FIFOs: back-pressures its ports from {l:.2} of line rate"
@@ -1008,7 +1012,7 @@ fn plots(report: &Report, dir: &std::path::Path) -> anyhow::Result<Vec<std::path
         .into_iter()
         .flat_map(|w| RX_FIFOS.map(|f| (w, f)))
         .map(|(w, fifo)| Series {
-            name: format!("{w}-bit, {} receive FIFOs", fifo.name()),
+            name: format!("{w}-bit, {fifo} receive FIFOs"),
             points: report
                 .engine_ports
                 .iter()
